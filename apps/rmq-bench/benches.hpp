@@ -1,0 +1,12 @@
+// rmq-bench's subcommands; each lives in its own file and parses its own flags.
+#pragma once
+
+namespace rmq::bench {
+
+/// `rmq-bench namesrv ...`: route query throughput, register latency.
+int namesrv(int argc, char** argv);
+
+/// `rmq-bench store ...`: commit log append throughput, recovery time.
+int store(int argc, char** argv);
+
+} // namespace rmq::bench

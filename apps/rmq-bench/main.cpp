@@ -1,0 +1,26 @@
+// rmq-bench <subcommand> [flags]: benchmarks that print figures for
+// docs/benchmarks.md. Run without arguments for the list.
+#include <cstring>
+#include <iostream>
+
+#include "apps/rmq-bench/benches.hpp"
+
+int main(int argc, char** argv) {
+  struct entry {
+    const char* name;
+    int (*run)(int, char**);
+    const char* what;
+  };
+  const entry entries[] = {
+    {"namesrv", rmq::bench::namesrv, "NameServer route queries and registration"},
+    {"store", rmq::bench::store, "message store appends and recovery"},
+  };
+  if (argc >= 2)
+    for (auto& e : entries)
+      if (std::strcmp(argv[1], e.name) == 0)
+        return e.run(argc - 1, argv + 1);
+  std::cerr << "usage: rmq-bench <subcommand> [--help]\n";
+  for (auto& e : entries)
+    std::cerr << "  " << e.name << "\t" << e.what << '\n';
+  return 2;
+}
