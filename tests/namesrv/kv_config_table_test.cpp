@@ -1,0 +1,251 @@
+#include "actors/namesrv/kv_config_table.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "messages/errors.hpp"
+#include "tests/support/deterministic_fixture.hpp"
+
+namespace fs = std::filesystem;
+
+using rmq::delete_kv_config_request;
+using rmq::get_kv_config_request;
+using rmq::get_kv_list_by_namespace_request;
+using rmq::put_kv_config_request;
+
+namespace {
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in{file, std::ios::binary};
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+void write_file(const fs::path& file, const std::string& text) {
+  std::ofstream out{file, std::ios::binary};
+  out << text;
+}
+
+struct fixture : rmq::test::deterministic_fixture {
+  fs::path dir;
+
+  fixture() {
+    char tmpl[] = "/tmp/rmq-kv-table-XXXXXX";
+    REQUIRE(::mkdtemp(tmpl) != nullptr);
+    dir = tmpl;
+  }
+
+  ~fixture() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+
+  std::string file() const {
+    return (dir / "kvConfig.json").string();
+  }
+
+  rmq::kv_config_table_actor spawn_table(const std::string& path) {
+    return spawn(rmq::kv_config_table, path);
+  }
+
+  void put(const rmq::kv_config_table_actor& table, std::string ns,
+           std::string key, std::string value) {
+    ask<caf::ok_atom>(table, put_kv_config_request{ns, key, value});
+  }
+
+  std::string get(const rmq::kv_config_table_actor& table, std::string ns,
+                  std::string key) {
+    return ask<std::string>(table, get_kv_config_request{ns, key});
+  }
+
+  nlohmann::json dump(const rmq::kv_config_table_actor& table) {
+    return nlohmann::json::parse(
+      ask<std::string>(table, rmq::dump_atom::value));
+  }
+
+  // The fixture's ask_error takes a `const caf::message&` reply handler,
+  // which CAF rejects for typed actors; here the reply type is explicit.
+  template <class T, class... Ts>
+  caf::error ask_failure(const rmq::kv_config_table_actor& table,
+                         Ts&&... xs) {
+    caf::error result;
+    request(table, std::forward<Ts>(xs)...)
+      .receive([&](const T&) { FAIL("expected an error"); },
+               [&](const caf::error& err) { result = err; });
+    return result;
+  }
+};
+
+} // namespace
+
+TEST_SUITE("namesrv.kv_config_table") {
+
+TEST_CASE_FIXTURE(fixture, "a put value is returned by get") {
+  auto table = spawn_table("");
+  put(table, "ORDER_TOPIC_CONFIG", "TopicA", "broker-a:8");
+  CHECK_EQ(get(table, "ORDER_TOPIC_CONFIG", "TopicA"), "broker-a:8");
+  put(table, "ORDER_TOPIC_CONFIG", "TopicA", "broker-b:4");
+  CHECK_EQ(get(table, "ORDER_TOPIC_CONFIG", "TopicA"), "broker-b:4");
+}
+
+TEST_CASE_FIXTURE(fixture, "an empty value is a value") {
+  auto table = spawn_table("");
+  put(table, "ns", "k", "");
+  CHECK_EQ(get(table, "ns", "k"), "");
+}
+
+TEST_CASE_FIXTURE(fixture, "get of a missing key answers query_not_found") {
+  auto table = spawn_table("");
+  put(table, "ns", "other", "v");
+  for (auto ns : {"ns", "unknown"}) {
+    auto err = ask_failure<std::string>(table, get_kv_config_request{ns, "k"});
+    CHECK(err == rmq::errc::query_not_found);
+    CHECK_EQ(rmq::error_detail(err), std::string{"No config item, Namespace: "}
+                                       + ns + " Key: k");
+  }
+}
+
+TEST_CASE_FIXTURE(fixture, "a deleted key is gone and delete is idempotent") {
+  auto table = spawn_table("");
+  put(table, "ns", "k", "v");
+  ask<caf::ok_atom>(table, delete_kv_config_request{"ns", "k"});
+  auto err = ask_failure<std::string>(table, get_kv_config_request{"ns", "k"});
+  CHECK(err == rmq::errc::query_not_found);
+  ask<caf::ok_atom>(table, delete_kv_config_request{"ns", "k"});
+  ask<caf::ok_atom>(table, delete_kv_config_request{"none", "k"});
+  CHECK_EQ(dump(table)["deletes"], 1);
+}
+
+TEST_CASE_FIXTURE(fixture, "list returns one namespace and drops empty ones") {
+  auto table = spawn_table("");
+  put(table, "ns", "a", "1");
+  put(table, "ns", "b", "2");
+  put(table, "other", "c", "3");
+  auto kvs = ask<rmq::kv_table>(table, get_kv_list_by_namespace_request{"ns"});
+  CHECK_EQ(kvs.table, std::map<std::string, std::string>{{"a", "1"},
+                                                         {"b", "2"}});
+  ask<caf::ok_atom>(table, delete_kv_config_request{"other", "c"});
+  auto err = ask_failure<rmq::kv_table>(
+    table, get_kv_list_by_namespace_request{"other"});
+  CHECK(err == rmq::errc::query_not_found);
+  CHECK_EQ(rmq::error_detail(err), "No config item, Namespace: other");
+}
+
+TEST_CASE_FIXTURE(fixture, "invalid namespaces, keys and values are rejected") {
+  auto table = spawn_table("");
+  for (auto req : {put_kv_config_request{"", "k", "v"},
+                   put_kv_config_request{"ns", "", "v"},
+                   put_kv_config_request{"ns", "a\nb", "v"},
+                   put_kv_config_request{"ns", std::string(256, 'k'), "v"},
+                   put_kv_config_request{"ns", "k", "\xff"}}) {
+    CAPTURE(req.key);
+    auto err = ask_failure<caf::ok_atom>(table, req);
+    CHECK(err == rmq::errc::invalid_parameter);
+  }
+  auto state = dump(table);
+  CHECK(state["config_table"].empty());
+  CHECK_EQ(state["puts"], 0);
+}
+
+TEST_CASE_FIXTURE(fixture, "dump shows rows and counters") {
+  auto table = spawn_table(file());
+  put(table, "ns", "k", "v");
+  put(table, "ns", "k", "v"); // unchanged: no second save
+  ask<caf::ok_atom>(table, delete_kv_config_request{"ns", "gone"});
+  auto expected = nlohmann::json{
+    {"actor", "kv_config_table"},
+    {"path", file()},
+    {"config_table", {{{"namespace", "ns"}, {"key", "k"}, {"value", "v"}}}},
+    {"dirty", false},
+    {"puts", 2},
+    {"deletes", 0},
+    {"saves", 1},
+    {"save_errors", 0},
+  };
+  CHECK_EQ(dump(table), expected);
+}
+
+TEST_CASE_FIXTURE(fixture, "a new actor on the same path reads the table") {
+  auto first = spawn_table(file());
+  put(first, "ns", "k", "v");
+  put(first, "ns", "gone", "x");
+  ask<caf::ok_atom>(first, delete_kv_config_request{"ns", "gone"});
+  CHECK_EQ(read_file(file()), R"({"configTable":{"ns":{"k":"v"}}})");
+  auto second = spawn_table(file());
+  CHECK_EQ(get(second, "ns", "k"), "v");
+  auto err
+    = ask_failure<std::string>(second, get_kv_config_request{"ns", "gone"});
+  CHECK(err == rmq::errc::query_not_found);
+}
+
+TEST_CASE_FIXTURE(fixture, "save_atom writes the table even when clean") {
+  write_file(file(), R"({"configTable":{"ns":{"k":"v"}}})");
+  auto table = spawn_table(file());
+  fs::remove(file());
+  ask<caf::ok_atom>(table, rmq::save_atom::value);
+  CHECK_EQ(read_file(file()), R"({"configTable":{"ns":{"k":"v"}}})");
+  ask<caf::ok_atom>(spawn_table(""), rmq::save_atom::value);
+}
+
+TEST_CASE_FIXTURE(fixture, "a corrupt file is moved aside and the table "
+                           "starts empty") {
+  write_file(file(), R"({"configTable":{"ns":)");
+  auto table = spawn_table(file());
+  CHECK_EQ(read_file(file() + ".corrupt"), R"({"configTable":{"ns":)");
+  CHECK_FALSE(fs::exists(file()));
+  CHECK(dump(table)["config_table"].empty());
+  put(table, "ns", "k", "v");
+  CHECK_EQ(read_file(file()), R"({"configTable":{"ns":{"k":"v"}}})");
+}
+
+TEST_CASE_FIXTURE(fixture, "a failed save answers io_error and is retried") {
+  // A regular file where the directory should be: fails even as root.
+  write_file(dir / "blocker", "x");
+  auto path = (dir / "blocker" / "kvConfig.json").string();
+  auto table = spawn_table(path);
+  auto err
+    = ask_failure<caf::ok_atom>(table, put_kv_config_request{"ns", "k", "v"});
+  CHECK(err == rmq::errc::io_error);
+  CHECK_EQ(get(table, "ns", "k"), "v"); // the change stays in memory
+  auto state = dump(table);
+  CHECK_EQ(state["save_errors"], 1);
+  CHECK_EQ(state["dirty"], true);
+  err = ask_failure<caf::ok_atom>(table, rmq::save_atom::value);
+  CHECK(err == rmq::errc::io_error);
+  // Once the disk is fixed, retrying the same put writes the pending table.
+  fs::remove(dir / "blocker");
+  put(table, "ns", "k", "v");
+  CHECK_EQ(read_file(path), R"({"configTable":{"ns":{"k":"v"}}})");
+  CHECK_EQ(dump(table)["dirty"], false);
+}
+
+TEST_CASE_FIXTURE(fixture, "an unreadable file disables saving but not "
+                           "serving") {
+  fs::create_directory(file()); // exists, but cannot be read as a table
+  auto table = spawn_table(file());
+  auto err
+    = ask_failure<caf::ok_atom>(table, put_kv_config_request{"ns", "k", "v"});
+  CHECK(err == rmq::errc::io_error);
+  CHECK_EQ(get(table, "ns", "k"), "v");
+  CHECK(fs::is_directory(file())); // untouched
+  CHECK_FALSE(fs::exists(file() + ".corrupt"));
+}
+
+TEST_CASE("the state works without an actor system") {
+  rmq::kv_config_table_state st;
+  st.load("");
+  CHECK_FALSE(st.put({"ns", "k", "v"}));
+  CHECK_EQ(*st.get({"ns", "k"}), "v");
+  CHECK_FALSE(st.erase({"ns", "k"}));
+  CHECK(st.config_table.empty());
+  CHECK_EQ(st.saves, 0); // in memory only
+}
+
+} // TEST_SUITE
