@@ -1,9 +1,54 @@
 #include "runtime/message_types.hpp"
 
+#include "messages/namesrv.hpp"
+#include "messages/route.hpp"
+
 namespace rmq {
 
 void register_message_types(caf::actor_system_config& cfg) {
   // -- namesrv ----------------------------------------------------------------
+  cfg.add_message_type<data_version>("rmq.data_version");
+  cfg.add_message_type<topic_config>("rmq.topic_config");
+  cfg.add_message_type<queue_data>("rmq.queue_data");
+  cfg.add_message_type<broker_data>("rmq.broker_data");
+  cfg.add_message_type<topic_route_data>("rmq.topic_route_data");
+  cfg.add_message_type<cluster_info>("rmq.cluster_info");
+  cfg.add_message_type<topic_list>("rmq.topic_list");
+  cfg.add_message_type<register_broker_request>("rmq.register_broker_request");
+  cfg.add_message_type<register_broker_result>("rmq.register_broker_result");
+  cfg.add_message_type<unregister_broker_request>(
+    "rmq.unregister_broker_request");
+  cfg.add_message_type<broker_heartbeat_request>(
+    "rmq.broker_heartbeat_request");
+  cfg.add_message_type<query_data_version_request>(
+    "rmq.query_data_version_request");
+  cfg.add_message_type<query_data_version_result>(
+    "rmq.query_data_version_result");
+  cfg.add_message_type<get_broker_member_group_request>(
+    "rmq.get_broker_member_group_request");
+  cfg.add_message_type<broker_member_group>("rmq.broker_member_group");
+  cfg.add_message_type<get_broker_cluster_info_request>(
+    "rmq.get_broker_cluster_info_request");
+  cfg.add_message_type<wipe_write_perm_request>("rmq.wipe_write_perm_request");
+  cfg.add_message_type<add_write_perm_request>("rmq.add_write_perm_request");
+  cfg.add_message_type<write_perm_result>("rmq.write_perm_result");
+  cfg.add_message_type<get_all_topic_list_request>(
+    "rmq.get_all_topic_list_request");
+  cfg.add_message_type<get_topics_by_cluster_request>(
+    "rmq.get_topics_by_cluster_request");
+  cfg.add_message_type<delete_topic_request>("rmq.delete_topic_request");
+  cfg.add_message_type<register_topic_request>("rmq.register_topic_request");
+  cfg.add_message_type<get_route_info_request>("rmq.get_route_info_request");
+  cfg.add_message_type<put_kv_config_request>("rmq.put_kv_config_request");
+  cfg.add_message_type<get_kv_config_request>("rmq.get_kv_config_request");
+  cfg.add_message_type<delete_kv_config_request>(
+    "rmq.delete_kv_config_request");
+  cfg.add_message_type<get_kv_list_by_namespace_request>(
+    "rmq.get_kv_list_by_namespace_request");
+  cfg.add_message_type<kv_table>("rmq.kv_table");
+  // Map-valued replies travel as top-level message elements.
+  cfg.add_message_type<std::map<int64_t, std::string>>("rmq.broker_addrs");
+  cfg.add_message_type<namesrv_actor>("rmq.namesrv_actor");
   // -- broker / store ---------------------------------------------------------
   static_cast<void>(cfg);
 }

@@ -83,12 +83,13 @@ public:
     return result;
   }
 
-  /// Sends a request that must fail and returns its error.
-  template <class Handle, class... Ts>
+  /// Sends a request that must fail and returns its error; `T` is the
+  /// reply type the request would have on success.
+  template <class T, class Handle, class... Ts>
   caf::error ask_error(const Handle& hdl, Ts&&... xs) {
     caf::error result;
     request(hdl, std::forward<Ts>(xs)...)
-      .receive([&](const caf::message&) { FAIL("expected an error"); },
+      .receive([&](const T&) { FAIL("expected an error"); },
                [&](const caf::error& err) { result = err; });
     return result;
   }

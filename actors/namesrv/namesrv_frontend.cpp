@@ -1,0 +1,361 @@
+#include "actors/namesrv/namesrv_frontend.hpp"
+
+#include <chrono>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "messages/errors.hpp"
+#include "runtime/log.hpp"
+#include "runtime/validators.hpp"
+
+namespace rmq {
+
+const char* namesrv_frontend_state::name = "namesrv_frontend";
+
+namespace {
+
+using self_ptr = namesrv_actor::stateful_pointer<namesrv_frontend_state>;
+
+constexpr auto table_timeout = std::chrono::seconds{10};
+
+caf::error check_broker(const std::string& cluster, const std::string& name,
+                        const std::string& addr) {
+  if (auto err = check_broker_name(cluster, "cluster name"))
+    return err;
+  if (auto err = check_broker_name(name, "broker name"))
+    return err;
+  return check_address(addr, "broker address");
+}
+
+caf::error check_registration(const register_broker_request& req) {
+  if (auto err = check_broker(req.cluster_name, req.broker_name,
+                              req.broker_addr))
+    return err;
+  if (req.broker_id < 0)
+    return make_error(errc::invalid_parameter, "negative broker id");
+  if (!req.ha_server_addr.empty())
+    if (auto err = check_address(req.ha_server_addr, "HA server address"))
+      return err;
+  if (req.heartbeat_timeout_ms < 0)
+    return make_error(errc::invalid_parameter, "negative heartbeat timeout");
+  for (auto& cfg : req.topics) {
+    if (auto err = check_topic(cfg.topic_name))
+      return err;
+    if (!perm::is_valid(cfg.perm))
+      return make_error(errc::invalid_parameter,
+                        "topic " + cfg.topic_name + ": perm "
+                          + std::to_string(cfg.perm) + " is not in 0..7");
+    if (cfg.read_queue_nums < 0 || cfg.write_queue_nums < 0)
+      return make_error(errc::invalid_parameter,
+                        "topic " + cfg.topic_name
+                          + ": negative queue count");
+  }
+  return {};
+}
+
+// Starts watching the actor that sent a registration: its connection
+// going down is how a NameServer learns that a broker died.
+void watch_sender(self_ptr self) {
+  auto sender = self->current_sender();
+  if (!sender)
+    return;
+  auto addr = caf::actor_cast<caf::actor_addr>(sender);
+  if (self->state.watched.insert(addr).second)
+    self->monitor(caf::actor_cast<caf::actor>(sender));
+}
+
+void on_down(self_ptr self, const caf::down_msg& dm) {
+  auto& st = self->state;
+  if (st.watched.erase(dm.source) == 0)
+    return;
+  ++st.connections_lost;
+  self->request(st.tables.live, table_timeout, conn_lost_atom::value,
+                dm.source)
+    .then([=](const std::vector<unregistration>& lost) {
+      for (auto& x : lost)
+        RMQ_WARN("namesrv", "connection to broker " << x.request.broker_addr
+                                                    << " lost");
+      if (!lost.empty())
+        self->send(self->state.batcher, lost);
+    });
+}
+
+caf::result<topic_route_data> route_of(self_ptr self, const std::string& topic) {
+  if (auto err = check_topic(topic))
+    return err;
+  auto rp = self->make_response_promise<topic_route_data>();
+  auto route = std::make_shared<topic_route_data>();
+  auto fail = [=](const caf::error& err) mutable { rp.deliver(err); };
+  auto& t = self->state.tables;
+  self->request(t.topics, table_timeout, caf::get_atom::value, topic)
+    .then(
+      [=](std::vector<queue_data>& qds) mutable {
+        std::vector<std::string> names;
+        for (auto& qd : qds)
+          names.push_back(qd.broker_name);
+        route->queue_datas = std::move(qds);
+        self
+          ->request(self->state.tables.addrs, table_timeout,
+                    caf::get_atom::value, names)
+          .then(
+            [=](std::vector<broker_data>& bds) mutable {
+              if (bds.empty()) {
+                rp.deliver(make_error(errc::topic_not_exist,
+                                      "no live broker serves topic "
+                                        + topic));
+                return;
+              }
+              std::vector<std::string> addrs;
+              for (auto& bd : bds)
+                for (auto& kvp : bd.broker_addrs)
+                  addrs.push_back(kvp.second);
+              route->broker_datas = std::move(bds);
+              self
+                ->request(self->state.tables.filters, table_timeout,
+                          caf::get_atom::value, addrs)
+                .then(
+                  [=](std::map<std::string, std::vector<std::string>>&
+                        filters) mutable {
+                    route->filter_server_table = std::move(filters);
+                    rp.deliver(std::move(*route));
+                  },
+                  fail);
+            },
+            fail);
+      },
+      fail);
+  return rp;
+}
+
+caf::result<cluster_info> cluster_info_of(self_ptr self) {
+  auto rp = self->make_response_promise<cluster_info>();
+  auto fail = [=](const caf::error& err) mutable { rp.deliver(err); };
+  self
+    ->request(self->state.tables.addrs, table_timeout, caf::get_atom::value)
+    .then(
+      [=](std::map<std::string, broker_data>& brokers) mutable {
+        auto info = std::make_shared<cluster_info>();
+        info->broker_addr_table = std::move(brokers);
+        self
+          ->request(self->state.tables.clusters, table_timeout,
+                    caf::get_atom::value)
+          .then(
+            [=](std::map<std::string, std::vector<std::string>>& cl) mutable {
+              info->cluster_addr_table = std::move(cl);
+              rp.deliver(std::move(*info));
+            },
+            fail);
+      },
+      fail);
+  return rp;
+}
+
+caf::result<topic_list> topics_by_cluster(self_ptr self,
+                                          const std::string& cluster) {
+  if (!self->state.options.enable_topic_list)
+    return make_error(errc::system_error, "disable");
+  if (auto err = check_broker_name(cluster, "cluster name"))
+    return err;
+  auto rp = self->make_response_promise<topic_list>();
+  auto fail = [=](const caf::error& err) mutable { rp.deliver(err); };
+  self
+    ->request(self->state.tables.clusters, table_timeout,
+              caf::get_atom::value, cluster)
+    .then(
+      [=](const std::vector<std::string>& names) mutable {
+        if (names.empty()) {
+          rp.deliver(topic_list{});
+          return;
+        }
+        self
+          ->request(self->state.tables.topics, table_timeout,
+                    caf::get_atom::value, names)
+          .then([=](topic_list& xs) mutable { rp.deliver(std::move(xs)); },
+                fail);
+      },
+      fail);
+  return rp;
+}
+
+caf::result<caf::ok_atom> unregister(self_ptr self,
+                                     const unregister_broker_request& req) {
+  if (auto err = check_broker(req.cluster_name, req.broker_name,
+                              req.broker_addr))
+    return err;
+  auto rp = self->make_response_promise<caf::ok_atom>();
+  auto fail = [=](const caf::error& err) mutable { rp.deliver(err); };
+  self->request(self->state.tables.live, table_timeout, req)
+    .then(
+      [=](const unregistration& x) mutable {
+        self->request(self->state.batcher, table_timeout, x)
+          .then([=](caf::ok_atom ok) mutable { rp.deliver(ok); }, fail);
+      },
+      fail);
+  return rp;
+}
+
+caf::result<broker_member_group>
+member_group(self_ptr self, const get_broker_member_group_request& req) {
+  if (auto err = check_broker_name(req.broker_name, "broker name"))
+    return err;
+  auto rp = self->make_response_promise<broker_member_group>();
+  self
+    ->request(self->state.tables.addrs, table_timeout, caf::get_atom::value,
+              req.broker_name)
+    .then(
+      [=](const broker_data& bd) mutable {
+        rp.deliver(
+          broker_member_group{bd.cluster, bd.broker_name, bd.broker_addrs});
+      },
+      [=](const caf::error& err) mutable { rp.deliver(err); });
+  return rp;
+}
+
+// Collects the dump of every actor of the node into one JSON document.
+caf::result<std::string> dump_node(self_ptr self) {
+  auto& st = self->state;
+  std::vector<dumpable_actor> parts{st.tables.addrs,  st.tables.clusters,
+                                    st.tables.live,   st.tables.topics,
+                                    st.tables.filters, st.tables.kv,
+                                    st.writer,        st.batcher,
+                                    st.scanner};
+  struct accumulator {
+    nlohmann::json actors = nlohmann::json::array();
+    size_t pending = 0;
+  };
+  auto acc = std::make_shared<accumulator>();
+  acc->pending = parts.size();
+  acc->actors.push_back({{"actor", namesrv_frontend_state::name},
+                         {"listen", st.options.listen},
+                         {"watched_channels", st.watched.size()},
+                         {"connections_lost", st.connections_lost},
+                         {"enable_all_topic_list",
+                          st.options.enable_all_topic_list},
+                         {"enable_topic_list", st.options.enable_topic_list},
+                         {"order_message_enable",
+                          st.options.order_message_enable}});
+  auto rp = self->make_response_promise<std::string>();
+  auto done = [=]() mutable {
+    if (--acc->pending == 0)
+      rp.deliver(nlohmann::json{{"node", "namesrv"}, {"actors", acc->actors}}
+                   .dump());
+  };
+  for (auto& part : parts) {
+    if (!part) {
+      done();
+      continue;
+    }
+    self->request(part, table_timeout, dump_atom::value)
+      .then(
+        [=](const std::string& text) mutable {
+          acc->actors.push_back(nlohmann::json::parse(text, nullptr, false));
+          done();
+        },
+        [=](const caf::error& err) mutable {
+          acc->actors.push_back({{"error", describe(err)}});
+          done();
+        });
+  }
+  return rp;
+}
+
+} // namespace
+
+namesrv_actor::behavior_type namesrv_frontend(
+  namesrv_actor::stateful_pointer<namesrv_frontend_state> self,
+  namesrv_tables tables, route_writer_actor writer,
+  unregistration_batcher_actor batcher, scan_timer_actor scanner,
+  namesrv_frontend_options options) {
+  auto& st = self->state;
+  st.tables = std::move(tables);
+  st.writer = std::move(writer);
+  st.batcher = std::move(batcher);
+  st.scanner = std::move(scanner);
+  st.options = std::move(options);
+  self->set_down_handler([=](caf::down_msg& dm) { on_down(self, dm); });
+  auto& t = st.tables;
+  return {
+    [=](const register_broker_request& req)
+      -> caf::result<register_broker_result> {
+      if (auto err = check_registration(req))
+        return err;
+      watch_sender(self);
+      auto channel = caf::actor_cast<caf::actor_addr>(self->current_sender());
+      return self->delegate(self->state.writer, req, channel);
+    },
+    [=](const unregister_broker_request& req) { return unregister(self, req); },
+    [=](const broker_heartbeat_request& req) -> caf::result<caf::ok_atom> {
+      if (auto err = check_broker(req.cluster_name, req.broker_name,
+                                  req.broker_addr))
+        return err;
+      return self->delegate(t.live, req);
+    },
+    [=](const query_data_version_request& req)
+      -> caf::result<query_data_version_result> {
+      if (auto err = check_broker(req.cluster_name, req.broker_name,
+                                  req.broker_addr))
+        return err;
+      return self->delegate(t.live, req);
+    },
+    [=](const get_broker_member_group_request& req) {
+      return member_group(self, req);
+    },
+    [=](const get_broker_cluster_info_request&) {
+      return cluster_info_of(self);
+    },
+    [=](const wipe_write_perm_request& req) -> caf::result<write_perm_result> {
+      if (auto err = check_broker_name(req.broker_name, "broker name"))
+        return err;
+      return self->delegate(t.topics, req);
+    },
+    [=](const add_write_perm_request& req) -> caf::result<write_perm_result> {
+      if (auto err = check_broker_name(req.broker_name, "broker name"))
+        return err;
+      return self->delegate(t.topics, req);
+    },
+    [=](const get_all_topic_list_request& req) -> caf::result<topic_list> {
+      if (!self->state.options.enable_all_topic_list)
+        return make_error(errc::system_error, "disable");
+      return self->delegate(t.topics, req);
+    },
+    [=](const get_topics_by_cluster_request& req) {
+      return topics_by_cluster(self, req.cluster_name);
+    },
+    [=](const delete_topic_request& req) -> caf::result<caf::ok_atom> {
+      if (auto err = check_topic(req.topic))
+        return err;
+      if (!req.cluster_name.empty())
+        if (auto err = check_broker_name(req.cluster_name, "cluster name"))
+          return err;
+      return self->delegate(self->state.writer, req);
+    },
+    [=](const register_topic_request& req) -> caf::result<caf::ok_atom> {
+      if (auto err = check_topic(req.topic))
+        return err;
+      for (auto& qd : req.queue_datas) {
+        if (auto err = check_broker_name(qd.broker_name, "broker name"))
+          return err;
+        if (!perm::is_valid(qd.perm))
+          return make_error(errc::invalid_parameter, "perm not in 0..7");
+      }
+      return self->delegate(self->state.writer, req);
+    },
+    [=](const get_route_info_request& req) { return route_of(self, req.topic); },
+    [=](const put_kv_config_request& req) -> caf::result<caf::ok_atom> {
+      return self->delegate(t.kv, req);
+    },
+    [=](const get_kv_config_request& req) -> caf::result<std::string> {
+      return self->delegate(t.kv, req);
+    },
+    [=](const delete_kv_config_request& req) -> caf::result<caf::ok_atom> {
+      return self->delegate(t.kv, req);
+    },
+    [=](const get_kv_list_by_namespace_request& req) -> caf::result<kv_table> {
+      return self->delegate(t.kv, req);
+    },
+    [=](dump_atom) { return dump_node(self); },
+  };
+}
+
+} // namespace rmq

@@ -1,0 +1,54 @@
+// The one actor a NameServer publishes (RocketMQ DefaultRequestProcessor +
+// ClientRequestProcessor + BrokerHousekeepingService). It validates every
+// request, delegates single-table work to the table that owns the data,
+// multi-table writes to the route writer, assembles routes from three
+// tables, and watches registered brokers: when CAF reports a broker's
+// connection lost, the broker is unregistered at once.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "caf/actor_addr.hpp"
+#include "caf/stateful_actor.hpp"
+#include "caf/typed_event_based_actor.hpp"
+
+#include "actors/namesrv/route_writer.hpp"
+#include "actors/namesrv/scan_timer.hpp"
+#include "actors/namesrv/unregistration_batcher.hpp"
+#include "messages/namesrv.hpp"
+
+namespace rmq {
+
+struct namesrv_frontend_options {
+  /// RocketMQ enableAllTopicList (on).
+  bool enable_all_topic_list = true;
+  /// RocketMQ enableTopicList (on): GET_TOPICS_BY_CLUSTER.
+  bool enable_topic_list = true;
+  /// RocketMQ orderMessageEnable (off): routes carry ORDER_TOPIC_CONFIG.
+  bool order_message_enable = false;
+  /// Shown in dumps.
+  std::string listen;
+};
+
+struct namesrv_frontend_state {
+  namesrv_tables tables;
+  route_writer_actor writer;
+  unregistration_batcher_actor batcher;
+  scan_timer_actor scanner;
+  namesrv_frontend_options options;
+  /// Senders of registrations we monitor (their "channels").
+  std::set<caf::actor_addr> watched;
+  uint64_t connections_lost = 0;
+
+  static const char* name;
+};
+
+namesrv_actor::behavior_type namesrv_frontend(
+  namesrv_actor::stateful_pointer<namesrv_frontend_state> self,
+  namesrv_tables tables, route_writer_actor writer,
+  unregistration_batcher_actor batcher, scan_timer_actor scanner,
+  namesrv_frontend_options options);
+
+} // namespace rmq

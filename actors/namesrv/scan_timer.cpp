@@ -1,0 +1,55 @@
+#include "actors/namesrv/scan_timer.hpp"
+
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/log.hpp"
+
+namespace rmq {
+
+const char* scan_timer_state::name = "scan_timer";
+
+scan_timer_actor::behavior_type
+scan_timer(scan_timer_actor::stateful_pointer<scan_timer_state> self,
+           caf::timespan interval, broker_live_table_actor live,
+           unregistration_batcher_actor batcher) {
+  auto& st = self->state;
+  st.interval = interval;
+  st.live = std::move(live);
+  st.batcher = std::move(batcher);
+  auto arm = [self] {
+    if (self->state.interval.count() > 0)
+      self->delayed_send(self, self->state.interval, caf::tick_atom::value);
+  };
+  arm();
+  return {
+    [=](caf::tick_atom) {
+      ++self->state.scans;
+      self->request(self->state.live, std::chrono::seconds{10},
+                    scan_atom::value)
+        .then([=](const std::vector<unregistration>& expired) {
+          if (expired.empty())
+            return;
+          self->state.expired += expired.size();
+          for (auto& x : expired)
+            RMQ_WARN("namesrv", "broker " << x.request.broker_addr
+                                          << " expired (no heartbeat)");
+          self->send(self->state.batcher, expired);
+        });
+      arm();
+    },
+    [=](dump_atom) {
+      auto& st = self->state;
+      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+        st.interval);
+      return nlohmann::json{{"actor", scan_timer_state::name},
+                            {"scan_interval_ms", ms.count()},
+                            {"scans", st.scans},
+                            {"expired", st.expired}}
+        .dump();
+    },
+  };
+}
+
+} // namespace rmq

@@ -1,0 +1,36 @@
+// Every scan interval (RocketMQ scanNotActiveBrokerInterval, 5 s) asks the
+// liveness table for brokers whose heartbeat timed out and hands them to the
+// unregistration batcher as one batch. The tables stay timer-free.
+#pragma once
+
+#include <cstdint>
+
+#include "caf/stateful_actor.hpp"
+#include "caf/timespan.hpp"
+#include "caf/typed_event_based_actor.hpp"
+
+#include "actors/namesrv/broker_live_table.hpp"
+#include "actors/namesrv/unregistration_batcher.hpp"
+
+namespace rmq {
+
+using scan_timer_actor
+  = dumpable_actor::extend<caf::reacts_to<caf::tick_atom>>;
+
+struct scan_timer_state {
+  caf::timespan interval{0};
+  broker_live_table_actor live;
+  unregistration_batcher_actor batcher;
+  uint64_t scans = 0;
+  uint64_t expired = 0;
+
+  static const char* name;
+};
+
+/// A zero interval turns scanning off.
+scan_timer_actor::behavior_type
+scan_timer(scan_timer_actor::stateful_pointer<scan_timer_state> self,
+           caf::timespan interval, broker_live_table_actor live,
+           unregistration_batcher_actor batcher);
+
+} // namespace rmq

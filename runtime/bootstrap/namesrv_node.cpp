@@ -1,0 +1,77 @@
+#include "runtime/bootstrap/namesrv_node.hpp"
+
+#include "caf/actor_cast.hpp"
+#include "caf/actor_system.hpp"
+#include "caf/scoped_actor.hpp"
+#include "caf/send.hpp"
+
+#include "actors/namesrv/namesrv_frontend.hpp"
+#include "messages/errors.hpp"
+#include "runtime/log.hpp"
+
+namespace rmq {
+
+namesrv_node spawn_namesrv(caf::actor_system& sys,
+                           const namesrv_options& opts) {
+  namesrv_tables t;
+  t.addrs = sys.spawn(broker_addr_table);
+  t.clusters = sys.spawn(cluster_table);
+  t.live = sys.spawn(broker_live_table, opts.broker_timeout);
+  t.topics = sys.spawn(topic_queue_table);
+  t.filters = sys.spawn(filter_server_table);
+  t.kv = opts.detach_io
+           ? sys.spawn<caf::detached>(kv_config_table, opts.kv_config_path)
+           : sys.spawn(kv_config_table, opts.kv_config_path);
+  route_writer_options wopts;
+  wopts.delete_topic_with_broker_registration
+    = opts.delete_topic_with_broker_registration;
+  wopts.return_order_topic_config_to_broker
+    = opts.return_order_topic_config_to_broker;
+  auto writer = sys.spawn(route_writer, t, wopts);
+  auto batcher = sys.spawn(unregistration_batcher, writer,
+                           opts.unregister_queue_capacity);
+  auto scanner = sys.spawn(scan_timer, opts.scan_interval, t.live, batcher);
+  namesrv_frontend_options fopts;
+  fopts.enable_all_topic_list = opts.enable_all_topic_list;
+  fopts.enable_topic_list = opts.enable_topic_list;
+  fopts.order_message_enable = opts.order_message_enable;
+  fopts.listen = opts.listen_addr + ":" + std::to_string(opts.port);
+  namesrv_node node;
+  node.frontend = sys.spawn(namesrv_frontend, t, writer, batcher, scanner,
+                            fopts);
+  auto add = [&](const auto& hdl) {
+    node.actors.push_back(caf::actor_cast<caf::actor>(hdl));
+  };
+  add(node.frontend);
+  add(scanner);
+  add(batcher);
+  add(writer);
+  add(t.addrs);
+  add(t.clusters);
+  add(t.live);
+  add(t.topics);
+  add(t.filters);
+  add(t.kv);
+  node.kv = caf::actor_cast<caf::actor>(t.kv);
+  return node;
+}
+
+void namesrv_node::stop(caf::actor_system& sys) {
+  if (actors.empty())
+    return;
+  // The KV config is the only state that outlives the process.
+  caf::scoped_actor self{sys};
+  self
+    ->request(caf::actor_cast<kv_config_table_actor>(kv),
+              std::chrono::seconds{5}, save_atom::value)
+    .receive([](caf::ok_atom) {},
+             [](const caf::error& err) {
+               RMQ_ERROR("namesrv",
+                         "saving the KV config failed: " << describe(err));
+             });
+  for (auto& hdl : actors)
+    caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
+  actors.clear();
+}
+
+} // namespace rmq

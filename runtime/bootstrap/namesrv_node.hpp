@@ -1,0 +1,53 @@
+// Spawns the actors of one NameServer and wires them together.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "caf/actor.hpp"
+#include "caf/fwd.hpp"
+#include "caf/timespan.hpp"
+
+#include "messages/namesrv.hpp"
+
+namespace rmq {
+
+/// NameServer settings (RocketMQ NamesrvConfig; its defaults).
+struct namesrv_options {
+  std::string listen_addr = "127.0.0.1";
+  uint16_t port = 9876;
+  /// scanNotActiveBrokerInterval; zero turns the scan off.
+  caf::timespan scan_interval = std::chrono::seconds{5};
+  /// BROKER_CHANNEL_EXPIRED_TIME, for brokers that send no timeout.
+  caf::timespan broker_timeout = std::chrono::seconds{120};
+  /// kvConfigPath; empty keeps the KV config in memory only.
+  std::string kv_config_path;
+  /// unRegisterBrokerQueueCapacity.
+  size_t unregister_queue_capacity = 3000;
+  bool enable_all_topic_list = true;
+  bool enable_topic_list = true;
+  bool order_message_enable = false;
+  bool delete_topic_with_broker_registration = false;
+  bool return_order_topic_config_to_broker = true;
+  /// Runs the KV table (file I/O) on its own thread. Off under the
+  /// deterministic test scheduler.
+  bool detach_io = true;
+};
+
+/// The running actors of one NameServer.
+struct namesrv_node {
+  namesrv_actor frontend;
+  /// Every actor of the node, for shutdown.
+  std::vector<caf::actor> actors;
+  /// The KV config table, saved at shutdown.
+  caf::actor kv;
+
+  /// Saves the KV config and stops every actor.
+  void stop(caf::actor_system& sys);
+};
+
+namesrv_node spawn_namesrv(caf::actor_system& sys,
+                           const namesrv_options& opts);
+
+} // namespace rmq

@@ -1,0 +1,31 @@
+// Name and argument checks shared by NameServer, broker and clients
+// (RocketMQ client/Validators and TopicValidator).
+#pragma once
+
+#include <string>
+
+#include "caf/error.hpp"
+
+namespace rmq {
+
+constexpr size_t max_topic_length = 127;
+constexpr size_t max_group_length = 120;
+constexpr size_t max_broker_name_length = 127;
+
+/// Topic: 1..127 chars of [%|a-zA-Z0-9_-]. Returns an invalid_parameter
+/// error that says what is wrong, or none.
+caf::error check_topic(const std::string& topic);
+
+/// Consumer/producer group: 1..120 chars of [%|a-zA-Z0-9_-].
+caf::error check_group(const std::string& group);
+
+/// Broker or cluster name: 1..127 chars of [%|a-zA-Z0-9_.-].
+caf::error check_broker_name(const std::string& name, const char* what);
+
+/// "host:port" with a non-empty host and a port in 1..65535.
+caf::error check_address(const std::string& addr, const char* what);
+
+/// KV namespace or key: non-empty, at most 255 chars, no control chars.
+caf::error check_kv_name(const std::string& name, const char* what);
+
+} // namespace rmq
