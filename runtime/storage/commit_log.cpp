@@ -1,0 +1,282 @@
+#include "runtime/storage/commit_log.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include "messages/errors.hpp"
+#include "runtime/log.hpp"
+#include "runtime/storage/log_format.hpp"
+
+namespace fs = std::filesystem;
+
+namespace rmq::storage {
+
+namespace {
+
+void write_blank(char* p, size_t remaining) {
+  auto n = __builtin_bswap32(static_cast<uint32_t>(remaining));
+  auto m = __builtin_bswap32(blank_magic);
+  memcpy(p, &n, 4);
+  memcpy(p + 4, &m, 4);
+}
+
+} // namespace
+
+commit_log::commit_log(const store_config& cfg)
+  : cfg_(cfg), dir_(cfg.dir + "/commitlog") {
+  // nop
+}
+
+caf::error commit_log::load() {
+  if (auto err = make_dirs(dir_))
+    return err;
+  std::vector<int64_t> bases;
+  std::error_code ec;
+  for (auto& entry : fs::directory_iterator(dir_, ec)) {
+    auto name = entry.path().filename().string();
+    if (name.size() == file_name_width
+        && name.find_first_not_of("0123456789") == std::string::npos)
+      bases.push_back(std::stoll(name));
+  }
+  std::sort(bases.begin(), bases.end());
+  std::lock_guard<std::mutex> guard{mtx_};
+  segments_.clear();
+  for (auto base : bases) {
+    if (!segments_.empty()
+        && base != segments_.back()->base_offset()
+                     + static_cast<int64_t>(cfg_.segment_size)) {
+      // A hole in the log: nothing after it can be trusted in order.
+      RMQ_WARN("store", "commit log gap before segment " << base
+                                                         << ", deleting it");
+      fs::remove(dir_ + "/" + offset_file_name(base), ec);
+      continue;
+    }
+    auto seg = mapped_file::open(dir_ + "/" + offset_file_name(base),
+                                 cfg_.segment_size, base, cfg_.faults);
+    if (!seg)
+      return std::move(seg.error());
+    segments_.push_back(std::move(*seg));
+  }
+  current_ = segments_.empty() ? nullptr : segments_.back();
+  auto start = segments_.empty() ? 0 : segments_.front()->base_offset();
+  write_offset_ = start;
+  flushed_offset_ = start;
+  return caf::none;
+}
+
+caf::expected<int64_t> commit_log::recover(int64_t from, bool check_crc,
+                                           const record_handler& f) {
+  std::vector<mapped_file_ptr> segs;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    segs = segments_;
+  }
+  if (segs.empty())
+    return write_offset();
+  // Start at the segment holding `from`: records begin at segment starts.
+  size_t idx = 0;
+  while (idx + 1 < segs.size() && segs[idx + 1]->base_offset() <= from)
+    ++idx;
+  int64_t end = segs[idx]->base_offset();
+  size_t cut_idx = idx;
+  for (; idx < segs.size(); ++idx) {
+    auto& seg = segs[idx];
+    cut_idx = idx;
+    size_t pos = 0;
+    bool next_segment = false;
+    while (pos < seg->size()) {
+      record_view rec;
+      auto st = decode_record(seg->data() + pos, seg->size() - pos, rec,
+                              check_crc);
+      if (st == decode_status::ok
+          && rec.phys_offset != seg->base_offset() + static_cast<int64_t>(pos))
+        st = decode_status::corrupt; // a record out of place
+      if (st == decode_status::ok) {
+        f(rec, seg->base_offset() + static_cast<int64_t>(pos));
+        pos += static_cast<size_t>(rec.total_size);
+        end = seg->base_offset() + static_cast<int64_t>(pos);
+        continue;
+      }
+      if (st == decode_status::blank) {
+        next_segment = true;
+        end = seg->base_offset() + static_cast<int64_t>(seg->size());
+      } else if (st == decode_status::corrupt) {
+        RMQ_WARN("store", "commit log: corrupt record at "
+                            << seg->base_offset() + static_cast<int64_t>(pos)
+                            << ", cutting the log there");
+      }
+      break;
+    }
+    if (!next_segment)
+      break;
+    if (idx + 1 == segs.size())
+      cut_idx = segs.size(); // the blank ended the last segment: keep all
+  }
+  // Cut: zero the rest of the segment holding `end`, drop later segments.
+  if (cut_idx < segs.size()) {
+    auto& seg = segs[cut_idx];
+    auto pos = static_cast<size_t>(end - seg->base_offset());
+    if (pos < seg->size())
+      if (auto err = seg->zero_tail(pos))
+        return err;
+    std::lock_guard<std::mutex> guard{mtx_};
+    for (auto i = cut_idx + 1; i < segments_.size(); ++i) {
+      RMQ_WARN("store", "commit log: dropping segment "
+                          << segments_[i]->path() << " after the cut");
+      segments_[i]->remove();
+    }
+    segments_.resize(std::min(segments_.size(), cut_idx + 1));
+    current_ = segments_.back();
+  }
+  write_offset_.store(end, std::memory_order_release);
+  flushed_offset_.store(end, std::memory_order_release);
+  return end;
+}
+
+caf::error commit_log::roll(int64_t base) {
+  auto seg = mapped_file::open(dir_ + "/" + offset_file_name(base),
+                               cfg_.segment_size, base, cfg_.faults);
+  if (!seg)
+    return std::move(seg.error());
+  std::lock_guard<std::mutex> guard{mtx_};
+  segments_.push_back(*seg);
+  current_ = std::move(*seg);
+  return caf::none;
+}
+
+caf::error commit_log::append(const store_message& msg, size_t size,
+                              record_stamp& stamp) {
+  auto offset = write_offset_.load(std::memory_order_relaxed);
+  if (current_ == nullptr
+      || offset >= current_->base_offset()
+                     + static_cast<int64_t>(current_->size())) {
+    if (auto err = roll(offset))
+      return err;
+  }
+  auto pos = static_cast<size_t>(offset - current_->base_offset());
+  if (pos + size + end_of_file_min_blank > current_->size()) {
+    // Does not fit: mark the rest of this segment blank, continue in a new
+    // one (the blank marker is part of the log, like a record).
+    auto remaining = current_->size() - pos;
+    write_blank(current_->data() + pos, remaining);
+    offset += static_cast<int64_t>(remaining);
+    if (auto err = roll(offset)) {
+      // Keep the blank out of the log: it is rewritten on the next try.
+      memset(current_->data() + pos, 0, end_of_file_min_blank);
+      return err;
+    }
+    write_offset_.store(offset, std::memory_order_release);
+    pos = 0;
+  }
+  stamp.phys_offset = offset;
+  encode_record(msg, stamp, current_->data() + pos);
+  write_offset_.store(offset + static_cast<int64_t>(size),
+                      std::memory_order_release);
+  return caf::none;
+}
+
+caf::expected<int64_t> commit_log::sync(int64_t up_to) {
+  std::lock_guard<std::mutex> sync_guard{sync_mtx_};
+  up_to = std::min(up_to, write_offset());
+  auto from = flushed_offset();
+  if (up_to <= from)
+    return from;
+  std::vector<mapped_file_ptr> todo;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    for (auto& seg : segments_) {
+      auto seg_end = seg->base_offset() + static_cast<int64_t>(seg->size());
+      if (seg_end > from && seg->base_offset() < up_to)
+        todo.push_back(seg);
+    }
+  }
+  for (auto& seg : todo)
+    if (auto err = seg->sync())
+      return err;
+  flushed_offset_.store(up_to, std::memory_order_release);
+  return up_to;
+}
+
+mapped_file_ptr commit_log::find(int64_t offset) const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  auto i = std::upper_bound(segments_.begin(), segments_.end(), offset,
+                            [](int64_t x, const mapped_file_ptr& seg) {
+                              return x < seg->base_offset();
+                            });
+  if (i == segments_.begin())
+    return nullptr;
+  --i;
+  if (offset >= (*i)->base_offset() + static_cast<int64_t>((*i)->size()))
+    return nullptr;
+  return *i;
+}
+
+const char* commit_log::at(int64_t offset, mapped_file_ptr& hold,
+                           size_t& available) const {
+  if (offset >= write_offset())
+    return nullptr;
+  hold = find(offset);
+  if (!hold)
+    return nullptr;
+  auto pos = static_cast<size_t>(offset - hold->base_offset());
+  available = hold->size() - pos;
+  return hold->data() + pos;
+}
+
+caf::error commit_log::read_record(int64_t offset, std::string& out) const {
+  mapped_file_ptr hold;
+  size_t available = 0;
+  auto ptr = at(offset, hold, available);
+  if (ptr == nullptr)
+    return make_error(errc::query_not_found,
+                      "no record at offset " + std::to_string(offset));
+  record_view rec;
+  if (decode_record(ptr, available, rec, false) != decode_status::ok
+      || rec.phys_offset != offset)
+    return make_error(errc::corrupt_data,
+                      "no valid record at offset " + std::to_string(offset));
+  out.append(ptr, static_cast<size_t>(rec.total_size));
+  return caf::none;
+}
+
+size_t commit_log::delete_expired(int64_t now_ms, int64_t max_age_ms,
+                                  size_t force, int64_t safe_offset) {
+  std::vector<mapped_file_ptr> victims;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    while (segments_.size() > 1) {
+      auto& seg = segments_.front();
+      auto seg_end = seg->base_offset() + static_cast<int64_t>(seg->size());
+      bool expired = seg->mtime_ms() + max_age_ms < now_ms;
+      if (seg_end > safe_offset || (!expired && force == 0))
+        break;
+      if (!expired)
+        --force;
+      victims.push_back(seg);
+      segments_.erase(segments_.begin());
+    }
+  }
+  for (auto& seg : victims) {
+    RMQ_INFO("store", "deleting commit log segment " << seg->path());
+    seg->remove();
+  }
+  return victims.size();
+}
+
+int64_t commit_log::min_offset() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return segments_.empty() ? write_offset() : segments_.front()->base_offset();
+}
+
+size_t commit_log::segment_count() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return segments_.size();
+}
+
+int64_t commit_log::last_segment_base() const {
+  std::lock_guard<std::mutex> guard{mtx_};
+  return segments_.empty() ? 0 : segments_.back()->base_offset();
+}
+
+} // namespace rmq::storage

@@ -1,0 +1,101 @@
+// The commit log: one append-only log of records split into fixed-size
+// segment files named by their start offset (RocketMQ CommitLog +
+// MappedFileQueue).
+//
+// Threads: one writer appends, rolls, truncates and deletes segments; any
+// thread may read below `write_offset()` and call `sync`. The segment list is
+// guarded by a mutex; record bytes below the published write offset never
+// change.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "caf/error.hpp"
+#include "caf/expected.hpp"
+
+#include "runtime/storage/mapped_file.hpp"
+#include "runtime/storage/message_record.hpp"
+#include "runtime/storage/store_config.hpp"
+
+namespace rmq::storage {
+
+class commit_log {
+public:
+  using record_handler
+    = std::function<void(const record_view& rec, int64_t phys_offset)>;
+
+  explicit commit_log(const store_config& cfg);
+
+  /// Maps every segment file of `<dir>/commitlog`.
+  caf::error load();
+
+  /// Scans from the segment holding `from`, verifying each record, calls
+  /// `f` for each valid one, and cuts everything after the last valid record
+  /// (rest of that segment zeroed, later segments deleted). Returns the end.
+  caf::expected<int64_t> recover(int64_t from, bool check_crc,
+                                 const record_handler& f);
+
+  /// Appends an encoded record of `size` bytes for `msg`; fills in
+  /// `stamp.phys_offset`. Rolls to a new segment when the record plus the
+  /// blank marker does not fit. Writer only.
+  caf::error append(const store_message& msg, size_t size,
+                    record_stamp& stamp);
+
+  /// fdatasync of every segment holding bytes in [flushed, up_to); returns
+  /// the new flushed offset. Any thread.
+  caf::expected<int64_t> sync(int64_t up_to);
+
+  /// Returns a pointer to the bytes at `offset` and how many bytes of its
+  /// segment follow; `hold` keeps the segment mapped. Null if not stored.
+  const char* at(int64_t offset, mapped_file_ptr& hold,
+                 size_t& available) const;
+
+  /// Copies the verified record at `offset` into `out` (appends).
+  caf::error read_record(int64_t offset, std::string& out) const;
+
+  /// Deletes segments older than `max_age_ms` (or the oldest `force` ones),
+  /// never the last one and none ending above `safe_offset`. Writer only.
+  size_t delete_expired(int64_t now_ms, int64_t max_age_ms, size_t force,
+                        int64_t safe_offset);
+
+  int64_t write_offset() const {
+    return write_offset_.load(std::memory_order_acquire);
+  }
+
+  int64_t flushed_offset() const {
+    return flushed_offset_.load(std::memory_order_acquire);
+  }
+
+  /// First offset still stored (0 for an empty log).
+  int64_t min_offset() const;
+
+  size_t segment_count() const;
+
+  /// Base offset of the last segment (0 without segments).
+  int64_t last_segment_base() const;
+
+  const std::string& dir() const {
+    return dir_;
+  }
+
+private:
+  mapped_file_ptr find(int64_t offset) const;
+
+  caf::error roll(int64_t base);
+
+  store_config cfg_;
+  std::string dir_;
+  mutable std::mutex mtx_;
+  std::vector<mapped_file_ptr> segments_; // sorted by base offset
+  mapped_file_ptr current_;               // writer's cached last segment
+  std::atomic<int64_t> write_offset_{0};
+  std::atomic<int64_t> flushed_offset_{0};
+  std::mutex sync_mtx_; // one sync at a time
+};
+
+} // namespace rmq::storage

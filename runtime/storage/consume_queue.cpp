@@ -1,0 +1,214 @@
+#include "runtime/storage/consume_queue.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include "runtime/log.hpp"
+#include "runtime/storage/log_format.hpp"
+
+namespace fs = std::filesystem;
+
+namespace rmq::storage {
+
+namespace {
+
+void write_unit(char* p, const cq_unit& u) {
+  auto off = __builtin_bswap64(static_cast<uint64_t>(u.phys_offset));
+  auto size = __builtin_bswap32(static_cast<uint32_t>(u.size));
+  auto tags = __builtin_bswap64(static_cast<uint64_t>(u.tags_code));
+  memcpy(p, &off, 8);
+  memcpy(p + 8, &size, 4);
+  memcpy(p + 12, &tags, 8);
+}
+
+cq_unit read_unit(const char* p) {
+  uint64_t off;
+  uint32_t size;
+  uint64_t tags;
+  memcpy(&off, p, 8);
+  memcpy(&size, p + 8, 4);
+  memcpy(&tags, p + 12, 8);
+  return {static_cast<int64_t>(__builtin_bswap64(off)),
+          static_cast<int32_t>(__builtin_bswap32(size)),
+          static_cast<int64_t>(__builtin_bswap64(tags))};
+}
+
+} // namespace
+
+consume_queue::consume_queue(const store_config& cfg, std::string topic,
+                             int32_t queue_id)
+  : cfg_(cfg),
+    topic_(std::move(topic)),
+    queue_id_(queue_id),
+    dir_(cfg.dir + "/consumequeue/" + topic_ + "/"
+         + std::to_string(queue_id)) {
+  // nop
+}
+
+caf::error consume_queue::load() {
+  std::vector<int64_t> bases;
+  std::error_code ec;
+  for (auto& entry : fs::directory_iterator(dir_, ec)) {
+    auto name = entry.path().filename().string();
+    if (name.size() == file_name_width
+        && name.find_first_not_of("0123456789") == std::string::npos)
+      bases.push_back(std::stoll(name));
+  }
+  std::sort(bases.begin(), bases.end());
+  files_.clear();
+  for (auto base : bases) {
+    if (!files_.empty()
+        && base != files_.back()->base_offset()
+                     + static_cast<int64_t>(file_bytes()))
+      break; // a hole: the rest is rebuilt from the commit log
+    auto f = mapped_file::open(dir_ + "/" + offset_file_name(base),
+                               file_bytes(), base, cfg_.faults);
+    if (!f)
+      return std::move(f.error());
+    files_.push_back(std::move(*f));
+  }
+  if (files_.empty())
+    return caf::none;
+  // Units are written in order: binary search for the first empty one.
+  auto first = files_.front()->base_offset() / 20;
+  auto lo = first;
+  auto hi = first + static_cast<int64_t>(files_.size() * cfg_.cq_units_per_file);
+  while (lo < hi) {
+    auto mid = lo + (hi - lo) / 2;
+    if (read_unit(unit_ptr(mid)).size != 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  max_offset_ = lo;
+  min_offset_ = first;
+  while (min_offset_ < max_offset_ && read_unit(unit_ptr(min_offset_)).blank())
+    ++min_offset_;
+  synced_offset_ = max_offset_;
+  return caf::none;
+}
+
+char* consume_queue::unit_ptr(int64_t queue_offset) const {
+  auto byte = queue_offset * 20;
+  auto idx = static_cast<size_t>((byte - files_.front()->base_offset())
+                                 / static_cast<int64_t>(file_bytes()));
+  auto& f = files_[idx];
+  return f->data() + (byte - f->base_offset());
+}
+
+caf::error consume_queue::ensure_file(int64_t queue_offset) {
+  auto per_file = static_cast<int64_t>(cfg_.cq_units_per_file);
+  auto base = (queue_offset / per_file) * per_file * 20;
+  if (files_.empty()) {
+    if (auto err = make_dirs(dir_))
+      return err;
+  } else if (base < files_.back()->base_offset()
+                      + static_cast<int64_t>(file_bytes())) {
+    return caf::none;
+  }
+  auto next = files_.empty() ? base
+                             : files_.back()->base_offset()
+                                 + static_cast<int64_t>(file_bytes());
+  for (; next <= base; next += static_cast<int64_t>(file_bytes())) {
+    auto f = mapped_file::open(dir_ + "/" + offset_file_name(next),
+                               file_bytes(), next, cfg_.faults);
+    if (!f)
+      return std::move(f.error());
+    files_.push_back(std::move(*f));
+  }
+  return caf::none;
+}
+
+caf::error consume_queue::put(int64_t queue_offset, const cq_unit& unit) {
+  if (queue_offset < max_offset_)
+    return caf::none; // already dispatched
+  if (auto err = ensure_file(queue_offset))
+    return err;
+  if (max_offset_ == 0 && min_offset_ == 0 && queue_offset > 0) {
+    // First unit of a queue that starts late (older units expired).
+    auto first = files_.front()->base_offset() / 20;
+    for (auto i = first; i < queue_offset; ++i)
+      write_unit(unit_ptr(i), {0, INT32_MAX, 0});
+    min_offset_ = queue_offset;
+    max_offset_ = queue_offset;
+  }
+  for (; max_offset_ < queue_offset; ++max_offset_) {
+    RMQ_WARN("store", "consume queue " << topic_ << "/" << queue_id_
+                                       << ": filling gap at " << max_offset_);
+    write_unit(unit_ptr(max_offset_), {0, INT32_MAX, 0});
+  }
+  write_unit(unit_ptr(queue_offset), unit);
+  max_offset_ = queue_offset + 1;
+  return caf::none;
+}
+
+bool consume_queue::get(int64_t queue_offset, cq_unit& out) const {
+  if (queue_offset < min_offset_ || queue_offset >= max_offset_)
+    return false;
+  out = read_unit(unit_ptr(queue_offset));
+  return true;
+}
+
+void consume_queue::truncate_dirty(int64_t phys_end) {
+  while (max_offset_ > min_offset_) {
+    auto u = read_unit(unit_ptr(max_offset_ - 1));
+    if (!u.blank() && u.phys_offset + u.size <= phys_end)
+      break;
+    memset(unit_ptr(max_offset_ - 1), 0, cq_unit_size);
+    --max_offset_;
+  }
+  if (max_offset_ == min_offset_ && !files_.empty()) {
+    // Nothing left: blank fillers before min_offset go too.
+    auto first = files_.front()->base_offset() / 20;
+    for (auto i = first; i < min_offset_; ++i)
+      memset(unit_ptr(i), 0, cq_unit_size);
+    if (min_offset_ == first)
+      min_offset_ = max_offset_ = 0;
+  }
+  synced_offset_ = std::min(synced_offset_, max_offset_);
+}
+
+void consume_queue::correct_min_offset(int64_t phys_min) {
+  while (min_offset_ < max_offset_) {
+    auto u = read_unit(unit_ptr(min_offset_));
+    if (!u.blank() && u.phys_offset >= phys_min)
+      break;
+    ++min_offset_;
+  }
+  // Drop files entirely below min_offset, keeping the last one.
+  while (files_.size() > 1) {
+    auto end = (files_.front()->base_offset()
+                + static_cast<int64_t>(file_bytes()))
+               / 20;
+    if (end > min_offset_)
+      break;
+    files_.front()->remove();
+    files_.erase(files_.begin());
+  }
+}
+
+caf::error consume_queue::sync() {
+  if (synced_offset_ >= max_offset_ || files_.empty())
+    return caf::none;
+  auto per_file = static_cast<int64_t>(cfg_.cq_units_per_file);
+  auto first = files_.front()->base_offset() / 20;
+  auto from = std::max(synced_offset_, first);
+  for (auto i = (from - first) / per_file;
+       i <= (max_offset_ - 1 - first) / per_file; ++i)
+    if (auto err = files_[static_cast<size_t>(i)]->sync())
+      return err;
+  synced_offset_ = max_offset_;
+  return caf::none;
+}
+
+int64_t consume_queue::max_phys_end() const {
+  for (auto i = max_offset_; i > min_offset_; --i) {
+    auto u = read_unit(unit_ptr(i - 1));
+    if (!u.blank())
+      return u.phys_offset + u.size;
+  }
+  return 0;
+}
+
+} // namespace rmq::storage

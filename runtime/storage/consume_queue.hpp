@@ -1,0 +1,91 @@
+// The consume queue of one topic and queue id: fixed 20-byte units
+// `phys offset | size | tags code`, logical offset = unit index (RocketMQ
+// ConsumeQueue). Built from the commit log by the dispatcher, so it can
+// always be rebuilt. Owned by one thread (the dispatcher).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "caf/error.hpp"
+
+#include "runtime/storage/mapped_file.hpp"
+#include "runtime/storage/store_config.hpp"
+
+namespace rmq::storage {
+
+struct cq_unit {
+  int64_t phys_offset = 0;
+  int32_t size = 0;
+  int64_t tags_code = 0;
+
+  /// Filler before a queue's first real unit (RocketMQ's blank units).
+  bool blank() const {
+    return size == INT32_MAX;
+  }
+};
+
+class consume_queue {
+public:
+  consume_queue(const store_config& cfg, std::string topic, int32_t queue_id);
+
+  /// Maps existing files and finds the last written unit.
+  caf::error load();
+
+  /// Stores the unit for `queue_offset`. Idempotent: an offset below the
+  /// current max is already there and skipped; a gap is filled with blanks.
+  caf::error put(int64_t queue_offset, const cq_unit& unit);
+
+  /// Reads a unit; false outside [min_offset, max_offset).
+  bool get(int64_t queue_offset, cq_unit& out) const;
+
+  /// Removes units whose record ends above `phys_end` (the log was cut).
+  void truncate_dirty(int64_t phys_end);
+
+  /// Forgets units pointing below `phys_min` (retention deleted them) and
+  /// deletes files that hold only such units.
+  void correct_min_offset(int64_t phys_min);
+
+  /// fdatasync of the files written since the last call.
+  caf::error sync();
+
+  int64_t min_offset() const {
+    return min_offset_;
+  }
+
+  int64_t max_offset() const {
+    return max_offset_;
+  }
+
+  /// End (phys offset + size) of the record of the last unit, or 0.
+  int64_t max_phys_end() const;
+
+  const std::string& topic() const {
+    return topic_;
+  }
+
+  int32_t queue_id() const {
+    return queue_id_;
+  }
+
+private:
+  size_t file_bytes() const {
+    return cfg_.cq_units_per_file * 20;
+  }
+
+  char* unit_ptr(int64_t queue_offset) const;
+
+  caf::error ensure_file(int64_t queue_offset);
+
+  store_config cfg_;
+  std::string topic_;
+  int32_t queue_id_;
+  std::string dir_;
+  std::vector<mapped_file_ptr> files_; // contiguous, sorted
+  int64_t min_offset_ = 0;
+  int64_t max_offset_ = 0;
+  int64_t synced_offset_ = 0;
+};
+
+} // namespace rmq::storage

@@ -1,0 +1,52 @@
+// Remembers the result of every message with a unique id stored within the
+// last `window`, so a resent copy is answered with the original result
+// instead of being stored twice. Owned by the writer.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "messages/store.hpp"
+
+namespace rmq::storage {
+
+class dedup_table {
+public:
+  /// `window` of zero disables deduplication.
+  explicit dedup_table(std::chrono::milliseconds window) : window_(window) {
+    // nop
+  }
+
+  bool enabled() const {
+    return window_.count() > 0;
+  }
+
+  /// Returns the stored result for `key`, or null. `now_ms` is the
+  /// caller's clock (virtual in tests).
+  const put_result* find(std::string_view key, int64_t now_ms);
+
+  void insert(std::string_view key, const put_result& res, int64_t now_ms);
+
+  size_t size() const {
+    return entries_.size();
+  }
+
+  /// Forgets every entry (the log was cut below their offsets).
+  void clear() {
+    entries_.clear();
+    order_.clear();
+  }
+
+private:
+  void expire(int64_t now_ms);
+
+  std::chrono::milliseconds window_;
+  std::unordered_map<std::string, put_result> entries_;
+  std::deque<std::pair<int64_t, std::string>> order_; // insertion time
+};
+
+} // namespace rmq::storage

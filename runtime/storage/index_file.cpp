@@ -1,0 +1,150 @@
+#include "runtime/storage/index_file.hpp"
+
+#include <cstring>
+
+#include "runtime/storage/log_format.hpp"
+#include "runtime/storage/message_record.hpp"
+
+namespace rmq::storage {
+
+namespace {
+
+// Header fields: begin ts, end ts, begin phys, end phys (8 B each), slot
+// count, index count (4 B each).
+constexpr size_t h_begin_ts = 0;
+constexpr size_t h_end_ts = 8;
+constexpr size_t h_begin_phys = 16;
+constexpr size_t h_end_phys = 24;
+constexpr size_t h_slot_count = 32;
+constexpr size_t h_index_count = 36;
+
+int64_t get64(const char* p) {
+  uint64_t x;
+  memcpy(&x, p, 8);
+  return static_cast<int64_t>(__builtin_bswap64(x));
+}
+
+int32_t get32(const char* p) {
+  uint32_t x;
+  memcpy(&x, p, 4);
+  return static_cast<int32_t>(__builtin_bswap32(x));
+}
+
+void put64(char* p, int64_t x) {
+  auto y = __builtin_bswap64(static_cast<uint64_t>(x));
+  memcpy(p, &y, 8);
+}
+
+void put32(char* p, int32_t x) {
+  auto y = __builtin_bswap32(static_cast<uint32_t>(x));
+  memcpy(p, &y, 4);
+}
+
+} // namespace
+
+int32_t index_key_hash(std::string_view key) {
+  auto h = java_hash(key);
+  return h == INT32_MIN ? 0 : (h < 0 ? -h : h);
+}
+
+caf::expected<std::unique_ptr<index_file>>
+index_file::open(const std::string& path, uint32_t slots, uint32_t entries,
+                 int64_t base, std::shared_ptr<fault_injection> faults) {
+  auto size = index_header_size + size_t{slots} * index_slot_size
+              + size_t{entries} * index_entry_size;
+  auto f = mapped_file::open(path, size, base, std::move(faults));
+  if (!f)
+    return std::move(f.error());
+  std::unique_ptr<index_file> result{new index_file};
+  result->file_ = std::move(*f);
+  result->slots_ = slots;
+  result->entries_ = entries;
+  auto h = result->file_->data();
+  if (get32(h + h_index_count) == 0) { // new file: entry 0 is never used
+    put32(h + h_index_count, 1);
+    put64(h + h_begin_phys, base);
+    put64(h + h_end_phys, base);
+  }
+  return result;
+}
+
+char* index_file::slot(uint32_t i) const {
+  return file_->data() + index_header_size + size_t{i} * index_slot_size;
+}
+
+char* index_file::entry(uint32_t i) const {
+  return file_->data() + index_header_size + size_t{slots_} * index_slot_size
+         + size_t{i} * index_entry_size;
+}
+
+bool index_file::full() const {
+  return static_cast<uint32_t>(index_count()) >= entries_;
+}
+
+bool index_file::put(std::string_view key, int64_t phys_offset,
+                     int64_t store_ts) {
+  if (full())
+    return false;
+  auto h = file_->data();
+  auto count = static_cast<uint32_t>(index_count());
+  if (count == 1)
+    put64(h + h_begin_ts, store_ts);
+  auto hash = index_key_hash(key);
+  auto s = slot(static_cast<uint32_t>(hash) % slots_);
+  auto prev = get32(s);
+  auto diff = (store_ts - begin_timestamp()) / 1000;
+  auto e = entry(count);
+  put32(e, hash);
+  put64(e + 4, phys_offset);
+  put32(e + 12, static_cast<int32_t>(diff));
+  put32(e + 16, prev);
+  put32(s, static_cast<int32_t>(count));
+  put64(h + h_end_ts, store_ts);
+  put64(h + h_end_phys, phys_offset);
+  put32(h + h_slot_count, get32(h + h_slot_count) + (prev == 0 ? 1 : 0));
+  // The count last: a torn put leaves an entry that is never reached.
+  put32(h + h_index_count, static_cast<int32_t>(count + 1));
+  return true;
+}
+
+void index_file::query(std::string_view key, int64_t begin, int64_t end,
+                       size_t max, std::vector<int64_t>& out) const {
+  auto hash = index_key_hash(key);
+  auto count = static_cast<uint32_t>(index_count());
+  auto cur = static_cast<uint32_t>(
+    get32(slot(static_cast<uint32_t>(hash) % slots_)));
+  auto begin_ts = begin_timestamp();
+  // Chains only point backwards; the bound stops loops in damaged files.
+  for (uint32_t steps = 0; cur > 0 && cur < count && steps < count;
+       ++steps) {
+    auto e = entry(cur);
+    auto ts = begin_ts + int64_t{get32(e + 12)} * 1000;
+    if (get32(e) == hash && ts >= begin - 999 && ts <= end) {
+      if (out.size() >= max)
+        return;
+      out.push_back(get64(e + 4));
+    }
+    auto prev = static_cast<uint32_t>(get32(e + 16));
+    if (prev >= cur)
+      break;
+    cur = prev;
+  }
+}
+
+int64_t index_file::begin_timestamp() const {
+  return get64(file_->data() + h_begin_ts);
+}
+
+int64_t index_file::end_timestamp() const {
+  return get64(file_->data() + h_end_ts);
+}
+
+int64_t index_file::end_phys_offset() const {
+  return get64(file_->data() + h_end_phys);
+}
+
+int32_t index_file::index_count() const {
+  return get32(file_->data() + h_index_count);
+}
+
+} // namespace rmq::storage

@@ -1,0 +1,61 @@
+// One hash index file (RocketMQ IndexFile): a 40-byte header, a table of
+// hash slots, and entries chained newest first. Keys are "topic#key".
+// Owned by one thread (the dispatcher).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "caf/expected.hpp"
+
+#include "runtime/storage/mapped_file.hpp"
+
+namespace rmq::storage {
+
+class index_file {
+public:
+  static caf::expected<std::unique_ptr<index_file>>
+  open(const std::string& path, uint32_t slots, uint32_t entries,
+       int64_t base, std::shared_ptr<fault_injection> faults);
+
+  /// Adds `key` -> `phys_offset`; false when the file is full.
+  bool put(std::string_view key, int64_t phys_offset, int64_t store_ts);
+
+  /// Appends the phys offsets stored under `key` with a store time in
+  /// [begin, end], newest first, until `out` holds `max` offsets. Hash
+  /// collisions are possible: callers check the record.
+  void query(std::string_view key, int64_t begin, int64_t end, size_t max,
+             std::vector<int64_t>& out) const;
+
+  bool full() const;
+
+  int64_t begin_timestamp() const;
+  int64_t end_timestamp() const;
+  int64_t end_phys_offset() const;
+  int32_t index_count() const;
+
+  caf::error sync() {
+    return file_->sync();
+  }
+
+  void remove() {
+    file_->remove();
+  }
+
+private:
+  index_file() = default;
+
+  char* slot(uint32_t i) const;
+  char* entry(uint32_t i) const;
+
+  mapped_file_ptr file_;
+  uint32_t slots_ = 0;
+  uint32_t entries_ = 0;
+};
+
+/// abs(Java hashCode) of the key, as RocketMQ's IndexFile#indexKeyHashMethod.
+int32_t index_key_hash(std::string_view key);
+
+} // namespace rmq::storage

@@ -1,0 +1,122 @@
+#include "runtime/storage/index_service.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "runtime/storage/log_format.hpp"
+
+namespace fs = std::filesystem;
+
+namespace rmq::storage {
+
+index_service::index_service(const store_config& cfg)
+  : cfg_(cfg), dir_(cfg.dir + "/index") {
+  // nop
+}
+
+caf::error index_service::load() {
+  if (auto err = make_dirs(dir_))
+    return err;
+  std::vector<int64_t> bases;
+  std::error_code ec;
+  for (auto& entry : fs::directory_iterator(dir_, ec)) {
+    auto name = entry.path().filename().string();
+    if (name.size() == file_name_width
+        && name.find_first_not_of("0123456789") == std::string::npos)
+      bases.push_back(std::stoll(name));
+  }
+  std::sort(bases.begin(), bases.end());
+  for (auto base : bases) {
+    auto f = index_file::open(dir_ + "/" + offset_file_name(base),
+                              cfg_.index_slots, cfg_.index_entries, base,
+                              cfg_.faults);
+    if (!f)
+      return std::move(f.error());
+    files_.push_back(std::move(*f));
+  }
+  if (!files_.empty() && files_.back()->index_count() > 1)
+    last_indexed_ = files_.back()->end_phys_offset();
+  return caf::none;
+}
+
+caf::error index_service::put_key(std::string_view topic,
+                                  std::string_view key, int64_t phys_offset,
+                                  int64_t store_ts) {
+  key_buf_.assign(topic);
+  key_buf_ += '#';
+  key_buf_.append(key);
+  if (files_.empty() || files_.back()->full()) {
+    auto f = index_file::open(dir_ + "/" + offset_file_name(phys_offset),
+                              cfg_.index_slots, cfg_.index_entries,
+                              phys_offset, cfg_.faults);
+    if (!f)
+      return std::move(f.error());
+    files_.push_back(std::move(*f));
+  }
+  files_.back()->put(key_buf_, phys_offset, store_ts);
+  dirty_from_ = std::min(dirty_from_, files_.size() - 1);
+  return caf::none;
+}
+
+caf::error index_service::put(const record_view& rec, int64_t phys_offset) {
+  if (phys_offset <= last_indexed_)
+    return caf::none;
+  // Rolled-back transactional messages are never looked up.
+  if ((rec.sys_flag & sys_flag::transaction_mask)
+      == sys_flag::transaction_rollback)
+    return caf::none;
+  last_indexed_ = phys_offset;
+  auto uniq = find_property(rec.properties, property_uniq_key);
+  if (!uniq.empty())
+    if (auto err = put_key(rec.topic, uniq, phys_offset, rec.store_timestamp))
+      return err;
+  auto keys = find_property(rec.properties, property_keys);
+  while (!keys.empty()) {
+    auto sp = keys.find(' ');
+    auto key = keys.substr(0, sp);
+    if (!key.empty())
+      if (auto err = put_key(rec.topic, key, phys_offset,
+                             rec.store_timestamp))
+        return err;
+    if (sp == std::string_view::npos)
+      break;
+    keys.remove_prefix(sp + 1);
+  }
+  return caf::none;
+}
+
+std::vector<int64_t> index_service::query(const std::string& topic,
+                                          const std::string& key,
+                                          int64_t begin, int64_t end,
+                                          size_t max) const {
+  std::vector<int64_t> result;
+  auto full_key = topic + '#' + key;
+  for (auto i = files_.rbegin(); i != files_.rend(); ++i) {
+    if ((*i)->index_count() <= 1 || (*i)->end_timestamp() < begin
+        || (*i)->begin_timestamp() > end)
+      continue;
+    (*i)->query(full_key, begin, end, max, result);
+    if (result.size() >= max)
+      break;
+  }
+  return result;
+}
+
+void index_service::delete_below(int64_t phys_min) {
+  while (files_.size() > 1 && files_.front()->end_phys_offset() < phys_min) {
+    files_.front()->remove();
+    files_.erase(files_.begin());
+    if (dirty_from_ != SIZE_MAX && dirty_from_ > 0)
+      --dirty_from_;
+  }
+}
+
+caf::error index_service::sync() {
+  for (auto i = dirty_from_; i < files_.size(); ++i)
+    if (auto err = files_[i]->sync())
+      return err;
+  dirty_from_ = SIZE_MAX;
+  return caf::none;
+}
+
+} // namespace rmq::storage

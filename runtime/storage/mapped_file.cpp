@@ -1,0 +1,145 @@
+#include "runtime/storage/mapped_file.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "messages/errors.hpp"
+#include "runtime/storage/log_format.hpp"
+
+namespace rmq::storage {
+
+namespace {
+
+caf::error os_error(const std::string& what, const std::string& path,
+                    int err) {
+  auto code = (err == ENOSPC || err == EDQUOT) ? errc::disk_full
+                                                 : errc::io_error;
+  return make_error(code, what + " " + path + ": " + std::strerror(err));
+}
+
+bool take_fault(const std::shared_ptr<fault_injection>& faults,
+                std::atomic<int> fault_injection::*counter) {
+  if (!faults)
+    return false;
+  auto& n = (*faults).*counter;
+  auto cur = n.load();
+  while (cur > 0)
+    if (n.compare_exchange_weak(cur, cur - 1))
+      return true;
+  return false;
+}
+
+} // namespace
+
+caf::expected<std::shared_ptr<mapped_file>>
+mapped_file::open(const std::string& path, size_t size, int64_t base_offset,
+                  std::shared_ptr<fault_injection> faults) {
+  std::shared_ptr<mapped_file> result{new mapped_file};
+  result->path_ = path;
+  result->size_ = size;
+  result->base_offset_ = base_offset;
+  result->faults_ = faults;
+  result->fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (result->fd_ < 0)
+    return os_error("open", path, errno);
+  struct stat st;
+  if (fstat(result->fd_, &st) != 0)
+    return os_error("stat", path, errno);
+  if (static_cast<size_t>(st.st_size) < size) {
+    if (take_fault(faults, &fault_injection::fail_allocate)) {
+      if (st.st_size == 0)
+        ::unlink(path.c_str());
+      return make_error(errc::disk_full, "allocate " + path
+                                           + ": injected ENOSPC");
+    }
+    auto err = posix_fallocate(result->fd_, 0, static_cast<off_t>(size));
+    if (err != 0) {
+      if (st.st_size == 0)
+        ::unlink(path.c_str());
+      return os_error("allocate", path, err);
+    }
+  }
+  auto ptr = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+                  result->fd_, 0);
+  if (ptr == MAP_FAILED)
+    return os_error("mmap", path, errno);
+  result->data_ = static_cast<char*>(ptr);
+  return result;
+}
+
+mapped_file::~mapped_file() {
+  if (data_ != nullptr)
+    munmap(data_, size_);
+  if (fd_ >= 0)
+    ::close(fd_);
+}
+
+caf::error mapped_file::sync() {
+  if (take_fault(faults_, &fault_injection::fail_sync))
+    return make_error(errc::io_error, "fdatasync " + path_ + ": injected EIO");
+  if (fdatasync(fd_) != 0)
+    return os_error("fdatasync", path_, errno);
+  return caf::none;
+}
+
+caf::error mapped_file::zero_tail(size_t from) {
+  if (from >= size_)
+    return caf::none;
+  auto len = static_cast<off_t>(size_ - from);
+  if (fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                static_cast<off_t>(from), len)
+      != 0) {
+    // No hole punching here: write the zeros.
+    memset(data_ + from, 0, size_ - from);
+    return caf::none;
+  }
+  // Punching may leave partial pages at the edges untouched on some file
+  // systems; clear the first page by hand and re-reserve the space.
+  auto head = std::min<size_t>(size_ - from, 4096);
+  memset(data_ + from, 0, head);
+  auto err = posix_fallocate(fd_, static_cast<off_t>(from), len);
+  if (err != 0)
+    return os_error("allocate", path_, err);
+  return caf::none;
+}
+
+void mapped_file::remove() {
+  ::unlink(path_.c_str());
+}
+
+int64_t mapped_file::mtime_ms() const {
+  struct stat st;
+  if (fstat(fd_, &st) != 0)
+    return 0;
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000
+         + st.st_mtim.tv_nsec / 1'000'000;
+}
+
+std::string offset_file_name(int64_t offset) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%0*lld", file_name_width,
+           static_cast<long long>(offset));
+  return buf;
+}
+
+caf::error make_dirs(const std::string& dir) {
+  std::string cur;
+  for (size_t i = 0; i <= dir.size(); ++i) {
+    if (i == dir.size() || dir[i] == '/') {
+      if (!cur.empty() && ::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+        return os_error("mkdir", cur, errno);
+    }
+    if (i < dir.size())
+      cur += dir[i];
+  }
+  return caf::none;
+}
+
+} // namespace rmq::storage

@@ -1,0 +1,80 @@
+// One fixed-size file mapped into memory (RocketMQ MappedFile): commit-log
+// segments, consume-queue files and index files. Space is allocated when the
+// file is created, so a full disk is an error here and never a SIGBUS later.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "caf/error.hpp"
+#include "caf/expected.hpp"
+
+#include "runtime/storage/store_config.hpp"
+
+namespace rmq::storage {
+
+class mapped_file {
+public:
+  /// Opens or creates `path` with exactly `size` bytes (a shorter file, e.g.
+  /// cut by a crash, is extended with zeros) and maps it.
+  static caf::expected<std::shared_ptr<mapped_file>>
+  open(const std::string& path, size_t size, int64_t base_offset,
+       std::shared_ptr<fault_injection> faults = nullptr);
+
+  ~mapped_file();
+
+  mapped_file(const mapped_file&) = delete;
+  mapped_file& operator=(const mapped_file&) = delete;
+
+  char* data() const {
+    return data_;
+  }
+
+  size_t size() const {
+    return size_;
+  }
+
+  /// Offset of the first byte in the whole log (the file name).
+  int64_t base_offset() const {
+    return base_offset_;
+  }
+
+  const std::string& path() const {
+    return path_;
+  }
+
+  /// fdatasync: makes every write to the mapping durable. Thread-safe.
+  caf::error sync();
+
+  /// Zeroes [from, size) cheaply (punch a hole, then re-allocate), so stale
+  /// bytes after a cut can never be read as records.
+  caf::error zero_tail(size_t from);
+
+  /// Unlinks the file; the mapping stays valid until the last owner drops it.
+  void remove();
+
+  /// Modification time in ms since the epoch (for retention).
+  int64_t mtime_ms() const;
+
+private:
+  mapped_file() = default;
+
+  std::string path_;
+  int fd_ = -1;
+  char* data_ = nullptr;
+  size_t size_ = 0;
+  int64_t base_offset_ = 0;
+  std::shared_ptr<fault_injection> faults_;
+};
+
+using mapped_file_ptr = std::shared_ptr<mapped_file>;
+
+/// "00000000000000001024": the 20-digit zero-padded offset.
+std::string offset_file_name(int64_t offset);
+
+/// Creates `dir` and its parents.
+caf::error make_dirs(const std::string& dir);
+
+} // namespace rmq::storage

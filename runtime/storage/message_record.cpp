@@ -1,0 +1,238 @@
+#include "runtime/storage/message_record.hpp"
+
+#include <cstring>
+
+#include <zlib.h>
+
+#include "runtime/storage/log_format.hpp"
+
+namespace rmq::storage {
+
+namespace {
+
+inline void put32(char* p, uint32_t x) {
+  x = __builtin_bswap32(x);
+  memcpy(p, &x, 4);
+}
+
+inline void put64(char* p, uint64_t x) {
+  x = __builtin_bswap64(x);
+  memcpy(p, &x, 8);
+}
+
+inline uint32_t get32(const char* p) {
+  uint32_t x;
+  memcpy(&x, p, 4);
+  return __builtin_bswap32(x);
+}
+
+inline uint64_t get64(const char* p) {
+  uint64_t x;
+  memcpy(&x, p, 8);
+  return __builtin_bswap64(x);
+}
+
+inline uint32_t body_crc(std::string_view body) {
+  auto crc = crc32(0L, Z_NULL, 0);
+  return static_cast<uint32_t>(
+    crc32(crc, reinterpret_cast<const Bytef*>(body.data()),
+          static_cast<uInt>(body.size())));
+}
+
+size_t host_size(int32_t flags, int32_t v6_bit) {
+  return (flags & v6_bit) ? 20 : 8;
+}
+
+} // namespace
+
+size_t record_size(const store_message& msg) {
+  auto topic_len_size = msg.topic.size() > 127 ? 2 : 1;
+  return record_fixed_size_v1 - 1 + topic_len_size + msg.body.size()
+         + msg.topic.size() + msg.properties.size();
+}
+
+void encode_record(const store_message& msg, const record_stamp& st,
+                   char* out) {
+  bool v2 = msg.topic.size() > 127;
+  // Always IPv4 hosts: the v6 bits are cleared from the sender's flags.
+  auto flags = msg.sys_flag & ~(sys_flag::born_host_v6 | sys_flag::store_host_v6);
+  auto p = out + 4;
+  put32(p, v2 ? message_magic_v2 : message_magic_v1), p += 4;
+  put32(p, body_crc(msg.body)), p += 4;
+  put32(p, static_cast<uint32_t>(msg.queue_id)), p += 4;
+  put32(p, static_cast<uint32_t>(msg.flag)), p += 4;
+  put64(p, static_cast<uint64_t>(st.queue_offset)), p += 8;
+  put64(p, static_cast<uint64_t>(st.phys_offset)), p += 8;
+  put32(p, static_cast<uint32_t>(flags)), p += 4;
+  put64(p, static_cast<uint64_t>(msg.born_timestamp)), p += 8;
+  put32(p, msg.born_ip), p += 4;
+  put32(p, msg.born_port), p += 4;
+  put64(p, static_cast<uint64_t>(st.store_timestamp)), p += 8;
+  put32(p, st.store_ip), p += 4;
+  put32(p, st.store_port), p += 4;
+  put32(p, static_cast<uint32_t>(msg.reconsume_times)), p += 4;
+  put64(p, static_cast<uint64_t>(msg.prepared_transaction_offset)), p += 8;
+  put32(p, static_cast<uint32_t>(msg.body.size())), p += 4;
+  memcpy(p, msg.body.data(), msg.body.size()), p += msg.body.size();
+  if (v2) {
+    auto n = static_cast<uint16_t>(msg.topic.size());
+    *p++ = static_cast<char>(n >> 8);
+    *p++ = static_cast<char>(n & 0xFF);
+  } else {
+    *p++ = static_cast<char>(msg.topic.size());
+  }
+  memcpy(p, msg.topic.data(), msg.topic.size()), p += msg.topic.size();
+  auto props = static_cast<uint16_t>(msg.properties.size());
+  *p++ = static_cast<char>(props >> 8);
+  *p++ = static_cast<char>(props & 0xFF);
+  memcpy(p, msg.properties.data(), msg.properties.size());
+  p += msg.properties.size();
+  // Last, so that a torn write never shows a plausible length.
+  put32(out, static_cast<uint32_t>(p - out));
+}
+
+decode_status decode_record(const char* data, size_t available,
+                            record_view& out, bool check_crc) {
+  if (available < 8)
+    return available == 0 ? decode_status::end_of_data
+                           : decode_status::corrupt;
+  auto total = static_cast<int32_t>(get32(data));
+  auto magic = get32(data + 4);
+  if (magic == blank_magic)
+    return decode_status::blank;
+  if (total == 0 && magic == 0)
+    return decode_status::end_of_data;
+  if (magic != message_magic_v1 && magic != message_magic_v2)
+    return decode_status::corrupt;
+  if (total < static_cast<int32_t>(record_fixed_size_v1)
+      || static_cast<size_t>(total) > available)
+    return decode_status::corrupt;
+  auto end = data + total;
+  auto p = data + 8;
+  out.total_size = total;
+  out.magic = magic;
+  out.body_crc = get32(p), p += 4;
+  out.queue_id = static_cast<int32_t>(get32(p)), p += 4;
+  out.flag = static_cast<int32_t>(get32(p)), p += 4;
+  out.queue_offset = static_cast<int64_t>(get64(p)), p += 8;
+  out.phys_offset = static_cast<int64_t>(get64(p)), p += 8;
+  out.sys_flag = static_cast<int32_t>(get32(p)), p += 4;
+  out.born_timestamp = static_cast<int64_t>(get64(p)), p += 8;
+  p += host_size(out.sys_flag, sys_flag::born_host_v6);
+  // Fixed part with the (possibly larger) hosts, before the body length.
+  if (p + 8 + host_size(out.sys_flag, sys_flag::store_host_v6) + 12 + 4 > end)
+    return decode_status::corrupt;
+  out.store_timestamp = static_cast<int64_t>(get64(p)), p += 8;
+  p += host_size(out.sys_flag, sys_flag::store_host_v6);
+  out.reconsume_times = static_cast<int32_t>(get32(p)), p += 4;
+  out.prepared_transaction_offset = static_cast<int64_t>(get64(p)), p += 8;
+  auto body_len = get32(p);
+  p += 4;
+  if (body_len > static_cast<size_t>(end - p))
+    return decode_status::corrupt;
+  out.body = {p, body_len};
+  p += body_len;
+  size_t topic_len = 0;
+  if (magic == message_magic_v2) {
+    if (end - p < 2)
+      return decode_status::corrupt;
+    topic_len = (static_cast<uint8_t>(p[0]) << 8) | static_cast<uint8_t>(p[1]);
+    p += 2;
+  } else {
+    if (end - p < 1)
+      return decode_status::corrupt;
+    topic_len = static_cast<uint8_t>(*p++);
+  }
+  if (topic_len > static_cast<size_t>(end - p))
+    return decode_status::corrupt;
+  out.topic = {p, topic_len};
+  p += topic_len;
+  if (end - p < 2)
+    return decode_status::corrupt;
+  size_t props_len = (static_cast<uint8_t>(p[0]) << 8)
+                     | static_cast<uint8_t>(p[1]);
+  p += 2;
+  // The recomputed length must match the stored one exactly.
+  if (props_len != static_cast<size_t>(end - p))
+    return decode_status::corrupt;
+  out.properties = {p, props_len};
+  if (check_crc && body_crc(out.body) != out.body_crc)
+    return decode_status::corrupt;
+  return decode_status::ok;
+}
+
+int64_t stored_timestamp(const char* record) {
+  auto flags = static_cast<int32_t>(get32(record + pos_sys_flag));
+  auto pos = pos_born_host + host_size(flags, sys_flag::born_host_v6);
+  return static_cast<int64_t>(get64(record + pos));
+}
+
+std::string_view find_property(std::string_view props, std::string_view key) {
+  size_t pos = 0;
+  while (pos < props.size()) {
+    auto end = props.find(property_separator, pos);
+    if (end == std::string_view::npos)
+      end = props.size();
+    auto entry = props.substr(pos, end - pos);
+    if (entry.size() > key.size() && entry.compare(0, key.size(), key) == 0
+        && entry[key.size()] == name_value_separator)
+      return entry.substr(key.size() + 1);
+    pos = end + 1;
+  }
+  return {};
+}
+
+void append_property(std::string& props, std::string_view key,
+                     std::string_view value) {
+  props.append(key);
+  props += name_value_separator;
+  props.append(value);
+  props += property_separator;
+}
+
+int32_t java_hash(std::string_view str) {
+  uint32_t h = 0;
+  for (auto c : str)
+    h = 31 * h + static_cast<uint8_t>(c);
+  return static_cast<int32_t>(h);
+}
+
+int64_t tags_code(std::string_view tags) {
+  return tags.empty() ? 0 : java_hash(tags);
+}
+
+std::string offset_msg_id(uint32_t ip, uint32_t port, int64_t phys_offset) {
+  static constexpr char digits[] = "0123456789ABCDEF";
+  char raw[16];
+  put32(raw, ip);
+  put32(raw + 4, port);
+  put64(raw + 8, static_cast<uint64_t>(phys_offset));
+  std::string result;
+  result.reserve(32);
+  for (auto c : raw) {
+    auto b = static_cast<uint8_t>(c);
+    result += digits[b >> 4];
+    result += digits[b & 0xF];
+  }
+  return result;
+}
+
+bool parse_offset_msg_id(std::string_view id, int64_t& phys_offset) {
+  if (id.size() != 32)
+    return false;
+  uint64_t x = 0;
+  for (size_t i = 16; i < 32; ++i) {
+    auto c = id[i];
+    int v = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                   : -1;
+    if (v < 0)
+      return false;
+    x = (x << 4) | static_cast<uint64_t>(v);
+  }
+  phys_offset = static_cast<int64_t>(x);
+  return true;
+}
+
+} // namespace rmq::storage

@@ -1,0 +1,197 @@
+#include "runtime/storage/message_store.hpp"
+
+#include <chrono>
+
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "messages/errors.hpp"
+#include "runtime/log.hpp"
+#include "runtime/storage/log_format.hpp"
+
+namespace rmq::storage {
+
+int64_t wall_clock_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch())
+    .count();
+}
+
+message_store::message_store(const store_config& cfg)
+  : cfg_(cfg), log_(cfg), index_(cfg), dedup_(cfg.dedup_window) {
+  // nop
+}
+
+message_store::~message_store() {
+  // Deliberately no close(): dropping an unclosed store is a crash.
+}
+
+caf::error message_store::close() {
+  std::lock_guard<std::mutex> w{writer_mtx_};
+  std::lock_guard<std::mutex> r{reader_mtx_};
+  if (closed_)
+    return caf::none;
+  // Never mark a store clean whose flushes failed: recover it next time.
+  if (failed_)
+    return make_error(errc::io_error, "store closed after a failed flush");
+  auto end = log_.write_offset();
+  if (auto res = log_.sync(end); !res)
+    return std::move(res.error());
+  if (auto err = dispatch_locked(end))
+    return err;
+  if (auto err = save_checkpoint_locked())
+    return err;
+  closed_ = true;
+  ::unlink((cfg_.dir + "/abort").c_str());
+  RMQ_INFO("store", "closed " << cfg_.dir << " at offset " << end);
+  return caf::none;
+}
+
+// -- writer -------------------------------------------------------------------
+
+caf::error message_store::writable() const {
+  if (closed_)
+    return make_error(errc::service_not_available, "store is closed");
+  if (failed_)
+    return make_error(errc::io_error,
+                      "store is read-only: a flush to disk failed");
+  auto usage = disk_usage_.load();
+  if (usage > cfg_.disk_full_ratio)
+    return make_error(errc::disk_full,
+                      "disk " + std::to_string(static_cast<int>(usage * 100))
+                        + "% used, limit "
+                        + std::to_string(
+                          static_cast<int>(cfg_.disk_full_ratio * 100))
+                        + "%");
+  return caf::none;
+}
+
+void message_store::refresh_disk_usage() {
+  struct statvfs st;
+  if (statvfs(cfg_.dir.c_str(), &st) != 0 || st.f_blocks == 0)
+    return;
+  disk_usage_ = 1.0 - static_cast<double>(st.f_bavail)
+                        / static_cast<double>(st.f_blocks);
+}
+
+put_result message_store::put_locked(const store_message& msg,
+                                     int64_t store_ts, int64_t now_ms) {
+  put_result res;
+  if (msg.topic.empty() || msg.topic.size() > 255) {
+    res.error = make_error(errc::message_illegal,
+                           "topic must have 1..255 bytes");
+    return res;
+  }
+  if (msg.queue_id < 0 || msg.queue_id >= 65536) {
+    res.error = make_error(errc::invalid_parameter,
+                           "queue id " + std::to_string(msg.queue_id)
+                             + " out of range");
+    return res;
+  }
+  if (msg.body.size() > cfg_.max_message_size) {
+    res.error = make_error(errc::message_illegal,
+                           "body of " + std::to_string(msg.body.size())
+                             + " bytes exceeds max_message_size "
+                             + std::to_string(cfg_.max_message_size));
+    return res;
+  }
+  if (msg.properties.size() > cfg_.max_properties_size) {
+    res.error = make_error(errc::properties_size_exceeded,
+                           "properties of "
+                             + std::to_string(msg.properties.size())
+                             + " bytes exceed "
+                             + std::to_string(cfg_.max_properties_size));
+    return res;
+  }
+  auto size = record_size(msg);
+  if (size + end_of_file_min_blank > cfg_.segment_size) {
+    res.error = make_error(errc::message_illegal,
+                           "record does not fit in a segment");
+    return res;
+  }
+  auto uniq = find_property(msg.properties, property_uniq_key);
+  if (!uniq.empty())
+    if (auto prev = dedup_.find(uniq, now_ms)) {
+      res = *prev;
+      res.duplicate = true;
+      return res;
+    }
+  auto i = next_offsets_.find(msg.topic);
+  if (i == next_offsets_.end())
+    i = next_offsets_.emplace(msg.topic, std::vector<int64_t>{}).first;
+  auto qid = static_cast<size_t>(msg.queue_id);
+  if (i->second.size() <= qid)
+    i->second.resize(qid + 1, 0);
+  auto& next = i->second[qid];
+  record_stamp stamp{next, 0, store_ts, cfg_.store_ip, cfg_.store_port};
+  if (auto err = log_.append(msg, size, stamp)) {
+    res.error = std::move(err);
+    return res;
+  }
+  ++next;
+  res.queue_offset = stamp.queue_offset;
+  res.phys_offset = stamp.phys_offset;
+  res.size = static_cast<int32_t>(size);
+  res.store_timestamp = store_ts;
+  if (!uniq.empty())
+    dedup_.insert(uniq, res, now_ms);
+  return res;
+}
+
+put_result message_store::put(const store_message& msg, int64_t store_ts,
+                              int64_t now_ms) {
+  std::lock_guard<std::mutex> guard{writer_mtx_};
+  if (auto err = writable()) {
+    put_result res;
+    res.error = std::move(err);
+    return res;
+  }
+  return put_locked(msg, store_ts, now_ms);
+}
+
+std::vector<put_result>
+message_store::put(const std::vector<store_message>& batch, int64_t store_ts,
+                   int64_t now_ms) {
+  std::vector<put_result> results;
+  results.reserve(batch.size());
+  std::lock_guard<std::mutex> guard{writer_mtx_};
+  auto err = writable();
+  for (auto& msg : batch) {
+    if (err) {
+      results.emplace_back().error = err;
+      continue;
+    }
+    results.push_back(put_locked(msg, store_ts, now_ms));
+  }
+  return results;
+}
+
+size_t message_store::delete_expired(int64_t now_wall_ms) {
+  std::lock_guard<std::mutex> guard{writer_mtx_};
+  size_t force = disk_usage_.load() > cfg_.disk_clean_ratio ? 1 : 0;
+  auto safe = std::min(log_.flushed_offset(), dispatched_.load());
+  return log_.delete_expired(now_wall_ms, cfg_.retention.count(), force,
+                             safe);
+}
+
+size_t message_store::dedup_size() {
+  std::lock_guard<std::mutex> guard{writer_mtx_};
+  return dedup_.size();
+}
+
+// -- flush ----------------------------------------------------------------------
+
+caf::expected<int64_t> message_store::flush(int64_t up_to) {
+  if (failed_)
+    return make_error(errc::io_error,
+                      "store is read-only: a flush to disk failed");
+  auto res = log_.sync(up_to);
+  if (!res) {
+    failed_ = true;
+    RMQ_ERROR("store", "flush failed, refusing writes from now on: "
+                         << describe(res.error()));
+  }
+  return res;
+}
+
+} // namespace rmq::storage

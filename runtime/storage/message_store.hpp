@@ -1,0 +1,174 @@
+// The message store facade (RocketMQ DefaultMessageStore): commit log,
+// consume queues, index, checkpoint, dedup and limits behind one object.
+//
+// Threads: the three store actors share one instance, each calling only its
+// own part. Writer part (commit-log actor): put, delete_expired,
+// refresh_disk_usage. Flush part (flush actor): flush. Dispatcher part:
+// dispatch, save_checkpoint, clean_consume_queues and every read. Each part
+// takes its own uncontended mutex, so `close` can stop them all safely.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "caf/error.hpp"
+#include "caf/expected.hpp"
+
+#include "messages/store.hpp"
+#include "runtime/storage/checkpoint.hpp"
+#include "runtime/storage/commit_log.hpp"
+#include "runtime/storage/consume_queue.hpp"
+#include "runtime/storage/dedup_table.hpp"
+#include "runtime/storage/index_service.hpp"
+#include "runtime/storage/store_config.hpp"
+
+namespace rmq::storage {
+
+/// Milliseconds since the epoch (store timestamps, file ages).
+int64_t wall_clock_ms();
+
+/// What recovery did, for logs, dumps and tests.
+struct recovery_info {
+  bool crashed = false;     // the abort marker was there
+  int64_t scan_from = 0;    // first scanned commit-log offset
+  int64_t end_offset = 0;   // end of the last valid record
+  int64_t records = 0;      // records verified
+  int64_t duration_us = 0;
+};
+
+class message_store {
+public:
+  /// Opens `cfg.dir` and recovers it (section 2.3 of the reference);
+  /// `now_ms` is the caller's clock for the dedup window.
+  static caf::expected<std::shared_ptr<message_store>>
+  open(const store_config& cfg, int64_t now_ms);
+
+  /// Without `close`, the store is left as a crash would leave it.
+  ~message_store();
+
+  /// Clean shutdown: flush, dispatch, checkpoint, remove the abort marker.
+  caf::error close();
+
+  // -- writer -----------------------------------------------------------------
+
+  /// Validates, deduplicates and appends one message. `store_ts` is the wall
+  /// clock, `now_ms` the caller's clock for the dedup window.
+  put_result put(const store_message& msg, int64_t store_ts, int64_t now_ms);
+
+  /// Appends a batch under one lock; one result per message.
+  std::vector<put_result> put(const std::vector<store_message>& batch,
+                              int64_t store_ts, int64_t now_ms);
+
+  /// Why writes are refused now, if they are (failed flush, disk full).
+  caf::error writable() const;
+
+  /// Re-reads the disk usage of the store's file system.
+  void refresh_disk_usage();
+
+  /// Deletes expired segments (or the oldest one when the disk is above the
+  /// clean ratio); never beyond what is flushed and dispatched.
+  size_t delete_expired(int64_t now_wall_ms);
+
+  // -- flush --------------------------------------------------------------------
+
+  /// Makes the commit log durable up to `up_to`. A failure makes the store
+  /// refuse all further writes: after a failed fdatasync nothing written
+  /// before it can be trusted to reach the disk.
+  caf::expected<int64_t> flush(int64_t up_to);
+
+  // -- dispatcher -------------------------------------------------------------
+
+  /// Builds consume-queue units and index entries for records up to `up_to`.
+  caf::error dispatch(int64_t up_to);
+
+  /// Syncs consume queues and index, then writes the checkpoint.
+  caf::error save_checkpoint();
+
+  /// Moves queue minimums past deleted segments and drops unused files.
+  void clean_consume_queues();
+
+  get_message_result get_messages(const get_message_request& req);
+  queue_offsets offsets(const std::string& topic, int32_t queue_id);
+  int64_t search_offset(const search_offset_request& req);
+  caf::expected<std::string> lookup(int64_t phys_offset);
+  query_message_result query(const query_message_request& req);
+
+  // -- state --------------------------------------------------------------------
+
+  int64_t write_offset() const {
+    return log_.write_offset();
+  }
+
+  int64_t flushed_offset() const {
+    return log_.flushed_offset();
+  }
+
+  int64_t dispatched_offset() const {
+    return dispatched_.load(std::memory_order_acquire);
+  }
+
+  int64_t min_offset() const {
+    return log_.min_offset();
+  }
+
+  double disk_usage() const {
+    return disk_usage_.load();
+  }
+
+  const recovery_info& recovery() const {
+    return recovery_;
+  }
+
+  const store_config& config() const {
+    return cfg_;
+  }
+
+  size_t consume_queue_count();
+  size_t dedup_size();
+
+  commit_log& log() {
+    return log_;
+  }
+
+  explicit message_store(const store_config& cfg);
+
+private:
+  caf::error recover(int64_t now_ms);
+  caf::error load_consume_queues();
+  consume_queue* find_queue(std::string_view topic, int32_t queue_id);
+  caf::expected<consume_queue*> get_or_create_queue(std::string_view topic,
+                                                    int32_t queue_id);
+  caf::error dispatch_record(const record_view& rec, int64_t phys);
+  caf::error dispatch_locked(int64_t up_to);
+  caf::error save_checkpoint_locked();
+  put_result put_locked(const store_message& msg, int64_t store_ts,
+                        int64_t now_ms);
+
+  store_config cfg_;
+  commit_log log_;
+  index_service index_;
+  dedup_table dedup_;
+  recovery_info recovery_;
+
+  // Writer part.
+  std::mutex writer_mtx_;
+  std::map<std::string, std::vector<int64_t>, std::less<>> next_offsets_;
+
+  // Dispatcher part.
+  std::mutex reader_mtx_;
+  using queue_list = std::vector<std::unique_ptr<consume_queue>>;
+  std::map<std::string, queue_list, std::less<>> queues_;
+  std::atomic<int64_t> dispatched_{0};
+  int64_t last_store_ts_ = 0;
+
+  std::atomic<bool> failed_{false};
+  std::atomic<bool> closed_{false};
+  std::atomic<double> disk_usage_{0.0};
+};
+
+} // namespace rmq::storage

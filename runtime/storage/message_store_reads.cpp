@@ -1,0 +1,177 @@
+// Reads (dispatcher part of message_store): records of a queue, queue
+// offsets, lookups by phys offset, by time and by key (RocketMQ
+// DefaultMessageStore#getMessage, #getOffsetInQueueByTime, #queryMessage).
+#include "runtime/storage/message_store.hpp"
+
+#include <algorithm>
+
+#include "messages/errors.hpp"
+#include "runtime/storage/log_format.hpp"
+
+namespace rmq::storage {
+
+namespace {
+
+// Units scanned per read at most, so a selective tag filter cannot make one
+// read walk a whole queue (RocketMQ maxFilterMessageSize: 16 000).
+constexpr int64_t max_scan_units = 16000;
+
+} // namespace
+
+get_message_result message_store::get_messages(const get_message_request& req) {
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  get_message_result res;
+  auto set = [&](get_status st) { res.status = static_cast<uint8_t>(st); };
+  auto cq = find_queue(req.topic, req.queue_id);
+  if (cq == nullptr || cq->max_offset() == 0) {
+    set(get_status::no_message_in_queue);
+    res.next_begin_offset = 0;
+    return res;
+  }
+  res.min_offset = cq->min_offset();
+  res.max_offset = cq->max_offset();
+  if (req.offset < res.min_offset) {
+    set(get_status::offset_too_small);
+    res.next_begin_offset = res.min_offset;
+    return res;
+  }
+  if (req.offset == res.max_offset) {
+    set(get_status::offset_overflow_one);
+    res.next_begin_offset = req.offset;
+    return res;
+  }
+  if (req.offset > res.max_offset) {
+    set(get_status::offset_overflow_badly);
+    res.next_begin_offset = res.max_offset;
+    return res;
+  }
+  auto log_min = log_.min_offset();
+  auto offset = req.offset;
+  auto end = std::min(res.max_offset, req.offset + max_scan_units);
+  bool found_null = false;
+  for (; offset < end; ++offset) {
+    if (static_cast<int32_t>(res.phys_offsets.size()) >= req.max_count)
+      break;
+    cq_unit u;
+    if (!cq->get(offset, u) || u.blank())
+      continue;
+    if (u.phys_offset < log_min) {
+      found_null = true; // deleted by retention
+      continue;
+    }
+    if (!req.tag_codes.empty()
+        && std::find(req.tag_codes.begin(), req.tag_codes.end(), u.tags_code)
+             == req.tag_codes.end())
+      continue;
+    if (!res.phys_offsets.empty()
+        && res.buffer.size() + static_cast<size_t>(u.size)
+             > static_cast<size_t>(req.max_bytes))
+      break;
+    if (log_.read_record(u.phys_offset, res.buffer)) {
+      found_null = true;
+      continue;
+    }
+    res.phys_offsets.push_back(u.phys_offset);
+    res.queue_offsets.push_back(offset);
+  }
+  res.next_begin_offset = offset;
+  if (!res.phys_offsets.empty())
+    set(get_status::found);
+  else if (found_null)
+    set(get_status::offset_found_null);
+  else
+    set(get_status::no_matched_message);
+  return res;
+}
+
+queue_offsets message_store::offsets(const std::string& topic,
+                                     int32_t queue_id) {
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  auto cq = find_queue(topic, queue_id);
+  if (cq == nullptr)
+    return {};
+  return {cq->min_offset(), cq->max_offset()};
+}
+
+int64_t message_store::search_offset(const search_offset_request& req) {
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  auto cq = find_queue(req.topic, req.queue_id);
+  if (cq == nullptr)
+    return 0;
+  // Binary search on store timestamps; blank or deleted units count as old.
+  auto ts_at = [&](int64_t off) -> int64_t {
+    cq_unit u;
+    mapped_file_ptr hold;
+    size_t avail = 0;
+    if (!cq->get(off, u) || u.blank())
+      return INT64_MIN;
+    auto ptr = log_.at(u.phys_offset, hold, avail);
+    return ptr ? stored_timestamp(ptr) : INT64_MIN;
+  };
+  auto lo = cq->min_offset();
+  auto hi = cq->max_offset();
+  while (lo < hi) {
+    auto mid = lo + (hi - lo) / 2;
+    if (ts_at(mid) < req.timestamp)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+caf::expected<std::string> message_store::lookup(int64_t phys_offset) {
+  std::string out;
+  if (auto err = log_.read_record(phys_offset, out))
+    return err;
+  return out;
+}
+
+query_message_result
+message_store::query(const query_message_request& req) {
+  query_message_result res;
+  auto max = static_cast<size_t>(std::max(req.max_num, 0));
+  std::vector<int64_t> candidates;
+  {
+    std::lock_guard<std::mutex> guard{reader_mtx_};
+    // Ask for more than `max`: collisions and other topics are filtered.
+    candidates = index_.query(req.topic, req.key, req.begin_timestamp,
+                              req.end_timestamp, max * 4 + 16);
+  }
+  int64_t by_id = -1;
+  if (parse_offset_msg_id(req.key, by_id))
+    candidates.insert(candidates.begin(), by_id);
+  for (auto phys : candidates) {
+    if (res.phys_offsets.size() >= max)
+      break;
+    if (std::find(res.phys_offsets.begin(), res.phys_offsets.end(), phys)
+        != res.phys_offsets.end())
+      continue;
+    std::string rec_bytes;
+    if (log_.read_record(phys, rec_bytes))
+      continue;
+    record_view rec;
+    decode_record(rec_bytes.data(), rec_bytes.size(), rec, false);
+    if (rec.topic != req.topic || rec.store_timestamp < req.begin_timestamp
+        || rec.store_timestamp > req.end_timestamp)
+      continue;
+    bool match = phys == by_id
+                 || find_property(rec.properties, property_uniq_key)
+                      == req.key;
+    auto keys = find_property(rec.properties, property_keys);
+    while (!match && !keys.empty()) {
+      auto sp = keys.find(' ');
+      match = keys.substr(0, sp) == req.key;
+      if (sp == std::string_view::npos)
+        break;
+      keys.remove_prefix(sp + 1);
+    }
+    if (!match)
+      continue;
+    res.buffer += rec_bytes;
+    res.phys_offsets.push_back(phys);
+  }
+  return res;
+}
+
+} // namespace rmq::storage

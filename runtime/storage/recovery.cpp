@@ -1,0 +1,260 @@
+// Opening a store: recovery after a clean shutdown or a crash, and the
+// dispatch of commit-log records into consume queues and the index (RocketMQ
+// DefaultMessageStore#recover, ReputMessageService). See docs/storage.md.
+#include "runtime/storage/message_store.hpp"
+
+#include <chrono>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "messages/errors.hpp"
+#include "runtime/log.hpp"
+#include "runtime/storage/log_format.hpp"
+
+namespace fs = std::filesystem;
+
+namespace rmq::storage {
+
+caf::expected<std::shared_ptr<message_store>>
+message_store::open(const store_config& cfg, int64_t now_ms) {
+  auto st = std::make_shared<message_store>(cfg);
+  if (auto err = st->recover(now_ms))
+    return err;
+  return st;
+}
+
+caf::error message_store::load_consume_queues() {
+  std::error_code ec;
+  auto root = cfg_.dir + "/consumequeue";
+  for (auto& topic_dir : fs::directory_iterator(root, ec)) {
+    if (!topic_dir.is_directory())
+      continue;
+    auto topic = topic_dir.path().filename().string();
+    for (auto& qdir : fs::directory_iterator(topic_dir.path(), ec)) {
+      auto name = qdir.path().filename().string();
+      if (name.empty() || name.find_first_not_of("0123456789")
+                            != std::string::npos)
+        continue;
+      auto cq = std::make_unique<consume_queue>(cfg_, topic, std::stoi(name));
+      if (auto err = cq->load())
+        return err;
+      auto& list = queues_[topic];
+      auto qid = static_cast<size_t>(cq->queue_id());
+      if (list.size() <= qid)
+        list.resize(qid + 1);
+      list[qid] = std::move(cq);
+    }
+  }
+  return caf::none;
+}
+
+caf::error message_store::recover(int64_t now_ms) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (auto err = make_dirs(cfg_.dir + "/consumequeue"))
+    return err;
+  auto abort_path = cfg_.dir + "/abort";
+  recovery_.crashed = ::access(abort_path.c_str(), F_OK) == 0;
+  auto cp = checkpoint::load(cfg_.dir + "/checkpoint");
+  if (auto err = log_.load())
+    return err;
+  if (auto err = index_.load())
+    return err;
+  if (auto err = load_consume_queues())
+    return err;
+  auto each_queue = [this](auto f) {
+    for (auto& kvp : queues_)
+      for (auto& cq : kvp.second)
+        if (cq)
+          f(*cq);
+  };
+  // After a crash, units past the checkpoint may be half written (a unit
+  // can straddle pages): drop them, they are rebuilt below.
+  if (recovery_.crashed)
+    each_queue([&](consume_queue& cq) {
+      cq.truncate_dirty(cp.dispatched_offset);
+    });
+  int64_t cq_end = 0;
+  each_queue([&](consume_queue& cq) {
+    cq_end = std::max(cq_end, cq.max_phys_end());
+  });
+  // Always verify at least the last segment: a damaged tail must be found
+  // even after a clean shutdown.
+  auto from = std::min({cp.dispatched_offset, cq_end,
+                        log_.last_segment_base()});
+  recovery_.scan_from = from;
+  auto window_start = wall_clock_ms() - cfg_.dedup_window.count();
+  caf::error dispatch_err;
+  auto end = log_.recover(
+    from, cfg_.check_crc_on_recover,
+    [&](const record_view& rec, int64_t phys) {
+      ++recovery_.records;
+      if (!dispatch_err)
+        dispatch_err = dispatch_record(rec, phys);
+      auto uniq = find_property(rec.properties, property_uniq_key);
+      if (!uniq.empty() && rec.store_timestamp >= window_start) {
+        put_result res;
+        res.queue_offset = rec.queue_offset;
+        res.phys_offset = phys;
+        res.size = rec.total_size;
+        res.store_timestamp = rec.store_timestamp;
+        dedup_.insert(uniq, res, now_ms);
+      }
+    });
+  if (!end)
+    return std::move(end.error());
+  if (dispatch_err)
+    return dispatch_err;
+  recovery_.end_offset = *end;
+  // Units that point past the end of the log (the log was cut) go.
+  each_queue([&](consume_queue& cq) {
+    cq.truncate_dirty(*end);
+    if (cq.max_offset() > 0) {
+      auto& offs = next_offsets_[cq.topic()];
+      auto qid = static_cast<size_t>(cq.queue_id());
+      if (offs.size() <= qid)
+        offs.resize(qid + 1, 0);
+      offs[qid] = cq.max_offset();
+    }
+  });
+  dispatched_ = *end;
+  // What recovery found is only in the page cache so far.
+  if (auto res = log_.sync(*end); !res)
+    return std::move(res.error());
+  if (auto err = save_checkpoint_locked())
+    return err;
+  auto fd = ::open(abort_path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return make_error(errc::io_error, "cannot create " + abort_path);
+  ::close(fd);
+  recovery_.duration_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::steady_clock::now() - t0)
+                            .count();
+  RMQ_INFO("store", "recovered " << cfg_.dir << ": "
+                                 << (recovery_.crashed ? "after a crash"
+                                                       : "clean")
+                                 << ", scanned " << recovery_.records
+                                 << " records from " << from << ", end "
+                                 << *end << ", " << recovery_.duration_us
+                                 << " us");
+  return caf::none;
+}
+
+consume_queue* message_store::find_queue(std::string_view topic,
+                                         int32_t queue_id) {
+  auto i = queues_.find(topic);
+  if (i == queues_.end() || queue_id < 0
+      || static_cast<size_t>(queue_id) >= i->second.size())
+    return nullptr;
+  return i->second[static_cast<size_t>(queue_id)].get();
+}
+
+caf::expected<consume_queue*>
+message_store::get_or_create_queue(std::string_view topic, int32_t queue_id) {
+  if (auto cq = find_queue(topic, queue_id))
+    return cq;
+  if (queue_id < 0)
+    return make_error(errc::corrupt_data, "negative queue id");
+  auto i = queues_.find(topic);
+  if (i == queues_.end())
+    i = queues_.emplace(std::string{topic}, queue_list{}).first;
+  auto qid = static_cast<size_t>(queue_id);
+  if (i->second.size() <= qid)
+    i->second.resize(qid + 1);
+  i->second[qid] = std::make_unique<consume_queue>(cfg_, std::string{topic},
+                                                   queue_id);
+  return i->second[qid].get();
+}
+
+caf::error message_store::dispatch_record(const record_view& rec,
+                                          int64_t phys) {
+  auto cq = get_or_create_queue(rec.topic, rec.queue_id);
+  if (!cq)
+    return std::move(cq.error());
+  auto tags = tags_code(find_property(rec.properties, property_tags));
+  if (auto err = (*cq)->put(rec.queue_offset, {phys, rec.total_size, tags}))
+    return err;
+  last_store_ts_ = rec.store_timestamp;
+  return index_.put(rec, phys);
+}
+
+caf::error message_store::dispatch_locked(int64_t up_to) {
+  up_to = std::min(up_to, log_.write_offset());
+  auto d = dispatched_.load(std::memory_order_relaxed);
+  mapped_file_ptr hold;
+  while (d < up_to) {
+    size_t avail = 0;
+    auto ptr = log_.at(d, hold, avail);
+    if (ptr == nullptr)
+      break;
+    record_view rec;
+    auto st = decode_record(ptr, avail, rec, false);
+    if (st == decode_status::blank) {
+      d = hold->base_offset() + static_cast<int64_t>(hold->size());
+      continue;
+    }
+    if (st != decode_status::ok)
+      return make_error(errc::corrupt_data,
+                        "dispatch: no valid record at " + std::to_string(d));
+    if (auto err = dispatch_record(rec, d))
+      return err;
+    d += rec.total_size;
+  }
+  dispatched_.store(d, std::memory_order_release);
+  return caf::none;
+}
+
+caf::error message_store::dispatch(int64_t up_to) {
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  if (closed_)
+    return make_error(errc::service_not_available, "store is closed");
+  return dispatch_locked(up_to);
+}
+
+caf::error message_store::save_checkpoint_locked() {
+  // Order matters: queues and index must be durable before the checkpoint
+  // says so.
+  for (auto& kvp : queues_)
+    for (auto& cq : kvp.second)
+      if (cq)
+        if (auto err = cq->sync())
+          return err;
+  if (auto err = index_.sync())
+    return err;
+  checkpoint cp;
+  cp.physic_msg_timestamp = last_store_ts_;
+  cp.logics_msg_timestamp = last_store_ts_;
+  cp.index_msg_timestamp = last_store_ts_;
+  cp.confirm_phy_offset = log_.flushed_offset();
+  cp.dispatched_offset = std::min(dispatched_.load(), log_.flushed_offset());
+  return cp.save(cfg_.dir + "/checkpoint");
+}
+
+caf::error message_store::save_checkpoint() {
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  if (closed_)
+    return make_error(errc::service_not_available, "store is closed");
+  return save_checkpoint_locked();
+}
+
+void message_store::clean_consume_queues() {
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  auto min = log_.min_offset();
+  for (auto& kvp : queues_)
+    for (auto& cq : kvp.second)
+      if (cq)
+        cq->correct_min_offset(min);
+  index_.delete_below(min);
+}
+
+size_t message_store::consume_queue_count() {
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  size_t n = 0;
+  for (auto& kvp : queues_)
+    for (auto& cq : kvp.second)
+      n += cq ? 1 : 0;
+  return n;
+}
+
+} // namespace rmq::storage

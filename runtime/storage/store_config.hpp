@@ -1,0 +1,77 @@
+// Settings of one message store (RocketMQ MessageStoreConfig), with
+// RocketMQ's defaults; tests shrink the sizes.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace rmq::storage {
+
+enum class flush_mode { async, sync };
+
+/// Failures a test can inject into file operations (LevelDB's ForceError):
+/// each counter makes that many next calls fail.
+struct fault_injection {
+  std::atomic<int> fail_sync{0};
+  std::atomic<int> fail_allocate{0};
+};
+
+struct store_config {
+  /// Root folder: commitlog/, consumequeue/, index/, checkpoint, abort.
+  std::string dir;
+
+  /// Size of a commit-log segment file (RocketMQ: 1 GiB).
+  size_t segment_size = size_t{1} << 30;
+
+  /// Units per consume-queue file (RocketMQ: 300 000 x 20 B).
+  size_t cq_units_per_file = 300'000;
+
+  /// Index file geometry (RocketMQ: 5 000 000 slots, 20 000 000 entries).
+  uint32_t index_slots = 500'000;
+  uint32_t index_entries = 2'000'000;
+
+  flush_mode flush = flush_mode::async;
+
+  /// Async flush: period, and the dirty bytes that make a period flush.
+  std::chrono::milliseconds flush_interval{500};
+  size_t flush_least_bytes = 16 * 1024;
+  /// Async flush: flush everything this often even if little is dirty.
+  std::chrono::milliseconds flush_thorough_interval{10'000};
+  /// Async flush: flush at once when this much is dirty.
+  size_t flush_eager_bytes = 64 * 1024 * 1024;
+
+  /// Largest body (RocketMQ maxMessageSize).
+  size_t max_message_size = 4 * 1024 * 1024;
+  /// Largest properties field (RocketMQ: 32 767, the int16 length).
+  size_t max_properties_size = 32767;
+
+  /// Dedup window for messages carrying a unique id; zero turns it off.
+  std::chrono::milliseconds dedup_window{std::chrono::minutes{5}};
+
+  /// Segments older than this are deleted (RocketMQ fileReservedTime).
+  std::chrono::milliseconds retention{std::chrono::hours{72}};
+  /// Above this disk use, old segments are deleted even if not expired.
+  double disk_clean_ratio = 0.85;
+  /// Above this disk use, writes are refused (disk_full).
+  double disk_full_ratio = 0.90;
+
+  /// Verify body CRCs during recovery (RocketMQ checkCRCOnRecover).
+  bool check_crc_on_recover = true;
+
+  /// Back-pressure: appended-but-unacknowledged bytes above `high` refuse
+  /// new sends (system_busy) until they fall below `low`.
+  size_t pending_high_watermark = 64 * 1024 * 1024;
+  size_t pending_low_watermark = 32 * 1024 * 1024;
+
+  /// Store host written into every record (IPv4, host byte order).
+  uint32_t store_ip = 0x7F000001;
+  uint32_t store_port = 10911;
+
+  std::shared_ptr<fault_injection> faults;
+};
+
+} // namespace rmq::storage

@@ -1,0 +1,223 @@
+// One test per recovery rule (after LevelDB's db/log_test.cc): damage the
+// files the way a crash or a bad disk would, reopen, check what survives.
+#include "runtime/storage/message_store.hpp"
+
+#include <filesystem>
+
+#include <doctest/doctest.h>
+
+#include "tests/runtime/store_test_util.hpp"
+
+using namespace rmq;
+using namespace rmq::storage;
+
+namespace {
+
+struct fixture {
+  test::temp_dir dir;
+  store_config cfg = test::small_config(dir.path());
+
+  std::shared_ptr<message_store> open() {
+    return test::open_store(cfg);
+  }
+
+  // Writes n messages, returns the results, leaves the store open or
+  // closes it cleanly.
+  std::vector<put_result> write(int n, bool clean) {
+    auto st = open();
+    auto res = test::put_n(*st, n);
+    if (clean)
+      REQUIRE_FALSE(st->close());
+    return res;
+  }
+
+  std::vector<std::string> names(int first, int n) {
+    std::vector<std::string> result;
+    for (int i = first; i < first + n; ++i)
+      result.push_back("m" + std::to_string(i));
+    return result;
+  }
+};
+
+} // namespace
+
+TEST_SUITE("runtime.recovery") {
+
+TEST_CASE_FIXTURE(fixture, "a clean restart keeps every offset") {
+  auto res = write(20, true);
+  auto st = open();
+  CHECK_FALSE(st->recovery().crashed);
+  CHECK_EQ(st->write_offset(), res.back().phys_offset + res.back().size);
+  CHECK_EQ(st->offsets("T", 0), queue_offsets{0, 20});
+  CHECK_EQ(test::read_all(*st), names(0, 20));
+  auto next = st->put(test::make_message("T", 0, "m20"), 1, 0);
+  CHECK_EQ(next.queue_offset, 20);
+}
+
+TEST_CASE_FIXTURE(fixture, "a restart after a crash keeps every record") {
+  write(20, false);
+  auto st = open();
+  CHECK(st->recovery().crashed);
+  CHECK_EQ(test::read_all(*st), names(0, 20));
+}
+
+TEST_CASE_FIXTURE(fixture, "a flipped byte in the last record is cut on a "
+                           "clean restart") {
+  auto res = write(10, true);
+  auto& last = res.back();
+  test::flip_byte(test::segment_path(dir.path(), 0),
+                  static_cast<size_t>(last.phys_offset + last.size - 1));
+  auto st = open();
+  CHECK_EQ(st->write_offset(), last.phys_offset);
+  CHECK_EQ(st->offsets("T", 0), queue_offsets{0, 9});
+  CHECK_EQ(test::read_all(*st), names(0, 9));
+  // The store takes writes afterwards, continuing the queue offsets.
+  test::put_n(*st, 1, 100);
+  CHECK_EQ(st->offsets("T", 0).max_offset, 10);
+  REQUIRE_FALSE(st->close());
+  auto again = open();
+  auto all = names(0, 9);
+  all.push_back("m100");
+  CHECK_EQ(test::read_all(*again), all);
+}
+
+TEST_CASE_FIXTURE(fixture, "a flipped byte in the last record is cut after "
+                           "a crash") {
+  auto res = write(10, false);
+  auto& last = res.back();
+  test::flip_byte(test::segment_path(dir.path(), 0),
+                  static_cast<size_t>(last.phys_offset + 88)); // body
+  auto st = open();
+  CHECK(st->recovery().crashed);
+  CHECK_EQ(st->write_offset(), last.phys_offset);
+  CHECK_EQ(test::read_all(*st), names(0, 9));
+  CHECK_EQ(st->put(test::make_message("T", 0, "x"), 1, 0).queue_offset, 9);
+}
+
+TEST_CASE_FIXTURE(fixture, "a torn last record (truncated file) is cut") {
+  auto res = write(10, false);
+  auto& last = res.back();
+  test::truncate_file(test::segment_path(dir.path(), 0),
+                      static_cast<size_t>(last.phys_offset + last.size / 2));
+  auto st = open();
+  CHECK_EQ(st->write_offset(), last.phys_offset);
+  CHECK_EQ(test::read_all(*st), names(0, 9));
+  test::put_n(*st, 3, 9);
+  CHECK_EQ(test::read_all(*st), names(0, 12));
+}
+
+TEST_CASE_FIXTURE(fixture, "a corrupt record in the middle cuts everything "
+                           "after it") {
+  auto res = write(10, true);
+  test::flip_byte(test::segment_path(dir.path(), 0),
+                  static_cast<size_t>(res[4].phys_offset + 6)); // magic
+  auto st = open();
+  CHECK_EQ(st->write_offset(), res[4].phys_offset);
+  CHECK_EQ(test::read_all(*st), names(0, 4));
+  // Bytes of the cut records can never come back as records.
+  test::put_n(*st, 1, 50);
+  REQUIRE_FALSE(st->close());
+  auto again = open();
+  auto expected = names(0, 4);
+  expected.push_back("m50");
+  CHECK_EQ(test::read_all(*again), expected);
+}
+
+TEST_CASE_FIXTURE(fixture, "a cut in an earlier segment drops later "
+                           "segments") {
+  cfg.segment_size = 4096;
+  auto st = open();
+  std::vector<put_result> res;
+  for (int i = 0; i < 7; ++i)
+    res.push_back(st->put(test::make_message("T", 0, std::string(1000, 'x')),
+                          1, 0));
+  REQUIRE(st->flush(st->write_offset()));
+  REQUIRE_EQ(st->log().segment_count(), 3u);
+  st.reset(); // crash
+  test::flip_byte(test::segment_path(dir.path(), 4096), 100);
+  st = open();
+  CHECK_EQ(st->write_offset(), 4096);
+  CHECK_EQ(st->offsets("T", 0).max_offset, 3);
+  CHECK_EQ(st->log().segment_count(), 2u);
+  CHECK_FALSE(std::filesystem::exists(test::segment_path(dir.path(), 8192)));
+}
+
+TEST_CASE_FIXTURE(fixture, "consume queues ahead of the commit log are "
+                           "trimmed") {
+  auto res = write(10, true);
+  // Cut the log under the queue: its last 3 units point past the end.
+  test::truncate_file(test::segment_path(dir.path(), 0),
+                      static_cast<size_t>(res[7].phys_offset));
+  auto st = open();
+  CHECK_EQ(st->offsets("T", 0), queue_offsets{0, 7});
+  CHECK_EQ(st->put(test::make_message("T", 0, "x"), 1, 0).queue_offset, 7);
+}
+
+TEST_CASE_FIXTURE(fixture, "consume queues behind the commit log are rebuilt "
+                           "after a crash") {
+  auto st = open();
+  test::put_n(*st, 10);
+  REQUIRE_FALSE(st->save_checkpoint()); // queues durable up to 10
+  test::put_n(*st, 10, 10);
+  st.reset(); // crash
+  // The last 10 units never reached the disk.
+  auto cq = dir.path() + "/consumequeue/T/0/" + offset_file_name(0);
+  std::vector<char> zeros(200, 0);
+  {
+    std::fstream f{cq, std::ios::in | std::ios::out | std::ios::binary};
+    f.seekp(200);
+    f.write(zeros.data(), 200);
+  }
+  st = open();
+  CHECK_EQ(st->offsets("T", 0), queue_offsets{0, 20});
+  CHECK_EQ(test::read_all(*st), names(0, 20));
+}
+
+TEST_CASE_FIXTURE(fixture, "deleted consume queues are rebuilt from the "
+                           "commit log") {
+  write(15, true);
+  std::filesystem::remove_all(dir.path() + "/consumequeue");
+  auto st = open();
+  CHECK_EQ(st->offsets("T", 0), queue_offsets{0, 15});
+  CHECK_EQ(test::read_all(*st), names(0, 15));
+  CHECK_EQ(st->query({"T", "nokey", 10, 0, INT64_MAX}).phys_offsets.size(),
+           0u);
+}
+
+TEST_CASE_FIXTURE(fixture, "a damaged checkpoint makes recovery scan the "
+                           "whole log") {
+  write(12, false);
+  test::flip_byte(dir.path() + "/checkpoint", 3);
+  auto st = open();
+  CHECK_EQ(st->recovery().scan_from, 0);
+  CHECK_EQ(st->recovery().records, 12);
+  CHECK_EQ(test::read_all(*st), names(0, 12));
+}
+
+TEST_CASE_FIXTURE(fixture, "index entries are rebuilt after a crash") {
+  auto st = open();
+  REQUIRE_FALSE(st->save_checkpoint());
+  for (int i = 0; i < 5; ++i)
+    st->put(test::make_message("T", 0, "b" + std::to_string(i), "", "K"), 1,
+            0);
+  REQUIRE(st->flush(st->write_offset()));
+  st.reset(); // crash before anything was dispatched
+  st = open();
+  CHECK_EQ(st->query({"T", "K", 32, 0, INT64_MAX}).phys_offsets.size(), 5u);
+}
+
+TEST_CASE_FIXTURE(fixture, "dedup survives a restart within the window") {
+  {
+    auto st = open();
+    st->put(test::make_message("T", 0, "once", "", "", "ID9"),
+            wall_clock_ms(), 0);
+    REQUIRE_FALSE(st->close());
+  }
+  auto st = open();
+  auto again = st->put(test::make_message("T", 0, "once", "", "", "ID9"),
+                       wall_clock_ms(), 0);
+  CHECK(again.duplicate);
+  CHECK_EQ(again.queue_offset, 0);
+}
+
+} // TEST_SUITE

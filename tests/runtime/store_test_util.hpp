@@ -1,0 +1,148 @@
+// Helpers for storage tests (after LevelDB's db/log_test.cc): a temp folder
+// that cleans up after itself, damage helpers, and message builders.
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "messages/errors.hpp"
+#include "messages/store.hpp"
+#include "runtime/storage/log_format.hpp"
+#include "runtime/storage/message_record.hpp"
+#include "runtime/storage/message_store.hpp"
+
+namespace rmq::test {
+
+/// A fresh folder under /tmp, removed with everything in it.
+class temp_dir {
+public:
+  temp_dir() {
+    char tmpl[] = "/tmp/rmq-store-XXXXXX";
+    auto p = mkdtemp(tmpl);
+    REQUIRE(p != nullptr);
+    path_ = p;
+  }
+
+  ~temp_dir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+
+  const std::string& path() const {
+    return path_;
+  }
+
+private:
+  std::string path_;
+};
+
+/// Flips every bit of the byte at `offset` of `file`.
+inline void flip_byte(const std::string& file, size_t offset) {
+  std::fstream f{file, std::ios::in | std::ios::out | std::ios::binary};
+  REQUIRE(f.good());
+  f.seekg(static_cast<std::streamoff>(offset));
+  char c = 0;
+  f.read(&c, 1);
+  c = static_cast<char>(~c);
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.write(&c, 1);
+}
+
+/// Cuts `file` to `size` bytes.
+inline void truncate_file(const std::string& file, size_t size) {
+  std::filesystem::resize_file(file, size);
+}
+
+/// The commit-log segment file that starts at `base`.
+inline std::string segment_path(const std::string& dir, int64_t base) {
+  return dir + "/commitlog/" + storage::offset_file_name(base);
+}
+
+inline store_message make_message(std::string topic, int32_t queue_id,
+                                  std::string body, std::string tags = "",
+                                  std::string keys = "",
+                                  std::string uniq = "") {
+  store_message msg;
+  msg.topic = std::move(topic);
+  msg.queue_id = queue_id;
+  msg.body = std::move(body);
+  msg.born_timestamp = 1'700'000'000'000;
+  msg.born_ip = 0x0A000001;
+  msg.born_port = 5000;
+  if (!tags.empty())
+    storage::append_property(msg.properties, storage::property_tags, tags);
+  if (!keys.empty())
+    storage::append_property(msg.properties, storage::property_keys, keys);
+  if (!uniq.empty())
+    storage::append_property(msg.properties, storage::property_uniq_key,
+                             uniq);
+  return msg;
+}
+
+/// A small store: 64 KiB segments, 1000-unit queues, small index.
+inline storage::store_config small_config(const std::string& dir) {
+  storage::store_config cfg;
+  cfg.dir = dir;
+  cfg.segment_size = 64 * 1024;
+  cfg.cq_units_per_file = 1000;
+  cfg.index_slots = 101;
+  cfg.index_entries = 1000;
+  cfg.max_message_size = 16 * 1024;
+  cfg.faults = std::make_shared<storage::fault_injection>();
+  return cfg;
+}
+
+inline std::shared_ptr<storage::message_store>
+open_store(const storage::store_config& cfg) {
+  auto st = storage::message_store::open(cfg, 0);
+  REQUIRE_MESSAGE(st, rmq::describe(st.error()));
+  return *st;
+}
+
+/// Appends and dispatches `n` messages "m<i>" to topic T queue 0.
+inline std::vector<put_result> put_n(storage::message_store& st, int n,
+                                     int first = 0) {
+  std::vector<put_result> results;
+  for (int i = first; i < first + n; ++i) {
+    auto res = st.put(make_message("T", 0, "m" + std::to_string(i)),
+                      1'700'000'000'000 + i, 0);
+    REQUIRE_FALSE(res.error);
+    results.push_back(res);
+  }
+  REQUIRE(st.flush(st.write_offset()));
+  REQUIRE_FALSE(st.dispatch(st.write_offset()));
+  return results;
+}
+
+/// Bodies of the records in a read result, in order.
+inline std::vector<std::string> bodies(const std::string& buffer) {
+  std::vector<std::string> result;
+  size_t pos = 0;
+  while (pos < buffer.size()) {
+    storage::record_view rec;
+    REQUIRE(storage::decode_record(buffer.data() + pos, buffer.size() - pos,
+                                   rec)
+            == storage::decode_status::ok);
+    result.emplace_back(rec.body);
+    pos += static_cast<size_t>(rec.total_size);
+  }
+  return result;
+}
+
+inline std::vector<std::string> read_all(storage::message_store& st,
+                                         const std::string& topic = "T",
+                                         int32_t qid = 0) {
+  get_message_request req;
+  req.topic = topic;
+  req.queue_id = qid;
+  req.max_count = 100000;
+  req.max_bytes = 1 << 30;
+  return bodies(st.get_messages(req).buffer);
+}
+
+} // namespace rmq::test
