@@ -14,7 +14,11 @@ std::vector<std::string> normalize_args(int argc, char** argv,
                    && arg.find('=') == std::string::npos;
     bool is_flag = std::find(flags.begin(), flags.end(), arg.substr(2))
                    != flags.end();
-    if (is_long && !is_flag && i + 1 < argc && argv[i + 1][0] != '-') {
+    if (arg.size() > 3 && arg.back() == '=') {
+      // CAF reads "--key=" as a missing value; a quoted "" is empty.
+      result.push_back(arg + "\"\"");
+    } else if (is_long && !is_flag && i + 1 < argc
+               && argv[i + 1][0] != '-') {
       result.push_back(arg + "=" + argv[i + 1]);
       ++i;
     } else {

@@ -13,7 +13,7 @@ node_config::node_config() {
 
 void node_config::apply_tuned_defaults() {
   set("scheduler.policy", caf::atom("sharing"));
-  set("scheduler.max-threads", size_t{2});
+  set("scheduler.max-threads", size_t{1});
   set("middleman.workers", size_t{0});
   // Debian's CAF compiles logging out; a CAF built with logging would
   // otherwise write log files into the working directory.

@@ -81,53 +81,6 @@ void on_down(self_ptr self, const caf::down_msg& dm) {
     });
 }
 
-caf::result<topic_route_data> route_of(self_ptr self, const std::string& topic) {
-  if (auto err = check_topic(topic))
-    return err;
-  auto rp = self->make_response_promise<topic_route_data>();
-  auto route = std::make_shared<topic_route_data>();
-  auto fail = [=](const caf::error& err) mutable { rp.deliver(err); };
-  auto& t = self->state.tables;
-  self->request(t.topics, table_timeout, caf::get_atom::value, topic)
-    .then(
-      [=](std::vector<queue_data>& qds) mutable {
-        std::vector<std::string> names;
-        for (auto& qd : qds)
-          names.push_back(qd.broker_name);
-        route->queue_datas = std::move(qds);
-        self
-          ->request(self->state.tables.addrs, table_timeout,
-                    caf::get_atom::value, names)
-          .then(
-            [=](std::vector<broker_data>& bds) mutable {
-              if (bds.empty()) {
-                rp.deliver(make_error(errc::topic_not_exist,
-                                      "no live broker serves topic "
-                                        + topic));
-                return;
-              }
-              std::vector<std::string> addrs;
-              for (auto& bd : bds)
-                for (auto& kvp : bd.broker_addrs)
-                  addrs.push_back(kvp.second);
-              route->broker_datas = std::move(bds);
-              self
-                ->request(self->state.tables.filters, table_timeout,
-                          caf::get_atom::value, addrs)
-                .then(
-                  [=](std::map<std::string, std::vector<std::string>>&
-                        filters) mutable {
-                    route->filter_server_table = std::move(filters);
-                    rp.deliver(std::move(*route));
-                  },
-                  fail);
-            },
-            fail);
-      },
-      fail);
-  return rp;
-}
-
 caf::result<cluster_info> cluster_info_of(self_ptr self) {
   auto rp = self->make_response_promise<cluster_info>();
   auto fail = [=](const caf::error& err) mutable { rp.deliver(err); };
@@ -218,8 +171,8 @@ caf::result<std::string> dump_node(self_ptr self) {
   std::vector<dumpable_actor> parts{st.tables.addrs,  st.tables.clusters,
                                     st.tables.live,   st.tables.topics,
                                     st.tables.filters, st.tables.kv,
-                                    st.writer,        st.batcher,
-                                    st.scanner};
+                                    st.reader,        st.writer,
+                                    st.batcher,       st.scanner};
   struct accumulator {
     nlohmann::json actors = nlohmann::json::array();
     size_t pending = 0;
@@ -264,11 +217,12 @@ caf::result<std::string> dump_node(self_ptr self) {
 
 namesrv_actor::behavior_type namesrv_frontend(
   namesrv_actor::stateful_pointer<namesrv_frontend_state> self,
-  namesrv_tables tables, route_writer_actor writer,
+  namesrv_tables tables, route_reader_actor reader, route_writer_actor writer,
   unregistration_batcher_actor batcher, scan_timer_actor scanner,
   namesrv_frontend_options options) {
   auto& st = self->state;
   st.tables = std::move(tables);
+  st.reader = std::move(reader);
   st.writer = std::move(writer);
   st.batcher = std::move(batcher);
   st.scanner = std::move(scanner);
@@ -307,12 +261,12 @@ namesrv_actor::behavior_type namesrv_frontend(
     [=](const wipe_write_perm_request& req) -> caf::result<write_perm_result> {
       if (auto err = check_broker_name(req.broker_name, "broker name"))
         return err;
-      return self->delegate(t.topics, req);
+      return self->delegate(self->state.writer, req);
     },
     [=](const add_write_perm_request& req) -> caf::result<write_perm_result> {
       if (auto err = check_broker_name(req.broker_name, "broker name"))
         return err;
-      return self->delegate(t.topics, req);
+      return self->delegate(self->state.writer, req);
     },
     [=](const get_all_topic_list_request& req) -> caf::result<topic_list> {
       if (!self->state.options.enable_all_topic_list)
@@ -341,7 +295,11 @@ namesrv_actor::behavior_type namesrv_frontend(
       }
       return self->delegate(self->state.writer, req);
     },
-    [=](const get_route_info_request& req) { return route_of(self, req.topic); },
+    [=](const get_route_info_request& req) -> caf::result<topic_route_data> {
+      if (auto err = check_topic(req.topic))
+        return err;
+      return self->delegate(self->state.reader, req);
+    },
     [=](const put_kv_config_request& req) -> caf::result<caf::ok_atom> {
       return self->delegate(t.kv, req);
     },

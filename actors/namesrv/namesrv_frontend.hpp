@@ -1,8 +1,7 @@
 // The one actor a NameServer publishes (RocketMQ DefaultRequestProcessor +
 // ClientRequestProcessor + BrokerHousekeepingService). It validates every
-// request, delegates single-table work to the table that owns the data,
-// multi-table writes to the route writer, assembles routes from three
-// tables, and watches registered brokers: when CAF reports a broker's
+// request, delegates reads to the table that owns the data (routes to the
+// route reader), every write to the route writer, and watches registered brokers: when CAF reports a broker's
 // connection lost, the broker is unregistered at once.
 #pragma once
 
@@ -34,6 +33,7 @@ struct namesrv_frontend_options {
 
 struct namesrv_frontend_state {
   namesrv_tables tables;
+  route_reader_actor reader;
   route_writer_actor writer;
   unregistration_batcher_actor batcher;
   scan_timer_actor scanner;
@@ -47,7 +47,7 @@ struct namesrv_frontend_state {
 
 namesrv_actor::behavior_type namesrv_frontend(
   namesrv_actor::stateful_pointer<namesrv_frontend_state> self,
-  namesrv_tables tables, route_writer_actor writer,
+  namesrv_tables tables, route_reader_actor reader, route_writer_actor writer,
   unregistration_batcher_actor batcher, scan_timer_actor scanner,
   namesrv_frontend_options options);
 

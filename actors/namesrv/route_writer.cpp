@@ -58,6 +58,7 @@ void register_broker(self_ptr self, register_broker_request req,
           if (req.has_filter_servers)
             self->send(t.filters, caf::put_atom::value, req.cluster_name,
                        req.broker_addr, req.filter_server_list);
+          self->send(st.reader, routes_changed_atom::value);
           if (!st.options.return_order_topic_config_to_broker) {
             rp.deliver(plan.result);
             return;
@@ -109,6 +110,7 @@ void unregister_batch(
               auto& t = self->state.tables;
               self->send(t.clusters, caf::delete_atom::value, removals);
               self->send(t.topics, caf::delete_atom::value, removals);
+              self->send(self->state.reader, routes_changed_atom::value);
               for (auto& x : applied)
                 RMQ_INFO("namesrv", "unregistered broker "
                                       << x.broker_name << " " << x.broker_addr
@@ -147,6 +149,7 @@ void register_topic(self_ptr self, register_topic_request req,
           }
         ++self->state.topic_writes;
         self->send(self->state.tables.topics, caf::put_atom::value, req);
+        self->send(self->state.reader, routes_changed_atom::value);
         rp.deliver(caf::ok_atom::value);
       },
       [=](const caf::error& err) mutable { rp.deliver(err); });
@@ -163,6 +166,7 @@ void delete_topic(self_ptr self, delete_topic_request req,
         ++self->state.topic_writes;
         if (req.cluster_name.empty()) {
           self->send(t.topics, caf::delete_atom::value, req.topic);
+          self->send(self->state.reader, routes_changed_atom::value);
           rp.deliver(caf::ok_atom::value);
           return;
         }
@@ -178,6 +182,7 @@ void delete_topic(self_ptr self, delete_topic_request req,
               }
               self->send(self->state.tables.topics, caf::delete_atom::value,
                          req.topic, names);
+              self->send(self->state.reader, routes_changed_atom::value);
               rp.deliver(caf::ok_atom::value);
             },
             on_error);
@@ -189,8 +194,10 @@ void delete_topic(self_ptr self, delete_topic_request req,
 
 route_writer_actor::behavior_type
 route_writer(route_writer_actor::stateful_pointer<route_writer_state> self,
-             namesrv_tables tables, route_writer_options options) {
+             namesrv_tables tables, route_reader_actor reader,
+             route_writer_options options) {
   self->state.tables = std::move(tables);
+  self->state.reader = std::move(reader);
   self->state.options = options;
   return {
     [=](const register_broker_request& req, const caf::actor_addr& channel) {
@@ -213,6 +220,19 @@ route_writer(route_writer_actor::stateful_pointer<route_writer_state> self,
       auto rp = self->make_response_promise<caf::ok_atom>();
       delete_topic(self, req, rp);
       return rp;
+    },
+    [=](const wipe_write_perm_request& req)
+      -> caf::result<write_perm_result> {
+      ++self->state.topic_writes;
+      auto result = self->delegate(self->state.tables.topics, req);
+      self->send(self->state.reader, routes_changed_atom::value);
+      return result;
+    },
+    [=](const add_write_perm_request& req) -> caf::result<write_perm_result> {
+      ++self->state.topic_writes;
+      auto result = self->delegate(self->state.tables.topics, req);
+      self->send(self->state.reader, routes_changed_atom::value);
+      return result;
     },
     [=](dump_atom) {
       auto& st = self->state;

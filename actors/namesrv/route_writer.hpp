@@ -20,6 +20,7 @@
 #include "actors/namesrv/cluster_table.hpp"
 #include "actors/namesrv/filter_server_table.hpp"
 #include "actors/namesrv/kv_config_table.hpp"
+#include "actors/namesrv/route_reader.hpp"
 #include "actors/namesrv/topic_queue_table.hpp"
 
 namespace rmq {
@@ -30,7 +31,9 @@ using route_writer_actor = dumpable_actor::extend<
   caf::replies_to<std::vector<unregistration>>::with<
     std::vector<unregister_broker_request>>,
   caf::replies_to<register_topic_request>::with<caf::ok_atom>,
-  caf::replies_to<delete_topic_request>::with<caf::ok_atom>>;
+  caf::replies_to<delete_topic_request>::with<caf::ok_atom>,
+  caf::replies_to<wipe_write_perm_request>::with<write_perm_result>,
+  caf::replies_to<add_write_perm_request>::with<write_perm_result>>;
 
 /// The tables a NameServer consists of.
 struct namesrv_tables {
@@ -52,6 +55,8 @@ struct route_writer_options {
 
 struct route_writer_state {
   namesrv_tables tables;
+  /// Told after every write, so it drops cached routes.
+  route_reader_actor reader;
   route_writer_options options;
   uint64_t registrations = 0;
   uint64_t rejected_registrations = 0;
@@ -64,6 +69,7 @@ struct route_writer_state {
 
 route_writer_actor::behavior_type
 route_writer(route_writer_actor::stateful_pointer<route_writer_state> self,
-             namesrv_tables tables, route_writer_options options);
+             namesrv_tables tables, route_reader_actor reader,
+             route_writer_options options);
 
 } // namespace rmq

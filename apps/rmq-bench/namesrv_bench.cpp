@@ -1,12 +1,214 @@
+// rmq-bench namesrv [--namesrv=host:port] [--brokers=100] [--topics=1000]
+//                   [--seconds=3] [--rounds=3] [--big-topics=10000]
+// Starts an rmq-node NameServer in its own process (unless --namesrv is
+// given), registers brokers, then measures from this second process:
+// GET_ROUTEINFO_BY_TOPIC round trips per second with 1 and 64 requests in
+// flight, and REGISTER_BROKER latency for a broker with many topics.
+#include <algorithm>
+#include <chrono>
 #include <iostream>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "caf/actor_system.hpp"
+#include "caf/event_based_actor.hpp"
+#include "caf/io/middleman.hpp"
+#include "caf/scoped_actor.hpp"
 
 #include "apps/rmq-bench/benches.hpp"
+#include "apps/rmq-bench/bench_util.hpp"
+#include "messages/errors.hpp"
+#include "messages/namesrv.hpp"
+#include "runtime/node_config.hpp"
 
 namespace rmq::bench {
 
-int namesrv(int, char**) {
-  std::cerr << "rmq-bench namesrv: not implemented yet\n";
-  return 1;
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+struct options {
+  std::string namesrv;
+  int brokers = 100;
+  int topics = 1000;
+  int seconds = 3;
+  int rounds = 3;
+  int big_topics = 10'000;
+};
+
+std::string topic_name(int broker, int j, int topics) {
+  // Brokers come in pairs that serve the same topics, so every route has
+  // two broker groups, as a topic spread over a small cluster would.
+  return "BenchTopic_" + std::to_string((broker / 2) * topics + j);
+}
+
+register_broker_request make_broker(int i, int topics, int64_t version) {
+  register_broker_request req;
+  req.cluster_name = "BenchCluster";
+  req.broker_name = "bench-broker-" + std::to_string(i);
+  req.broker_addr = "127.0.0.1:" + std::to_string(20000 + i);
+  req.version = {version, version, version};
+  req.topics.reserve(topics);
+  for (int j = 0; j < topics; ++j)
+    req.topics.push_back({topic_name(i, j, topics), 8, 8, perm::read_write,
+                          0, 0, false});
+  return req;
+}
+
+// Keeps `in_flight` route requests outstanding until the deadline, then
+// reports completed round trips and per-request latencies.
+struct load_result {
+  uint64_t completed = 0;
+  uint64_t errors = 0;
+  std::vector<double> latencies_us;
+};
+
+load_result run_load(caf::actor_system& sys, const namesrv_actor& ns,
+                     int in_flight, int seconds,
+                     const std::vector<std::string>& topics) {
+  auto result = std::make_shared<load_result>();
+  auto deadline = clock_type::now() + std::chrono::seconds{seconds};
+  auto done = std::make_shared<std::promise<void>>();
+  auto fut = done->get_future();
+  sys.spawn([=](caf::event_based_actor* self) {
+    auto outstanding = std::make_shared<int>(0);
+    auto next = std::make_shared<size_t>(0);
+    auto fire = std::make_shared<std::function<void()>>();
+    *fire = [=] {
+      if (clock_type::now() >= deadline) {
+        if (*outstanding == 0) {
+          done->set_value();
+          self->quit();
+        }
+        return;
+      }
+      ++*outstanding;
+      auto start = clock_type::now();
+      auto& topic = topics[(*next)++ % topics.size()];
+      self
+        ->request(ns, std::chrono::seconds{10},
+                  get_route_info_request{topic})
+        .then(
+          [=](const topic_route_data&) {
+            --*outstanding;
+            ++result->completed;
+            if (in_flight == 1)
+              result->latencies_us.push_back(
+                std::chrono::duration<double, std::micro>(clock_type::now()
+                                                          - start)
+                  .count());
+            (*fire)();
+          },
+          [=](const caf::error&) {
+            --*outstanding;
+            ++result->errors;
+            (*fire)();
+          });
+    };
+    for (int i = 0; i < in_flight; ++i)
+      (*fire)();
+  });
+  fut.wait();
+  return *result;
+}
+
+double register_ms(caf::scoped_actor& self, const namesrv_actor& ns,
+                   const register_broker_request& req) {
+  auto start = clock_type::now();
+  bool ok = false;
+  self->request(ns, std::chrono::seconds{60}, req)
+    .receive([&](const register_broker_result&) { ok = true; },
+             [&](const caf::error& err) {
+               std::cerr << "register failed: " << describe(err) << '\n';
+             });
+  auto ms = std::chrono::duration<double, std::milli>(clock_type::now()
+                                                      - start)
+              .count();
+  return ok ? ms : -1;
+}
+
+} // namespace
+
+int namesrv(int argc, char** argv) {
+  options opt;
+  flag_parser flags{"rmq-bench namesrv"};
+  flags.add("namesrv", opt.namesrv, "use a running NameServer host:port");
+  flags.add("brokers", opt.brokers, "brokers to register");
+  flags.add("topics", opt.topics, "topics per broker");
+  flags.add("seconds", opt.seconds, "duration of each load run");
+  flags.add("rounds", opt.rounds, "repetitions (the median is reported)");
+  flags.add("big-topics", opt.big_topics, "topics of the big registration");
+  if (auto rc = flags.parse(argc, argv); rc >= 0)
+    return rc;
+  std::unique_ptr<child> node;
+  if (opt.namesrv.empty()) {
+    node = start_namesrv();
+    if (!node)
+      return 1;
+    opt.namesrv = node->address;
+  }
+  node_config cfg;
+  cfg.load<caf::io::middleman>();
+  caf::actor_system sys{cfg};
+  auto colon = opt.namesrv.rfind(':');
+  auto ns = sys.middleman().remote_actor<namesrv_actor>(
+    opt.namesrv.substr(0, colon),
+    static_cast<uint16_t>(std::stoi(opt.namesrv.substr(colon + 1))));
+  if (!ns) {
+    std::cerr << "cannot connect to " << opt.namesrv << ": "
+              << sys.render(ns.error()) << '\n';
+    return 1;
+  }
+  caf::scoped_actor self{sys};
+  std::cout << "# rmq-bench namesrv against " << opt.namesrv << ": "
+            << opt.brokers << " brokers x " << opt.topics << " topics\n";
+  auto setup_start = clock_type::now();
+  std::vector<std::string> topics;
+  for (int i = 0; i < opt.brokers; ++i) {
+    auto req = make_broker(i, opt.topics, 1);
+    if (i % 2 == 0)
+      for (auto& t : req.topics)
+        topics.push_back(t.topic_name);
+    if (register_ms(self, *ns, req) < 0)
+      return 1;
+  }
+  std::cout << "setup: registered in "
+            << std::chrono::duration<double>(clock_type::now() - setup_start)
+                 .count()
+            << " s\n";
+  std::vector<double> rt1, rt64, p50, p99, reg_first, reg_same, reg_changed;
+  for (int round = 0; round < opt.rounds; ++round) {
+    auto one = run_load(sys, *ns, 1, opt.seconds, topics);
+    auto many = run_load(sys, *ns, 64, opt.seconds, topics);
+    std::sort(one.latencies_us.begin(), one.latencies_us.end());
+    rt1.push_back(static_cast<double>(one.completed) / opt.seconds);
+    rt64.push_back(static_cast<double>(many.completed) / opt.seconds);
+    p50.push_back(percentile(one.latencies_us, 0.50));
+    p99.push_back(percentile(one.latencies_us, 0.99));
+    auto big = make_broker(1000 + round, opt.big_topics, 1);
+    reg_first.push_back(register_ms(self, *ns, big));
+    reg_same.push_back(register_ms(self, *ns, big));
+    big.version = {2, 2, 2};
+    reg_changed.push_back(register_ms(self, *ns, big));
+    std::cout << "round " << round + 1 << ": route 1 in flight "
+              << rt1.back() << " rt/s (p50 " << p50.back() << " us, p99 "
+              << p99.back() << " us), 64 in flight " << rt64.back()
+              << " rt/s, errors " << one.errors + many.errors
+              << "; register " << opt.big_topics << " topics: first "
+              << reg_first.back() << " ms, same version " << reg_same.back()
+              << " ms, new version " << reg_changed.back() << " ms\n";
+  }
+  std::cout << "median: route queries 1 in flight " << median(rt1)
+            << " rt/s (p50 " << median(p50) << " us, p99 " << median(p99)
+            << " us); 64 in flight " << median(rt64) << " rt/s\n"
+            << "median: REGISTER_BROKER with " << opt.big_topics
+            << " topics: first " << median(reg_first) << " ms, same version "
+            << median(reg_same) << " ms, new version " << median(reg_changed)
+            << " ms\n";
+  return 0;
 }
 
 } // namespace rmq::bench

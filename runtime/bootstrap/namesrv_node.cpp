@@ -27,7 +27,9 @@ namesrv_node spawn_namesrv(caf::actor_system& sys,
     = opts.delete_topic_with_broker_registration;
   wopts.return_order_topic_config_to_broker
     = opts.return_order_topic_config_to_broker;
-  auto writer = sys.spawn(route_writer, t, wopts);
+  auto reader = sys.spawn(route_reader, t.addrs, t.topics, t.filters,
+                          opts.route_cache_entries);
+  auto writer = sys.spawn(route_writer, t, reader, wopts);
   auto batcher = sys.spawn(unregistration_batcher, writer,
                            opts.unregister_queue_capacity);
   auto scanner = sys.spawn(scan_timer, opts.scan_interval, t.live, batcher);
@@ -37,14 +39,15 @@ namesrv_node spawn_namesrv(caf::actor_system& sys,
   fopts.order_message_enable = opts.order_message_enable;
   fopts.listen = opts.listen_addr + ":" + std::to_string(opts.port);
   namesrv_node node;
-  node.frontend = sys.spawn(namesrv_frontend, t, writer, batcher, scanner,
-                            fopts);
+  node.frontend = sys.spawn(namesrv_frontend, t, reader, writer, batcher,
+                            scanner, fopts);
   auto add = [&](const auto& hdl) {
     node.actors.push_back(caf::actor_cast<caf::actor>(hdl));
   };
   add(node.frontend);
   add(scanner);
   add(batcher);
+  add(reader);
   add(writer);
   add(t.addrs);
   add(t.clusters);

@@ -30,6 +30,8 @@ struct namesrv_options {
   bool order_message_enable = false;
   bool delete_topic_with_broker_registration = false;
   bool return_order_topic_config_to_broker = true;
+  /// Assembled routes the route reader keeps (0: no cache).
+  size_t route_cache_entries = 100'000;
   /// Runs the KV table (file I/O) on its own thread. Off under the
   /// deterministic test scheduler.
   bool detach_io = true;

@@ -1,0 +1,56 @@
+// Small helpers shared by rmq-bench's subcommands: flags, statistics and a
+// child NameServer process.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace rmq::bench {
+
+/// Parses --name=value / --name value flags into variables.
+class flag_parser {
+public:
+  explicit flag_parser(std::string usage) : usage_(std::move(usage)) {
+    // nop
+  }
+
+  void add(std::string name, std::string& var, std::string help);
+  void add(std::string name, int& var, std::string help);
+
+  /// Returns -1 to go on, or the exit code (0 after --help, 2 on errors).
+  int parse(int argc, char** argv);
+
+private:
+  struct flag {
+    std::string name;
+    std::string help;
+    std::function<bool(const std::string&)> set;
+  };
+  std::string usage_;
+  std::vector<flag> flags_;
+};
+
+double median(std::vector<double> xs);
+
+/// `xs` must be sorted.
+double percentile(const std::vector<double>& xs, double q);
+
+/// A process started by the bench; killed when this goes away.
+struct child {
+  pid_t pid = -1;
+  std::string address;
+  ~child();
+};
+
+/// Directory of the running executable (where rmq-node lives too).
+std::string self_dir();
+
+/// Starts `rmq-node --role=namesrv --port=0` (memory-only KV config) and
+/// waits for its address; null on failure.
+std::unique_ptr<child> start_namesrv();
+
+} // namespace rmq::bench
