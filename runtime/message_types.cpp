@@ -2,6 +2,8 @@
 
 #include "messages/namesrv.hpp"
 #include "messages/route.hpp"
+#include "messages/store.hpp"
+#include "actors/broker/store_actors.hpp"
 
 namespace rmq {
 
@@ -50,7 +52,18 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<std::map<int64_t, std::string>>("rmq.broker_addrs");
   cfg.add_message_type<namesrv_actor>("rmq.namesrv_actor");
   // -- broker / store ---------------------------------------------------------
-  static_cast<void>(cfg);
+  cfg.add_message_type<store_message>("rmq.store_message");
+  cfg.add_message_type<put_result>("rmq.put_result");
+  cfg.add_message_type<get_message_request>("rmq.get_message_request");
+  cfg.add_message_type<get_message_result>("rmq.get_message_result");
+  cfg.add_message_type<get_offset_request>("rmq.get_offset_request");
+  cfg.add_message_type<queue_offsets>("rmq.queue_offsets");
+  cfg.add_message_type<search_offset_request>("rmq.search_offset_request");
+  cfg.add_message_type<query_message_request>("rmq.query_message_request");
+  cfg.add_message_type<query_message_result>("rmq.query_message_result");
+  cfg.add_message_type<commit_log_actor>("rmq.commit_log_actor");
+  cfg.add_message_type<flush_actor>("rmq.flush_actor");
+  cfg.add_message_type<dispatcher_actor>("rmq.dispatcher_actor");
 }
 
 } // namespace rmq

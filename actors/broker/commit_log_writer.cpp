@@ -1,0 +1,220 @@
+#include "actors/broker/commit_log_writer.hpp"
+
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "caf/exit_reason.hpp"
+
+#include "messages/errors.hpp"
+#include "runtime/log.hpp"
+
+namespace rmq {
+
+const char* commit_log_state::name = "commit_log_writer";
+
+namespace {
+
+using self_ptr = commit_log_actor::stateful_pointer<commit_log_state>;
+
+int64_t to_ms(caf::timespan x) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(x).count();
+}
+
+// Ticks between two housekeeping passes (retention).
+constexpr int64_t ticks_per_cleanup = 20;
+
+bool sync_mode(const commit_log_state& st) {
+  return st.store->config().flush == storage::flush_mode::sync;
+}
+
+void request_flush(self_ptr self);
+
+// Acknowledges every waiting batch covered by `flushed`.
+void on_flushed(self_ptr self, int64_t flushed) {
+  auto& st = self->state;
+  st.flush_in_flight = false;
+  st.last_flush = self->clock().now();
+  while (!st.waiting_acks.empty() && st.waiting_acks.front().end <= flushed) {
+    auto& w = st.waiting_acks.front();
+    w.rp.deliver(std::move(w.results));
+    st.waiting_acks.pop_front();
+  }
+  // Under sync flush, readers only see what is on disk.
+  if (sync_mode(st))
+    self->send(st.dispatcher, dispatch_atom::value, flushed);
+  if (!st.waiting_acks.empty())
+    request_flush(self);
+}
+
+// Fails every waiting batch: none of them may count as sent.
+void on_flush_failed(self_ptr self, const caf::error& err) {
+  auto& st = self->state;
+  st.flush_in_flight = false;
+  RMQ_ERROR("store", "flush failed, failing " << st.waiting_acks.size()
+                                              << " batches: "
+                                              << describe(err));
+  for (auto& w : st.waiting_acks)
+    w.rp.deliver(err);
+  st.failed_batches += static_cast<int64_t>(st.waiting_acks.size());
+  st.waiting_acks.clear();
+}
+
+void request_flush(self_ptr self) {
+  auto& st = self->state;
+  if (st.flush_in_flight || st.stopped)
+    return;
+  st.flush_in_flight = true;
+  ++st.flush_requests;
+  // One fdatasync for everything written so far: group commit.
+  self->request(st.flusher, caf::infinite, flush_atom::value,
+                st.store->write_offset())
+    .then([self](int64_t flushed) { on_flushed(self, flushed); },
+          [self](const caf::error& err) { on_flush_failed(self, err); });
+}
+
+void update_busy(commit_log_state& st) {
+  auto& cfg = st.store->config();
+  auto backlog = st.backlog();
+  if (st.busy && backlog < static_cast<int64_t>(cfg.pending_low_watermark))
+    st.busy = false;
+  else if (!st.busy
+           && backlog > static_cast<int64_t>(cfg.pending_high_watermark))
+    st.busy = true;
+}
+
+void on_tick(self_ptr self) {
+  auto& st = self->state;
+  auto& cfg = st.store->config();
+  st.store->refresh_disk_usage();
+  if (!sync_mode(st)) {
+    // Async flush: every interval when enough is dirty, and everything now
+    // and then (RocketMQ flushCommitLogLeastPages / ThoroughInterval).
+    auto dirty = st.store->write_offset() - st.store->flushed_offset();
+    auto since = self->clock().now() - st.last_flush;
+    if (dirty >= static_cast<int64_t>(cfg.flush_least_bytes)
+        || (dirty > 0 && since >= cfg.flush_thorough_interval))
+      request_flush(self);
+  }
+  if (++st.ticks % ticks_per_cleanup == 0)
+    st.deleted_segments += static_cast<int64_t>(
+      st.store->delete_expired(storage::wall_clock_ms()));
+  update_busy(st);
+  self->delayed_send(self, cfg.flush_interval, tick_atom::value);
+}
+
+std::string dump(const commit_log_state& st) {
+  auto& cfg = st.store->config();
+  size_t waiting_bytes = 0;
+  for (auto& w : st.waiting_acks)
+    waiting_bytes += w.bytes;
+  nlohmann::json j{
+    {"actor", commit_log_state::name},
+    {"flush_mode", sync_mode(st) ? "sync" : "async"},
+    {"write_offset", st.store->write_offset()},
+    {"flushed_offset", st.store->flushed_offset()},
+    {"dispatched_offset", st.store->dispatched_offset()},
+    {"min_offset", st.store->min_offset()},
+    {"backlog_bytes", st.backlog()},
+    {"high_watermark_bytes", cfg.pending_high_watermark},
+    {"low_watermark_bytes", cfg.pending_low_watermark},
+    {"busy", st.busy},
+    {"waiting_batches", st.waiting_acks.size()},
+    {"waiting_bytes", waiting_bytes},
+    {"flush_in_flight", st.flush_in_flight},
+    {"flush_interval_ms", to_ms(cfg.flush_interval)},
+    {"disk_usage", st.store->disk_usage()},
+    {"disk_full_ratio", cfg.disk_full_ratio},
+    {"batches", st.batches},
+    {"messages", st.messages},
+    {"duplicates", st.duplicates},
+    {"rejected", st.rejected},
+    {"refused_busy", st.refused_busy},
+    {"flush_requests", st.flush_requests},
+    {"failed_batches", st.failed_batches},
+    {"deleted_segments", st.deleted_segments},
+  };
+  return j.dump();
+}
+
+} // namespace
+
+int64_t commit_log_state::backlog() const {
+  auto done = std::min(store->flushed_offset(), store->dispatched_offset());
+  return store->write_offset() - done;
+}
+
+commit_log_actor::behavior_type
+commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
+                  std::shared_ptr<storage::message_store> store,
+                  flush_actor flusher, dispatcher_actor dispatcher) {
+  auto& st = self->state;
+  st.store = std::move(store);
+  st.flusher = std::move(flusher);
+  st.dispatcher = std::move(dispatcher);
+  st.last_flush = self->clock().now();
+  st.store->refresh_disk_usage();
+  self->delayed_send(self, st.store->config().flush_interval,
+                     tick_atom::value);
+  self->attach_functor([self](const caf::error&) {
+    auto& st = self->state;
+    st.stopped = true;
+    for (auto& w : st.waiting_acks)
+      w.rp.deliver(make_error(errc::service_not_available, "store stopped"));
+    st.waiting_acks.clear();
+  });
+  return {
+    [=](caf::put_atom, std::vector<store_message>& batch)
+      -> caf::result<std::vector<put_result>> {
+      auto& st = self->state;
+      auto& cfg = st.store->config();
+      update_busy(st);
+      if (st.busy) {
+        ++st.refused_busy;
+        return make_error(errc::system_busy,
+                          "store backlog " + std::to_string(st.backlog())
+                            + " bytes above the high watermark");
+      }
+      if (auto err = st.store->writable())
+        return err;
+      ++st.batches;
+      auto before = st.store->write_offset();
+      auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                   self->clock().now().time_since_epoch())
+                   .count();
+      auto results = st.store->put(batch, storage::wall_clock_ms(), now);
+      bool any_ok = false;
+      for (auto& r : results) {
+        if (r.error)
+          ++st.rejected;
+        else
+          any_ok = true;
+        st.duplicates += r.duplicate ? 1 : 0;
+      }
+      st.messages += static_cast<int64_t>(batch.size());
+      auto end = st.store->write_offset();
+      if (!sync_mode(st)) {
+        if (end > before)
+          self->send(st.dispatcher, dispatch_atom::value, end);
+        if (end - st.store->flushed_offset()
+            >= static_cast<int64_t>(cfg.flush_eager_bytes))
+          request_flush(self);
+        return results;
+      }
+      if (!any_ok || end <= st.store->flushed_offset())
+        return results;
+      auto rp = self->make_response_promise<std::vector<put_result>>();
+      st.waiting_acks.push_back(
+        {end, std::move(results), rp, static_cast<size_t>(end - before)});
+      request_flush(self);
+      return rp;
+    },
+    [=](tick_atom) {
+      if (!self->state.stopped)
+        on_tick(self);
+    },
+    [=](dump_atom) { return dump(self->state); },
+  };
+}
+
+} // namespace rmq

@@ -1,0 +1,80 @@
+// The commit-log actor: the single writer of the message store (RocketMQ
+// CommitLog#asyncPutMessages). Takes batches, appends them, tells the
+// dispatcher, and acknowledges under the flush mode: async at once, sync only
+// after an fdatasync that covers the batch (group commit through the flush
+// actor). Refuses sends with system_busy above the backlog watermark. Runs
+// detached: appends touch mapped memory and allocate segment files.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "caf/actor_clock.hpp"
+#include "caf/replies_to.hpp"
+#include "caf/stateful_actor.hpp"
+#include "caf/typed_actor.hpp"
+#include "caf/typed_event_based_actor.hpp"
+#include "caf/typed_response_promise.hpp"
+
+#include "actors/broker/dispatch_service.hpp"
+#include "actors/broker/flush_service.hpp"
+#include "messages/common.hpp"
+#include "messages/store.hpp"
+#include "runtime/storage/message_store.hpp"
+
+namespace rmq {
+
+using commit_log_actor = dumpable_actor::extend<
+  // Appends a batch; one result per message, or an error for the whole
+  // batch (system_busy, a failed flush).
+  caf::replies_to<caf::put_atom, std::vector<store_message>>::with<
+    std::vector<put_result>>,
+  // Flush and housekeeping timer.
+  caf::reacts_to<tick_atom>>;
+
+struct commit_log_state {
+  using promise = caf::typed_response_promise<std::vector<put_result>>;
+
+  /// A batch waiting for the fdatasync that covers it (sync flush).
+  struct waiting {
+    int64_t end; // write offset after the batch
+    std::vector<put_result> results;
+    promise rp;
+    size_t bytes;
+  };
+
+  std::shared_ptr<storage::message_store> store;
+  flush_actor flusher;
+  dispatcher_actor dispatcher;
+  std::deque<waiting> waiting_acks;
+  bool flush_in_flight = false;
+  bool busy = false; // above the high watermark, until below the low one
+  caf::actor_clock::time_point last_flush;
+  int64_t ticks = 0;
+  bool stopped = false;
+
+  // Statistics for the dump.
+  int64_t batches = 0;
+  int64_t messages = 0;
+  int64_t duplicates = 0;
+  int64_t rejected = 0;     // per-message errors (size, disk full, ...)
+  int64_t refused_busy = 0; // whole batches refused by back-pressure
+  int64_t flush_requests = 0;
+  int64_t failed_batches = 0;
+  int64_t deleted_segments = 0;
+
+  /// Bytes appended but not yet durable or not yet dispatched.
+  int64_t backlog() const;
+
+  static const char* name;
+};
+
+commit_log_actor::behavior_type
+commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
+                  std::shared_ptr<storage::message_store> store,
+                  flush_actor flusher, dispatcher_actor dispatcher);
+
+} // namespace rmq

@@ -1,0 +1,106 @@
+#include "actors/broker/dispatch_service.hpp"
+
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+#include "messages/errors.hpp"
+#include "runtime/log.hpp"
+
+namespace rmq {
+
+const char* dispatch_state::name = "dispatch_service";
+
+namespace {
+
+int64_t to_ms(caf::timespan x) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(x).count();
+}
+
+} // namespace
+
+dispatcher_actor::behavior_type
+dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
+                 std::shared_ptr<storage::message_store> store,
+                 caf::timespan checkpoint_interval) {
+  auto& st = self->state;
+  st.store = std::move(store);
+  st.checkpoint_interval = checkpoint_interval;
+  st.log_min_offset = st.store->min_offset();
+  auto arm = [self] {
+    if (!self->state.stopped && self->state.checkpoint_interval.count() > 0)
+      self->delayed_send(self, self->state.checkpoint_interval,
+                         tick_atom::value);
+  };
+  arm();
+  self->attach_functor([self] { self->state.stopped = true; });
+  auto checkpoint = [self]() -> caf::error {
+    auto& st = self->state;
+    // Retention moved the log's start: queues and index follow.
+    if (auto min = st.store->min_offset(); min != st.log_min_offset) {
+      st.store->clean_consume_queues();
+      st.log_min_offset = min;
+    }
+    auto err = st.store->save_checkpoint();
+    if (err)
+      st.last_error = describe(err);
+    else
+      ++st.checkpoints;
+    return err;
+  };
+  return {
+    [=](dispatch_atom, int64_t up_to) {
+      auto& st = self->state;
+      ++st.dispatch_requests;
+      if (auto err = st.store->dispatch(up_to)) {
+        st.last_error = describe(err);
+        RMQ_ERROR("store", "dispatch failed: " << st.last_error);
+      }
+    },
+    [=](tick_atom) {
+      if (auto err = checkpoint())
+        RMQ_ERROR("store", "checkpoint failed: " << describe(err));
+      arm();
+    },
+    [=](checkpoint_atom) -> caf::result<int64_t> {
+      if (auto err = checkpoint())
+        return err;
+      return self->state.store->dispatched_offset();
+    },
+    [=](const get_message_request& req) {
+      return self->state.store->get_messages(req);
+    },
+    [=](const get_offset_request& req) {
+      return self->state.store->offsets(req.topic, req.queue_id);
+    },
+    [=](const search_offset_request& req) {
+      return self->state.store->search_offset(req);
+    },
+    [=](caf::get_atom, int64_t phys) -> caf::result<std::string> {
+      auto res = self->state.store->lookup(phys);
+      if (!res)
+        return std::move(res.error());
+      return std::move(*res);
+    },
+    [=](const query_message_request& req) {
+      return self->state.store->query(req);
+    },
+    [=](dump_atom) {
+      auto& st = self->state;
+      nlohmann::json j{
+        {"actor", dispatch_state::name},
+        {"dispatched_offset", st.store->dispatched_offset()},
+        {"write_offset", st.store->write_offset()},
+        {"min_offset", st.store->min_offset()},
+        {"consume_queues", st.store->consume_queue_count()},
+        {"checkpoint_interval_ms", to_ms(st.checkpoint_interval)},
+        {"checkpoints", st.checkpoints},
+        {"dispatch_requests", st.dispatch_requests},
+        {"last_error", st.last_error},
+      };
+      return j.dump();
+    },
+  };
+}
+
+} // namespace rmq

@@ -1,0 +1,51 @@
+#include "actors/broker/store_actors.hpp"
+
+#include "caf/exit_reason.hpp"
+#include "caf/send.hpp"
+#include "caf/spawn_options.hpp"
+
+#include "messages/errors.hpp"
+#include "runtime/log.hpp"
+
+namespace rmq {
+
+namespace {
+
+template <class F, class... Ts>
+auto spawn_maybe_detached(caf::actor_system& sys, bool detached, F fn,
+                          Ts&&... xs) {
+  if (detached)
+    return sys.spawn<caf::detached>(fn, std::forward<Ts>(xs)...);
+  return sys.spawn(fn, std::forward<Ts>(xs)...);
+}
+
+} // namespace
+
+store_actors spawn_store_actors(caf::actor_system& sys,
+                                std::shared_ptr<storage::message_store> store,
+                                bool detached,
+                                caf::timespan checkpoint_interval) {
+  store_actors result;
+  result.flusher = spawn_maybe_detached(sys, detached, flush_service, store);
+  result.dispatcher = spawn_maybe_detached(sys, detached, dispatch_service,
+                                           store, checkpoint_interval);
+  result.commit_log = spawn_maybe_detached(sys, detached, commit_log_writer,
+                                           store, result.flusher,
+                                           result.dispatcher);
+  // The writer's exit ends the others and, if it was a normal stop, closes
+  // the store cleanly (it takes every part's lock, so late dispatches wait).
+  auto flusher = result.flusher;
+  auto dispatcher = result.dispatcher;
+  result.commit_log->attach_functor(
+    [store, flusher, dispatcher](const caf::error& reason) {
+      caf::anon_send_exit(flusher, caf::exit_reason::user_shutdown);
+      caf::anon_send_exit(dispatcher, caf::exit_reason::user_shutdown);
+      if (!reason || reason == caf::exit_reason::user_shutdown
+          || reason == caf::exit_reason::normal)
+        if (auto err = store->close())
+          RMQ_ERROR("store", "close failed: " << describe(err));
+    });
+  return result;
+}
+
+} // namespace rmq
