@@ -9,4 +9,7 @@ int namesrv(int argc, char** argv);
 /// `rmq-bench store ...`: commit log append throughput, recovery time.
 int store(int argc, char** argv);
 
+/// `rmq-bench store-writer ...`: appends forever, one line per ack (crash test).
+int store_writer(int argc, char** argv);
+
 } // namespace rmq::bench

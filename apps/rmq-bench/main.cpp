@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   const entry entries[] = {
     {"namesrv", rmq::bench::namesrv, "NameServer route queries and registration"},
     {"store", rmq::bench::store, "message store appends and recovery"},
+    {"store-writer", rmq::bench::store_writer, "crash-test writer (prints ACKs)"},
   };
   if (argc >= 2)
     for (auto& e : entries)
