@@ -55,10 +55,11 @@ bool broker_live_table_state::touch(const std::string& cluster,
 
 unregistration
 broker_live_table_state::stamp(const unregister_broker_request& req) {
+  // Does not mark the entry as reported: the batcher may still refuse the
+  // request (queue_full), and a reported entry is never expired by the scan.
+  // A duplicate expiry is harmless, the second removal finds nothing.
   auto i = entries.find({req.cluster_name, req.broker_addr});
   auto token = i != entries.end() ? i->second.seq : last_seq;
-  if (i != entries.end())
-    i->second.reported = true;
   return {req, token, "request"};
 }
 

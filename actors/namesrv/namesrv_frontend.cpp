@@ -20,25 +20,36 @@ using self_ptr = namesrv_actor::stateful_pointer<namesrv_frontend_state>;
 constexpr auto table_timeout = std::chrono::seconds{10};
 
 caf::error check_broker(const std::string& cluster, const std::string& name,
-                        const std::string& addr) {
+                        const std::string& addr, int64_t id) {
   if (auto err = check_broker_name(cluster, "cluster name"))
     return err;
   if (auto err = check_broker_name(name, "broker name"))
     return err;
+  if (id < 0)
+    return make_error(errc::invalid_parameter, "negative broker id");
   return check_address(addr, "broker address");
+}
+
+// Puts are checked by the KV table itself; reads and deletes here, so a
+// malformed name is invalid_parameter rather than query_not_found.
+caf::error check_kv(const std::string& name_space, const std::string& key) {
+  if (auto err = check_kv_name(name_space, "namespace"))
+    return err;
+  return check_kv_name(key, "key");
 }
 
 caf::error check_registration(const register_broker_request& req) {
   if (auto err = check_broker(req.cluster_name, req.broker_name,
-                              req.broker_addr))
+                              req.broker_addr, req.broker_id))
     return err;
-  if (req.broker_id < 0)
-    return make_error(errc::invalid_parameter, "negative broker id");
   if (!req.ha_server_addr.empty())
     if (auto err = check_address(req.ha_server_addr, "HA server address"))
       return err;
   if (req.heartbeat_timeout_ms < 0)
     return make_error(errc::invalid_parameter, "negative heartbeat timeout");
+  for (auto& addr : req.filter_server_list)
+    if (auto err = check_address(addr, "filter server address"))
+      return err;
   for (auto& cfg : req.topics) {
     if (auto err = check_topic(cfg.topic_name))
       return err;
@@ -134,7 +145,7 @@ caf::result<topic_list> topics_by_cluster(self_ptr self,
 caf::result<caf::ok_atom> unregister(self_ptr self,
                                      const unregister_broker_request& req) {
   if (auto err = check_broker(req.cluster_name, req.broker_name,
-                              req.broker_addr))
+                              req.broker_addr, req.broker_id))
     return err;
   auto rp = self->make_response_promise<caf::ok_atom>();
   auto fail = [=](const caf::error& err) mutable { rp.deliver(err); };
@@ -241,14 +252,14 @@ namesrv_actor::behavior_type namesrv_frontend(
     [=](const unregister_broker_request& req) { return unregister(self, req); },
     [=](const broker_heartbeat_request& req) -> caf::result<caf::ok_atom> {
       if (auto err = check_broker(req.cluster_name, req.broker_name,
-                                  req.broker_addr))
+                                  req.broker_addr, req.broker_id))
         return err;
       return self->delegate(t.live, req);
     },
     [=](const query_data_version_request& req)
       -> caf::result<query_data_version_result> {
       if (auto err = check_broker(req.cluster_name, req.broker_name,
-                                  req.broker_addr))
+                                  req.broker_addr, req.broker_id))
         return err;
       return self->delegate(t.live, req);
     },
@@ -292,6 +303,8 @@ namesrv_actor::behavior_type namesrv_frontend(
           return err;
         if (!perm::is_valid(qd.perm))
           return make_error(errc::invalid_parameter, "perm not in 0..7");
+        if (qd.read_queue_nums < 0 || qd.write_queue_nums < 0)
+          return make_error(errc::invalid_parameter, "negative queue count");
       }
       return self->delegate(self->state.writer, req);
     },
@@ -304,12 +317,18 @@ namesrv_actor::behavior_type namesrv_frontend(
       return self->delegate(t.kv, req);
     },
     [=](const get_kv_config_request& req) -> caf::result<std::string> {
+      if (auto err = check_kv(req.name_space, req.key))
+        return err;
       return self->delegate(t.kv, req);
     },
     [=](const delete_kv_config_request& req) -> caf::result<caf::ok_atom> {
+      if (auto err = check_kv(req.name_space, req.key))
+        return err;
       return self->delegate(t.kv, req);
     },
     [=](const get_kv_list_by_namespace_request& req) -> caf::result<kv_table> {
+      if (auto err = check_kv_name(req.name_space, "namespace"))
+        return err;
       return self->delegate(t.kv, req);
     },
     [=](dump_atom) { return dump_node(self); },

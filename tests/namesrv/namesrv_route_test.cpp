@@ -1,0 +1,138 @@
+// Reads through the front actor: routes, cluster info, topic lists, member
+// groups (RocketMQ pickupTopicRouteData, getAllClusterInfo,
+// getAllTopicList, getTopicsByCluster, getBrokerMemberGroup).
+#include "tests/namesrv/namesrv_fixture.hpp"
+
+#include <algorithm>
+
+using namespace rmq;
+using namespace rmq::test;
+
+namespace {
+
+const std::string addr0 = "10.0.0.1:10911";
+const std::string addr1 = "10.0.0.2:10911";
+
+std::vector<std::string> sorted(std::vector<std::string> xs) {
+  std::sort(xs.begin(), xs.end());
+  return xs;
+}
+
+struct lists_off_fixture : namesrv_fixture {
+  static namesrv_options opts() {
+    auto result = test_options();
+    result.enable_all_topic_list = false;
+    result.enable_topic_list = false;
+    return result;
+  }
+  lists_off_fixture() : namesrv_fixture(opts()) {
+    // nop
+  }
+};
+
+} // namespace
+
+TEST_SUITE("namesrv.route") {
+
+TEST_CASE_FIXTURE(namesrv_fixture, "an unknown topic has no route") {
+  auto err = route_error("NoSuchTopic");
+  CHECK(err == errc::topic_not_exist);
+  CHECK_NE(error_detail(err).find("NoSuchTopic"), std::string::npos);
+}
+
+TEST_CASE_FIXTURE(namesrv_fixture,
+                  "the route of a topic on one broker has its master and "
+                  "its queues") {
+  register_broker(make_registration(cluster_a, "broker-a", addr0, 0, {"T1"}));
+  auto r = route("T1");
+  REQUIRE_EQ(r.broker_datas.size(), 1u);
+  CHECK_EQ(r.broker_datas[0].broker_name, "broker-a");
+  CHECK_EQ(r.broker_datas[0].cluster, cluster_a);
+  CHECK_EQ(r.broker_datas[0].broker_addrs.at(master_id), addr0);
+  REQUIRE_EQ(r.queue_datas.size(), 1u);
+  CHECK(r.queue_datas[0] == queue_data{"broker-a", 8, 8, perm::read_write, 0});
+  CHECK(r.filter_server_table.empty());
+  CHECK(r.order_topic_conf.empty());
+}
+
+TEST_CASE_FIXTURE(namesrv_fixture,
+                  "the route of a topic on two brokers lists both") {
+  register_broker(make_registration(cluster_a, "broker-a", addr0, 0, {"T1"}));
+  register_broker(make_registration(cluster_a, "broker-b", addr1, 0, {"T1"}));
+  auto r = route("T1");
+  CHECK_EQ(r.broker_datas.size(), 2u);
+  CHECK_EQ(r.queue_datas.size(), 2u);
+}
+
+TEST_CASE_FIXTURE(namesrv_fixture,
+                  "a route with a slave lists both addresses of the group") {
+  register_broker(make_registration(cluster_a, "broker-a", addr0, 0, {"T1"}));
+  register_broker(make_registration(cluster_a, "broker-a", addr1, 1, {"T1"}));
+  auto r = route("T1");
+  REQUIRE_EQ(r.broker_datas.size(), 1u);
+  CHECK_EQ(r.broker_datas[0].broker_addrs,
+           std::map<int64_t, std::string>{{0, addr0}, {1, addr1}});
+}
+
+TEST_CASE_FIXTURE(namesrv_fixture,
+                  "cluster info lists two clusters with their brokers") {
+  register_broker(make_registration(cluster_a, "broker-a", addr0, 0, {"T1"}));
+  register_broker(make_registration(cluster_b, "broker-b", addr1, 0, {"T2"}));
+  auto info = clusters();
+  CHECK_EQ(info.cluster_addr_table,
+           std::map<std::string, std::vector<std::string>>{
+             {cluster_a, {"broker-a"}}, {cluster_b, {"broker-b"}}});
+  REQUIRE_EQ(info.broker_addr_table.size(), 2u);
+  CHECK_EQ(info.broker_addr_table["broker-a"].broker_addrs.at(0), addr0);
+  CHECK_EQ(info.broker_addr_table["broker-b"].broker_addrs.at(0), addr1);
+  CHECK_EQ(info.broker_addr_table["broker-b"].cluster, cluster_b);
+}
+
+TEST_CASE_FIXTURE(namesrv_fixture,
+                  "the topic list is empty at start and holds every "
+                  "registered topic") {
+  CHECK(all_topics().empty());
+  register_broker(
+    make_registration(cluster_a, "broker-a", addr0, 0, {"T1", "T2"}));
+  register_broker(make_registration(cluster_b, "broker-b", addr1, 0, {"T3"}));
+  CHECK_EQ(sorted(all_topics()), std::vector<std::string>{"T1", "T2", "T3"});
+}
+
+TEST_CASE_FIXTURE(namesrv_fixture,
+                  "topics by cluster lists only that cluster's topics") {
+  register_broker(
+    make_registration(cluster_a, "broker-a", addr0, 0, {"T1", "Shared"}));
+  register_broker(
+    make_registration(cluster_b, "broker-b", addr1, 0, {"T2", "Shared"}));
+  auto a = ask<topic_list>(ns, get_topics_by_cluster_request{cluster_a});
+  CHECK_EQ(sorted(a.topics), std::vector<std::string>{"Shared", "T1"});
+  auto none = ask<topic_list>(ns, get_topics_by_cluster_request{"Nobody"});
+  CHECK(none.topics.empty());
+}
+
+TEST_CASE_FIXTURE(namesrv_fixture,
+                  "a member group lists a broker's ids and addresses") {
+  register_broker(make_registration(cluster_a, "broker-a", addr0, 0, {"T1"}));
+  register_broker(make_registration(cluster_a, "broker-a", addr1, 1, {"T1"}));
+  auto group = ask<broker_member_group>(
+    ns, get_broker_member_group_request{cluster_a, "broker-a"});
+  CHECK_EQ(group.cluster, cluster_a);
+  CHECK_EQ(group.broker_name, "broker-a");
+  CHECK_EQ(group.broker_addrs,
+           std::map<int64_t, std::string>{{0, addr0}, {1, addr1}});
+  auto err = ask_error<broker_member_group>(
+    ns, get_broker_member_group_request{cluster_a, "broker-x"});
+  CHECK(err == errc::broker_not_found);
+}
+
+TEST_CASE_FIXTURE(lists_off_fixture,
+                  "disabled topic lists answer system_error") {
+  register_broker(make_registration(cluster_a, "broker-a", addr0, 0, {"T1"}));
+  CHECK(ask_error<topic_list>(ns, get_all_topic_list_request{})
+        == errc::system_error);
+  CHECK(ask_error<topic_list>(ns, get_topics_by_cluster_request{cluster_a})
+        == errc::system_error);
+  CHECK(routed("T1"));
+}
+
+} // TEST_SUITE
