@@ -92,6 +92,31 @@ void on_down(self_ptr self, const caf::down_msg& dm) {
     });
 }
 
+// RocketMQ orderMessageEnable: a route carries the topic's entry of the
+// ORDER_TOPIC_CONFIG namespace ("brokerA:8;brokerB:8"), empty if none. The
+// route reader caches routes only; the KV entry is read per request.
+caf::result<topic_route_data>
+route_with_order_conf(self_ptr self, const get_route_info_request& req) {
+  auto rp = self->make_response_promise<topic_route_data>();
+  self->request(self->state.reader, table_timeout, req)
+    .then(
+      [=](topic_route_data& route) mutable {
+        auto result = std::make_shared<topic_route_data>(std::move(route));
+        self
+          ->request(self->state.tables.kv, table_timeout,
+                    get_kv_config_request{order_topic_config_namespace,
+                                          req.topic})
+          .then(
+            [=](const std::string& conf) mutable {
+              result->order_topic_conf = conf;
+              rp.deliver(std::move(*result));
+            },
+            [=](const caf::error&) mutable { rp.deliver(std::move(*result)); });
+      },
+      [=](const caf::error& err) mutable { rp.deliver(err); });
+  return rp;
+}
+
 caf::result<cluster_info> cluster_info_of(self_ptr self) {
   auto rp = self->make_response_promise<cluster_info>();
   auto fail = [=](const caf::error& err) mutable { rp.deliver(err); };
@@ -311,6 +336,8 @@ namesrv_actor::behavior_type namesrv_frontend(
     [=](const get_route_info_request& req) -> caf::result<topic_route_data> {
       if (auto err = check_topic(req.topic))
         return err;
+      if (self->state.options.order_message_enable)
+        return route_with_order_conf(self, req);
       return self->delegate(self->state.reader, req);
     },
     [=](const put_kv_config_request& req) -> caf::result<caf::ok_atom> {

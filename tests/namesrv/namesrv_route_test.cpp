@@ -18,6 +18,17 @@ std::vector<std::string> sorted(std::vector<std::string> xs) {
   return xs;
 }
 
+struct order_fixture : namesrv_fixture {
+  static namesrv_options opts() {
+    auto result = test_options();
+    result.order_message_enable = true;
+    return result;
+  }
+  order_fixture() : namesrv_fixture(opts()) {
+    // nop
+  }
+};
+
 struct lists_off_fixture : namesrv_fixture {
   static namesrv_options opts() {
     auto result = test_options();
@@ -133,6 +144,27 @@ TEST_CASE_FIXTURE(lists_off_fixture,
   CHECK(ask_error<topic_list>(ns, get_topics_by_cluster_request{cluster_a})
         == errc::system_error);
   CHECK(routed("T1"));
+}
+
+TEST_CASE_FIXTURE(order_fixture,
+                  "with order messages enabled a route carries the topic's "
+                  "order config") {
+  register_broker(
+    make_registration(cluster_a, "broker-a", addr0, 0, {"T1", "T2"}));
+  ask<caf::ok_atom>(ns, put_kv_config_request{order_topic_config_namespace,
+                                              "T1", "broker-a:8"});
+  CHECK_EQ(route("T1").order_topic_conf, "broker-a:8");
+  CHECK(route("T2").order_topic_conf.empty());
+  CHECK(route_error("Nope") == errc::topic_not_exist);
+}
+
+TEST_CASE_FIXTURE(namesrv_fixture,
+                  "without order messages a route ignores the order "
+                  "config") {
+  register_broker(make_registration(cluster_a, "broker-a", addr0, 0, {"T1"}));
+  ask<caf::ok_atom>(ns, put_kv_config_request{order_topic_config_namespace,
+                                              "T1", "broker-a:8"});
+  CHECK(route("T1").order_topic_conf.empty());
 }
 
 } // TEST_SUITE
