@@ -30,6 +30,25 @@ bool sync_mode(const commit_log_state& st) {
 
 void request_flush(self_ptr self);
 
+// Keeps one dispatch request in flight, so the dispatcher's mailbox stays
+// small however fast batches arrive; the next request covers all new ones.
+void request_dispatch(self_ptr self, int64_t up_to) {
+  auto& st = self->state;
+  st.dispatch_target = std::max(st.dispatch_target, up_to);
+  if (st.dispatch_in_flight || st.stopped
+      || st.dispatch_target <= st.store->dispatched_offset())
+    return;
+  st.dispatch_in_flight = true;
+  self->request(st.dispatcher, caf::infinite, dispatch_atom::value,
+                st.dispatch_target)
+    .then(
+      [self](int64_t) {
+        self->state.dispatch_in_flight = false;
+        request_dispatch(self, 0);
+      },
+      [self](const caf::error&) { self->state.dispatch_in_flight = false; });
+}
+
 // Acknowledges every waiting batch covered by `flushed`.
 void on_flushed(self_ptr self, int64_t flushed) {
   auto& st = self->state;
@@ -42,7 +61,7 @@ void on_flushed(self_ptr self, int64_t flushed) {
   }
   // Under sync flush, readers only see what is on disk.
   if (sync_mode(st))
-    self->send(st.dispatcher, dispatch_atom::value, flushed);
+    request_dispatch(self, flushed);
   if (!st.waiting_acks.empty())
     request_flush(self);
 }
@@ -122,6 +141,7 @@ std::string dump(const commit_log_state& st) {
     {"waiting_batches", st.waiting_acks.size()},
     {"waiting_bytes", waiting_bytes},
     {"flush_in_flight", st.flush_in_flight},
+    {"dispatch_in_flight", st.dispatch_in_flight},
     {"flush_interval_ms", to_ms(cfg.flush_interval)},
     {"disk_usage", st.store->disk_usage()},
     {"disk_full_ratio", cfg.disk_full_ratio},
@@ -195,7 +215,7 @@ commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
       auto end = st.store->write_offset();
       if (!sync_mode(st)) {
         if (end > before)
-          self->send(st.dispatcher, dispatch_atom::value, end);
+          request_dispatch(self, end);
         if (end - st.store->flushed_offset()
             >= static_cast<int64_t>(cfg.flush_eager_bytes))
           request_flush(self);

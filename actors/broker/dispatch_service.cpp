@@ -49,13 +49,15 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
     return err;
   };
   return {
-    [=](dispatch_atom, int64_t up_to) {
+    [=](dispatch_atom, int64_t up_to) -> caf::result<int64_t> {
       auto& st = self->state;
       ++st.dispatch_requests;
       if (auto err = st.store->dispatch(up_to)) {
         st.last_error = describe(err);
         RMQ_ERROR("store", "dispatch failed: " << st.last_error);
+        return err;
       }
+      return st.store->dispatched_offset();
     },
     [=](tick_atom) {
       if (auto err = checkpoint())

@@ -21,8 +21,9 @@
 namespace rmq {
 
 using dispatcher_actor = dumpable_actor::extend<
-  // New records up to an offset are in the commit log.
-  caf::reacts_to<dispatch_atom, int64_t>,
+  // New records up to an offset are in the commit log; answers how far the
+  // queues now reach (the writer keeps one such request in flight).
+  caf::replies_to<dispatch_atom, int64_t>::with<int64_t>,
   // Checkpoint timer.
   caf::reacts_to<tick_atom>,
   // Flush queues and index, write the checkpoint now.

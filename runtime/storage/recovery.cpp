@@ -208,7 +208,7 @@ caf::error message_store::dispatch_locked(int64_t up_to) {
 caf::error message_store::dispatch(int64_t up_to) {
   std::lock_guard<std::mutex> guard{reader_mtx_};
   if (closed_)
-    return make_error(errc::service_not_available, "store is closed");
+    return caf::none; // close() dispatched everything
   return dispatch_locked(up_to);
 }
 
@@ -234,7 +234,7 @@ caf::error message_store::save_checkpoint_locked() {
 caf::error message_store::save_checkpoint() {
   std::lock_guard<std::mutex> guard{reader_mtx_};
   if (closed_)
-    return make_error(errc::service_not_available, "store is closed");
+    return caf::none; // close() wrote the last checkpoint
   return save_checkpoint_locked();
 }
 

@@ -64,8 +64,8 @@ struct store_config {
 
   /// Back-pressure: appended-but-unacknowledged bytes above `high` refuse
   /// new sends (system_busy) until they fall below `low`.
-  size_t pending_high_watermark = 64 * 1024 * 1024;
-  size_t pending_low_watermark = 32 * 1024 * 1024;
+  size_t pending_high_watermark = 512 * 1024 * 1024;
+  size_t pending_low_watermark = 256 * 1024 * 1024;
 
   /// Store host written into every record (IPv4, host byte order).
   uint32_t store_ip = 0x7F000001;
