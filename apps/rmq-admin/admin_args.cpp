@@ -1,0 +1,142 @@
+#include "apps/rmq-admin/admin_args.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "apps/rmq-admin/commands.hpp"
+
+namespace rmq::admin {
+
+namespace {
+
+struct option_name {
+  char key;
+  const char* long_name;
+};
+
+// Every option takes a value. 'n' and 'T' are global, the rest belong to
+// commands; a command rejects options it does not know.
+constexpr option_name option_names[] = {
+  {'n', "namesrv"},   {'T', "timeout-ms"}, {'t', "topic"},
+  {'c', "cluster"},   {'s', "namespace"},  {'k', "key"},
+  {'v', "value"},     {'b', "broker"},
+};
+
+std::optional<char> lookup(const std::string& name) {
+  for (auto& x : option_names)
+    if (name.size() == 1 ? name[0] == x.key : name == x.long_name)
+      return x.key;
+  return std::nullopt;
+}
+
+bool parse_port(const std::string& text, uint16_t& out) {
+  if (text.empty() || text.size() > 5
+      || text.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  auto value = std::stoul(text);
+  if (value == 0 || value > 65535)
+    return false;
+  out = static_cast<uint16_t>(value);
+  return true;
+}
+
+} // namespace
+
+bool parse_namesrv_list(const std::string& text,
+                        std::vector<namesrv_addr>& out) {
+  out.clear();
+  std::istringstream in{text};
+  std::string entry;
+  while (std::getline(in, entry, ';')) {
+    if (entry.empty())
+      continue;
+    auto colon = entry.rfind(':');
+    if (colon == std::string::npos || colon == 0)
+      return false;
+    namesrv_addr addr;
+    addr.host = entry.substr(0, colon);
+    if (!parse_port(entry.substr(colon + 1), addr.port))
+      return false;
+    out.push_back(std::move(addr));
+  }
+  return !out.empty();
+}
+
+std::optional<std::string> parse_args(int argc, char** argv,
+                                      admin_args& out) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      out.help = true;
+      continue;
+    }
+    if (arg.size() < 2 || arg[0] != '-') {
+      if (!out.command.empty())
+        return "unexpected argument '" + arg + "'";
+      out.command = arg;
+      continue;
+    }
+    // "-t T", "--topic T" or "--topic=T".
+    auto name = arg.substr(arg[1] == '-' ? 2 : 1);
+    std::optional<std::string> value;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name.erase(eq);
+    }
+    auto key = lookup(name);
+    if (!key)
+      return "unknown option '" + arg + "'";
+    if (!value) {
+      if (i + 1 >= argc)
+        return "option '" + arg + "' needs a value";
+      value = argv[++i];
+    }
+    out.opts[*key] = *value;
+  }
+  if (out.help)
+    return std::nullopt;
+  if (out.command.empty())
+    return "no command given";
+  if (auto t = out.opts.find('T'); t != out.opts.end()) {
+    char* end = nullptr;
+    auto ms = std::strtol(t->second.c_str(), &end, 10);
+    if (t->second.empty() || *end != '\0' || ms <= 0)
+      return "--timeout-ms needs a positive number";
+    out.timeout = std::chrono::milliseconds{ms};
+    out.opts.erase(t);
+  }
+  std::string list = out.opt('n');
+  out.opts.erase('n');
+  if (list.empty())
+    if (auto env = std::getenv("NAMESRV_ADDR"))
+      list = env;
+  if (list.empty())
+    return "no NameServer address (--namesrv/-n or NAMESRV_ADDR)";
+  if (!parse_namesrv_list(list, out.namesrvs))
+    return "bad NameServer address '" + list + "' (want host:port;...)";
+  return std::nullopt;
+}
+
+std::string usage_text() {
+  std::ostringstream out;
+  out << "usage: rmq-admin --namesrv HOST:PORT[;HOST:PORT...] "
+         "[--timeout-ms MS] <command> [options]\n"
+         "  -n, --namesrv     NameServer list (default: $NAMESRV_ADDR)\n"
+         "      --timeout-ms  bound for connecting and each request "
+         "(default 5000)\n"
+         "commands:\n";
+  for (auto& cmd : command_table()) {
+    char line[160];
+    std::snprintf(line, sizeof(line), "  %-42s %s\n", cmd.synopsis,
+                  cmd.about);
+    out << line;
+  }
+  out << "options: -t/--topic -c/--cluster -s/--namespace -k/--key "
+         "-v/--value -b/--broker\n"
+         "exit codes: 0 ok, 1 unreachable NameServer or error answer, "
+         "2 usage error\n";
+  return out.str();
+}
+
+} // namespace rmq::admin

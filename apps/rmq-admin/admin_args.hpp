@@ -1,0 +1,53 @@
+// Command line of rmq-admin, parsed by hand: mqadmin's short options
+// ("-n addr -t Topic") do not fit CAF's "--key=value" option parser.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rmq::admin {
+
+/// A NameServer address, "host:port".
+struct namesrv_addr {
+  std::string host;
+  uint16_t port = 0;
+
+  std::string to_string() const {
+    return host + ":" + std::to_string(port);
+  }
+};
+
+struct admin_args {
+  /// RocketMQ's semicolon list ("127.0.0.1:9876;127.0.0.1:9877").
+  std::vector<namesrv_addr> namesrvs;
+  /// Upper bound for connecting and for every request.
+  std::chrono::milliseconds timeout{5000};
+  std::string command;
+  /// Command options by their short name ('t' for -t / --topic).
+  std::map<char, std::string> opts;
+  bool help = false;
+
+  /// Returns the value of option `key`, or an empty string.
+  std::string opt(char key) const {
+    auto i = opts.find(key);
+    return i != opts.end() ? i->second : std::string{};
+  }
+};
+
+/// Parses `argv`; returns the reason on a usage error. Falls back to the
+/// NAMESRV_ADDR environment variable, as mqadmin does.
+std::optional<std::string> parse_args(int argc, char** argv,
+                                      admin_args& out);
+
+/// Parses "host:port[;host:port...]"; false on a malformed entry.
+bool parse_namesrv_list(const std::string& text,
+                        std::vector<namesrv_addr>& out);
+
+/// The text printed for `--help` and usage errors.
+std::string usage_text();
+
+} // namespace rmq::admin

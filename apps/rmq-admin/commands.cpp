@@ -1,0 +1,46 @@
+#include "apps/rmq-admin/commands.hpp"
+
+namespace rmq::admin {
+
+const std::vector<command_spec>& command_table() {
+  static const std::vector<command_spec> table{
+    {"dump", "dump", "JSON dump of every actor of the node", "", "",
+     dump_cmd},
+    {"topicRoute", "topicRoute -t TOPIC", "route data of a topic", "t", "",
+     topic_route_cmd},
+    {"topicList", "topicList", "all topics, one per line", "", "",
+     topic_list_cmd},
+    {"topicsByCluster", "topicsByCluster -c CLUSTER",
+     "topics served by a cluster", "c", "", topics_by_cluster_cmd},
+    {"deleteTopic", "deleteTopic -t TOPIC [-c CLUSTER]",
+     "delete a topic from the NameServer", "t", "c", delete_topic_cmd},
+    {"clusterList", "clusterList", "clusters, brokers, addresses", "", "",
+     cluster_list_cmd},
+    {"brokerMemberGroup", "brokerMemberGroup -b BROKER [-c CLUSTER]",
+     "addresses of a broker group", "b", "c", broker_member_group_cmd},
+    {"wipeWritePerm", "wipeWritePerm -b BROKER",
+     "take a broker out of writes (every NameServer of the list)", "b", "",
+     wipe_write_perm_cmd},
+    {"addWritePerm", "addWritePerm -b BROKER",
+     "put a broker back into writes (every NameServer of the list)", "b", "",
+     add_write_perm_cmd},
+    {"getKvConfig", "getKvConfig -s NS -k KEY", "value of a KV config item",
+     "sk", "", get_kv_config_cmd},
+    {"updateKvConfig", "updateKvConfig -s NS -k KEY -v VALUE",
+     "set a KV config item", "skv", "", update_kv_config_cmd},
+    {"deleteKvConfig", "deleteKvConfig -s NS -k KEY",
+     "remove a KV config item", "sk", "", delete_kv_config_cmd},
+    {"getKvList", "getKvList -s NS", "key=value lines of a namespace", "s",
+     "", get_kv_list_cmd},
+  };
+  return table;
+}
+
+const command_spec* find_command(const std::string& name) {
+  for (auto& cmd : command_table())
+    if (name == cmd.name)
+      return &cmd;
+  return nullptr;
+}
+
+} // namespace rmq::admin

@@ -1,0 +1,115 @@
+#include "apps/rmq-admin/formatters.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace rmq::admin {
+
+namespace {
+
+using json = nlohmann::json;
+
+// RocketMQ serializes broker ids as JSON object keys ("0": "addr").
+json addrs_json(const std::map<int64_t, std::string>& addrs) {
+  auto out = json::object();
+  for (auto& [id, addr] : addrs)
+    out[std::to_string(id)] = addr;
+  return out;
+}
+
+json broker_data_json(const broker_data& bd) {
+  json out{{"cluster", bd.cluster},
+           {"brokerName", bd.broker_name},
+           {"brokerAddrs", addrs_json(bd.broker_addrs)},
+           {"enableActingMaster", bd.enable_acting_master}};
+  if (!bd.zone_name.empty())
+    out["zoneName"] = bd.zone_name;
+  return out;
+}
+
+json queue_data_json(const queue_data& qd) {
+  return {{"brokerName", qd.broker_name},
+          {"readQueueNums", qd.read_queue_nums},
+          {"writeQueueNums", qd.write_queue_nums},
+          {"perm", qd.perm},
+          {"topicSysFlag", qd.topic_sys_flag}};
+}
+
+std::string row(const std::string& cluster, const std::string& broker,
+                const std::string& bid, const std::string& addr) {
+  char buf[256];
+  std::snprintf(buf, sizeof(buf), "%-22s  %-22s  %-4s  %-22s", cluster.c_str(),
+                broker.c_str(), bid.c_str(), addr.c_str());
+  std::string out = buf;
+  while (!out.empty() && out.back() == ' ')
+    out.pop_back();
+  return out + '\n';
+}
+
+} // namespace
+
+std::string format_topic_route(const topic_route_data& route) {
+  json out;
+  if (!route.order_topic_conf.empty())
+    out["orderTopicConf"] = route.order_topic_conf;
+  out["queueDatas"] = json::array();
+  for (auto& qd : route.queue_datas)
+    out["queueDatas"].push_back(queue_data_json(qd));
+  out["brokerDatas"] = json::array();
+  for (auto& bd : route.broker_datas)
+    out["brokerDatas"].push_back(broker_data_json(bd));
+  out["filterServerTable"] = json::object();
+  for (auto& [addr, servers] : route.filter_server_table)
+    out["filterServerTable"][addr] = servers;
+  return out.dump(2) + '\n';
+}
+
+std::string format_cluster_list(const cluster_info& info) {
+  std::string out = row("#Cluster Name", "#Broker Name", "#BID", "#Addr");
+  // cluster_addr_table and broker_addrs are std::maps: already sorted.
+  for (auto& [cluster, names] : info.cluster_addr_table) {
+    auto sorted = names;
+    std::sort(sorted.begin(), sorted.end());
+    for (auto& name : sorted) {
+      auto i = info.broker_addr_table.find(name);
+      if (i == info.broker_addr_table.end())
+        continue;
+      for (auto& [id, addr] : i->second.broker_addrs)
+        out += row(cluster, name, std::to_string(id), addr);
+    }
+  }
+  return out;
+}
+
+std::string format_member_group(const broker_member_group& group) {
+  json out{{"cluster", group.cluster},
+           {"brokerName", group.broker_name},
+           {"brokerAddrs", addrs_json(group.broker_addrs)}};
+  return out.dump(2) + '\n';
+}
+
+std::string format_topic_list(const topic_list& topics) {
+  std::string out;
+  for (auto& topic : topics.topics)
+    out += topic + '\n';
+  return out;
+}
+
+std::string format_kv_table(const kv_table& table) {
+  std::string out;
+  for (auto& [key, value] : table.table)
+    out += key + '=' + value + '\n';
+  return out;
+}
+
+std::string pretty_json(const std::string& text) {
+  auto doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded())
+    return text + '\n';
+  return doc.dump(2) + '\n';
+}
+
+} // namespace rmq::admin

@@ -1,0 +1,52 @@
+// One connection to a NameServer plus a blocking request helper. Every step
+// has a finite timeout: middleman::remote_actor waits forever for a peer
+// that accepts TCP but never answers the handshake, so we send the connect
+// request to the middleman actor ourselves and bound it.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <utility>
+
+#include "caf/actor_system.hpp"
+#include "caf/error.hpp"
+#include "caf/expected.hpp"
+#include "caf/scoped_actor.hpp"
+#include "caf/sec.hpp"
+
+#include "apps/rmq-admin/admin_args.hpp"
+#include "messages/namesrv.hpp"
+
+namespace rmq::admin {
+
+class namesrv_client {
+public:
+  namesrv_client(caf::actor_system& sys, std::chrono::milliseconds timeout);
+
+  /// Connects to the NameServer at `addr` and checks that it publishes a
+  /// `namesrv_actor`.
+  caf::error connect(const namesrv_addr& addr);
+
+  /// Sends `req` and waits for the answer of type `Result` or an error
+  /// (including caf::sec::request_timeout).
+  template <class Result, class Request>
+  caf::expected<Result> ask(Request req) {
+    caf::expected<Result> out{caf::make_error(caf::sec::request_timeout)};
+    self_->request(hdl_, timeout_, std::move(req))
+      .receive([&](Result& x) { out = std::move(x); },
+               [&](caf::error& err) { out = std::move(err); });
+    return out;
+  }
+
+  const namesrv_actor& handle() const {
+    return hdl_;
+  }
+
+private:
+  caf::actor_system& sys_;
+  std::chrono::milliseconds timeout_;
+  caf::scoped_actor self_;
+  namesrv_actor hdl_;
+};
+
+} // namespace rmq::admin

@@ -1,0 +1,51 @@
+// Commands about topics, clusters and the node as a whole.
+#include "apps/rmq-admin/ask_and_print.hpp"
+#include "apps/rmq-admin/formatters.hpp"
+
+namespace rmq::admin {
+
+int dump_cmd(const command_env& env) {
+  return ask_and_print<std::string>(env, dump_atom::value, pretty_json);
+}
+
+int topic_route_cmd(const command_env& env) {
+  return ask_and_print<topic_route_data>(
+    env, get_route_info_request{env.args.opt('t')}, format_topic_route);
+}
+
+int topic_list_cmd(const command_env& env) {
+  return ask_and_print<topic_list>(env, get_all_topic_list_request{},
+                                   format_topic_list);
+}
+
+int topics_by_cluster_cmd(const command_env& env) {
+  return ask_and_print<topic_list>(
+    env, get_topics_by_cluster_request{env.args.opt('c')}, format_topic_list);
+}
+
+int delete_topic_cmd(const command_env& env) {
+  auto topic = env.args.opt('t');
+  auto cluster = env.args.opt('c');
+  return ask_and_print<caf::ok_atom>(
+    env, delete_topic_request{topic, cluster}, [&](caf::ok_atom) {
+      // mqadmin's wording.
+      if (cluster.empty())
+        return "delete topic [" + topic + "] from NameServer success.\n";
+      return "delete topic [" + topic + "] of cluster [" + cluster
+             + "] from NameServer success.\n";
+    });
+}
+
+int cluster_list_cmd(const command_env& env) {
+  return ask_and_print<cluster_info>(env, get_broker_cluster_info_request{},
+                                     format_cluster_list);
+}
+
+int broker_member_group_cmd(const command_env& env) {
+  return ask_and_print<broker_member_group>(
+    env,
+    get_broker_member_group_request{env.args.opt('c'), env.args.opt('b')},
+    format_member_group);
+}
+
+} // namespace rmq::admin

@@ -1,0 +1,164 @@
+// A NameServer facing bad input from the network: raw garbage on its TCP
+// port, invalid requests, and message types outside its interface. Each
+// gets an error (or is dropped) and the node keeps serving.
+#include <chrono>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <doctest/doctest.h>
+
+#include "caf/actor.hpp"
+#include "caf/actor_cast.hpp"
+#include "caf/send.hpp"
+
+#include "messages/errors.hpp"
+#include "tests/system/namesrv_system_support.hpp"
+
+using namespace std::chrono_literals;
+using namespace rmq::test;
+
+namespace {
+
+// Connects with a plain socket; -1 on failure.
+int raw_connect(uint16_t port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(port);
+  inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void raw_send(int fd, const std::vector<uint8_t>& bytes) {
+  // MSG_NOSIGNAL: the node may close first; that must not kill the test.
+  size_t off = 0;
+  while (off < bytes.size()) {
+    auto n = send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+    if (n <= 0)
+      return;
+    off += static_cast<size_t>(n);
+  }
+}
+
+std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
+  std::mt19937 gen{seed};
+  std::vector<uint8_t> out(n);
+  for (auto& x : out)
+    x = static_cast<uint8_t>(gen());
+  return out;
+}
+
+// The node still answers a normal request.
+void check_serves(remote_client& client, uint16_t port) {
+  auto hdl = client.connect(port);
+  REQUIRE(hdl);
+  auto topics
+    = client.ask<rmq::topic_list>(hdl, rmq::get_all_topic_list_request{});
+  REQUIRE(topics);
+  auto dump = client.ask<std::string>(hdl, rmq::dump_atom::value);
+  CHECK(dump);
+}
+
+} // namespace
+
+TEST_SUITE("system.namesrv.robustness") {
+
+TEST_CASE("raw garbage on the TCP port does not stop the NameServer") {
+  auto ns = start_namesrv();
+  std::vector<std::vector<uint8_t>> payloads{
+    random_bytes(64, 1), random_bytes(100'000, 2),
+    std::vector<uint8_t>(4096, 0xFF), std::vector<uint8_t>(4096, 0x00),
+    {'G', 'E', 'T', ' ', '/', ' ', 'H', 'T', 'T', 'P', '/', '1', '.', '1',
+     '\r', '\n', '\r', '\n'}};
+  for (auto& bytes : payloads) {
+    int fd = raw_connect(ns.port);
+    REQUIRE(fd >= 0);
+    raw_send(fd, bytes);
+    close(fd);
+  }
+  // A garbage connection left open while a real client works.
+  int idle = raw_connect(ns.port);
+  REQUIRE(idle >= 0);
+  raw_send(idle, random_bytes(10, 3));
+  remote_client client;
+  check_serves(client, ns.port);
+  close(idle);
+  CHECK_EQ(ns.proc->wait(0ms), -1); // still running
+  check_serves(client, ns.port);
+}
+
+TEST_CASE("invalid requests from a remote client get the right errc") {
+  auto ns = start_namesrv();
+  remote_client client;
+  auto hdl = client.connect(ns.port);
+  REQUIRE(hdl);
+  auto bad_topic = client.ask<rmq::topic_route_data>(
+    hdl, rmq::get_route_info_request{"bad topic!"});
+  REQUIRE_FALSE(bad_topic);
+  CHECK(bad_topic.error() == rmq::errc::invalid_parameter);
+  auto unknown = client.ask<rmq::topic_route_data>(
+    hdl, rmq::get_route_info_request{"NoSuchTopic"});
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error() == rmq::errc::topic_not_exist);
+  rmq::register_broker_request reg;
+  reg.cluster_name = "DefaultCluster";
+  reg.broker_name = "broker-x";
+  reg.broker_addr = "no-port-here";
+  auto bad_addr = client.ask<rmq::register_broker_result>(hdl, reg);
+  REQUIRE_FALSE(bad_addr);
+  CHECK(bad_addr.error() == rmq::errc::invalid_parameter);
+  reg.broker_addr = "127.0.0.1:10911";
+  reg.topics.push_back(rmq::topic_config{"bad/topic"});
+  auto bad_cfg = client.ask<rmq::register_broker_result>(hdl, reg);
+  REQUIRE_FALSE(bad_cfg);
+  CHECK(bad_cfg.error() == rmq::errc::invalid_parameter);
+  auto ghost = client.ask<caf::ok_atom>(
+    hdl, rmq::broker_heartbeat_request{"DefaultCluster", "127.0.0.1:10999",
+                                       "ghost", 0});
+  REQUIRE_FALSE(ghost);
+  CHECK(ghost.error() == rmq::errc::broker_not_found);
+  auto no_kv = client.ask<std::string>(
+    hdl, rmq::get_kv_config_request{"NS", "missing"});
+  REQUIRE_FALSE(no_kv);
+  CHECK(no_kv.error() == rmq::errc::query_not_found);
+  // Nothing of the above left a trace.
+  CHECK_FALSE(client.knows_broker(hdl, "broker-x"));
+  check_serves(client, ns.port);
+}
+
+TEST_CASE("messages outside the interface are refused, the node serves on") {
+  auto ns = start_namesrv();
+  remote_client client;
+  auto hdl = client.connect(ns.port);
+  REQUIRE(hdl);
+  auto dyn = caf::actor_cast<caf::actor>(hdl);
+  auto probe = [&](auto msg) {
+    caf::error err;
+    bool answered = false;
+    client.self->request(dyn, 2s, std::move(msg))
+      .receive([&](int32_t) { answered = true; },
+               [&](caf::error& x) { err = std::move(x); });
+    // An error reply (CAF: unexpected_message) or silence; never a value.
+    CHECK_FALSE(answered);
+    if (err != caf::sec::request_timeout)
+      CHECK(err == caf::sec::unexpected_message);
+  };
+  probe(std::string{"hello"});
+  probe(int32_t{42});
+  probe(rmq::topic_config{"TopicA"});
+  caf::anon_send(dyn, 3.14);
+  check_serves(client, ns.port);
+}
+
+} // TEST_SUITE

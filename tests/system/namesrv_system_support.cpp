@@ -1,0 +1,122 @@
+#include "tests/system/namesrv_system_support.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "caf/actor_cast.hpp"
+#include "caf/io/middleman.hpp"
+#include "caf/node_id.hpp"
+
+namespace rmq::test {
+
+namespace {
+
+node_config& with_middleman(node_config& cfg) {
+  cfg.load<caf::io::middleman>();
+  return cfg;
+}
+
+} // namespace
+
+namesrv_process start_namesrv(const std::string& kv_path) {
+  namesrv_process result;
+  result.proc = std::make_unique<child_process>(
+    std::vector<std::string>{bin_dir() + "/rmq-node", "--role=namesrv",
+                             "--port=0", "--kv-config-path=" + kv_path,
+                             "--log-level=warn"});
+  std::string rest;
+  REQUIRE(result.proc->wait_for("namesrv listening on 127.0.0.1:", rest));
+  result.port = static_cast<uint16_t>(std::stoi(rest));
+  return result;
+}
+
+std::string join_addrs(const std::vector<std::string>& addrs) {
+  std::string out;
+  for (auto& addr : addrs)
+    out += (out.empty() ? "" : ";") + addr;
+  return out;
+}
+
+std::unique_ptr<child_process>
+start_broker(const std::vector<std::string>& addrs,
+             const std::string& broker_name, const std::string& topics) {
+  auto proc = std::make_unique<child_process>(std::vector<std::string>{
+    bin_dir() + "/standin_broker", "--namesrv=" + join_addrs(addrs),
+    "--broker-name=" + broker_name, "--topics=" + topics, "--queues=4",
+    "--heartbeat-interval-ms=1000"});
+  std::set<std::string> registered;
+  std::string addr;
+  while (registered.size() < addrs.size()) {
+    REQUIRE(proc->wait_for("registered with ", addr));
+    registered.insert(addr);
+  }
+  return proc;
+}
+
+admin_run run_admin(const std::vector<std::string>& args) {
+  // sh merges stderr into the pipe, so tests see the error messages too.
+  std::string cmd = "exec '" + bin_dir() + "/rmq-admin'";
+  for (auto& arg : args)
+    cmd += " '" + arg + "'";
+  cmd += " 2>&1";
+  admin_run result;
+  result.rc = run_command({"/bin/sh", "-c", cmd}, result.out);
+  return result;
+}
+
+uint16_t unused_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sa.sin_port = 0;
+  socklen_t len = sizeof(sa);
+  bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
+  getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
+  close(fd);
+  return ntohs(sa.sin_port);
+}
+
+temp_dir::temp_dir() {
+  char tmpl[] = "/tmp/rmq-system-XXXXXX";
+  REQUIRE(mkdtemp(tmpl) != nullptr);
+  path = tmpl;
+}
+
+temp_dir::~temp_dir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+}
+
+remote_client::remote_client() : sys(with_middleman(cfg)), self(sys) {
+  // nop
+}
+
+namesrv_actor remote_client::connect(uint16_t port) {
+  // middleman::remote_actor, bounded: a hung handshake must fail the test,
+  // not block it.
+  namesrv_actor result;
+  self
+    ->request(sys.middleman().actor_handle(), std::chrono::seconds{5},
+              caf::connect_atom::value, std::string{"127.0.0.1"}, port)
+    .receive(
+      [&](const caf::node_id&, caf::strong_actor_ptr& ptr,
+          const std::set<std::string>& ifs) {
+        if (ptr && sys.assignable<namesrv_actor>(ifs))
+          result = caf::actor_cast<namesrv_actor>(std::move(ptr));
+      },
+      [&](const caf::error&) {});
+  return result;
+}
+
+bool remote_client::knows_broker(const namesrv_actor& hdl,
+                                 const std::string& broker_name) {
+  auto info = ask<cluster_info>(hdl, get_broker_cluster_info_request{});
+  return info && info->broker_addr_table.count(broker_name) > 0;
+}
+
+} // namespace rmq::test

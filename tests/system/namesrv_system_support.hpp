@@ -1,0 +1,98 @@
+// Helpers for system tests with real NameServer processes: start rmq-node
+// and standin_broker on free loopback ports, run rmq-admin, and talk to a
+// node from the test process through a real actor system (CAF io over
+// loopback, not the test coordinator).
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "caf/actor_system.hpp"
+#include "caf/expected.hpp"
+#include "caf/scoped_actor.hpp"
+#include "caf/sec.hpp"
+
+#include "messages/namesrv.hpp"
+#include "runtime/node_config.hpp"
+#include "tests/support/child_process.hpp"
+
+namespace rmq::test {
+
+/// A running `rmq-node --role=namesrv`, killed with the object.
+struct namesrv_process {
+  std::unique_ptr<child_process> proc;
+  uint16_t port = 0;
+
+  std::string addr() const {
+    return "127.0.0.1:" + std::to_string(port);
+  }
+};
+
+/// Starts a NameServer on a free port; REQUIREs that it comes up.
+/// `kv_path` empty: KV config in memory only.
+namesrv_process start_namesrv(const std::string& kv_path = "");
+
+/// Starts a stand-in broker registering `topics` (4/4 queues) with every
+/// NameServer in `addrs`; REQUIREs one "registered with" line per address.
+std::unique_ptr<child_process>
+start_broker(const std::vector<std::string>& addrs,
+             const std::string& broker_name = "broker-a",
+             const std::string& topics = "TopicA,TopicB");
+
+/// Joins addresses with ';' (RocketMQ's NameServer list).
+std::string join_addrs(const std::vector<std::string>& addrs);
+
+/// Result of one rmq-admin run; `out` holds stdout and stderr.
+struct admin_run {
+  int rc = -1;
+  std::string out;
+};
+
+/// Runs `rmq-admin <args...>` (no shell quoting: plain arguments only).
+admin_run run_admin(const std::vector<std::string>& args);
+
+/// Returns a loopback port nobody listens on (bound, then closed).
+uint16_t unused_port();
+
+/// Returns a fresh directory under /tmp, removed by the destructor.
+struct temp_dir {
+  temp_dir();
+  ~temp_dir();
+  std::string path;
+};
+
+/// A client actor system inside the test process.
+class remote_client {
+public:
+  remote_client();
+
+  /// Connects with a 5 s bound; returns a null handle on failure.
+  namesrv_actor connect(uint16_t port);
+
+  /// Sends `req` to `hdl` and waits at most `timeout` for a `Result`.
+  template <class Result, class Handle, class Request>
+  caf::expected<Result>
+  ask(const Handle& hdl, Request req,
+      std::chrono::milliseconds timeout = std::chrono::seconds{5}) {
+    caf::expected<Result> out{caf::make_error(caf::sec::request_timeout)};
+    self->request(hdl, timeout, std::move(req))
+      .receive([&](Result& x) { out = std::move(x); },
+               [&](caf::error& err) { out = std::move(err); });
+    return out;
+  }
+
+  /// Whether the NameServer's cluster info lists `broker_name` (false also
+  /// when it does not answer).
+  bool knows_broker(const namesrv_actor& hdl, const std::string& broker_name);
+
+  node_config cfg;
+  caf::actor_system sys;
+  caf::scoped_actor self;
+};
+
+} // namespace rmq::test
