@@ -32,6 +32,18 @@ caf::error check_broker(const std::string& cluster, const std::string& name,
 
 // Puts are checked by the KV table itself; reads and deletes here, so a
 // malformed name is invalid_parameter rather than query_not_found.
+// Asks `hdl` and answers with its reply. Unlike delegate, the remote client
+// never sees `hdl`: CAF's network layer then keeps no reference to it, which
+// kept the detached KV table's thread (and so rmq-node) from ending.
+template <class R, class Handle, class Request>
+caf::result<R> relay(self_ptr self, const Handle& hdl, const Request& req) {
+  auto rp = self->make_response_promise<R>();
+  self->request(hdl, table_timeout, req)
+    .then([=](R& x) mutable { rp.deliver(std::move(x)); },
+          [=](caf::error& err) mutable { rp.deliver(std::move(err)); });
+  return rp;
+}
+
 caf::error check_kv(const std::string& name_space, const std::string& key) {
   if (auto err = check_kv_name(name_space, "namespace"))
     return err;
@@ -341,22 +353,22 @@ namesrv_actor::behavior_type namesrv_frontend(
       return self->delegate(self->state.reader, req);
     },
     [=](const put_kv_config_request& req) -> caf::result<caf::ok_atom> {
-      return self->delegate(t.kv, req);
+      return relay<caf::ok_atom>(self, t.kv, req);
     },
     [=](const get_kv_config_request& req) -> caf::result<std::string> {
       if (auto err = check_kv(req.name_space, req.key))
         return err;
-      return self->delegate(t.kv, req);
+      return relay<std::string>(self, t.kv, req);
     },
     [=](const delete_kv_config_request& req) -> caf::result<caf::ok_atom> {
       if (auto err = check_kv(req.name_space, req.key))
         return err;
-      return self->delegate(t.kv, req);
+      return relay<caf::ok_atom>(self, t.kv, req);
     },
     [=](const get_kv_list_by_namespace_request& req) -> caf::result<kv_table> {
       if (auto err = check_kv_name(req.name_space, "namespace"))
         return err;
-      return self->delegate(t.kv, req);
+      return relay<kv_table>(self, t.kv, req);
     },
     [=](dump_atom) { return dump_node(self); },
   };

@@ -5,11 +5,13 @@
 #include <csignal>
 #include <iostream>
 #include <string>
+#include <thread>
 
 #include <pthread.h>
 
 #include "caf/actor_system.hpp"
 #include "caf/io/middleman.hpp"
+#include "caf/scoped_actor.hpp"
 
 #include "messages/errors.hpp"
 #include "runtime/bootstrap/namesrv_node.hpp"
@@ -89,11 +91,29 @@ int run_namesrv(caf::actor_system& sys, const config& cfg,
   RMQ_INFO("namesrv", "listening on " << cfg.host << ":" << *port
                                       << ", KV config at '"
                                       << cfg.kv_config_path << "'");
+  // Any peer that can connect can also send the front actor an exit
+  // message (CAF 0.17 cannot refuse one). A node without its front actor
+  // would accept connections and answer nothing, so it exits instead and a
+  // supervisor can restart it.
+  std::string down_reason;
+  std::thread watchdog{[&sys, &down_reason, front = node.frontend] {
+    caf::scoped_actor self{sys};
+    self->monitor(front);
+    self->receive([&](caf::down_msg& dm) { down_reason = sys.render(dm.reason); });
+    kill(getpid(), SIGUSR1);
+  }};
   int sig = 0;
   sigwait(&signals, &sig);
-  RMQ_INFO("namesrv", "signal " << sig << ": shutting down");
+  if (sig != SIGUSR1)
+    RMQ_INFO("namesrv", "signal " << sig << ": shutting down");
   sys.middleman().unpublish(node.frontend, *port);
   node.stop(sys);
+  watchdog.join();
+  if (sig == SIGUSR1) {
+    RMQ_ERROR("namesrv", "front actor stopped (" << down_reason
+                                                 << "): exiting");
+    return 1;
+  }
   return 0;
 }
 
@@ -107,6 +127,7 @@ int main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1); // raised by the front actor's watchdog
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   config cfg;
   auto args = rmq::normalize_args(argc, argv,

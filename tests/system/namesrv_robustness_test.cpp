@@ -162,3 +162,16 @@ TEST_CASE("messages outside the interface are refused, the node serves on") {
 }
 
 } // TEST_SUITE
+
+TEST_CASE("a node whose front actor is killed remotely exits non-zero") {
+  // CAF 0.17 cannot refuse an exit message; a node that kept running
+  // without its front actor would accept connections and answer nothing.
+  auto ns = start_namesrv();
+  {
+    remote_client client;
+    auto hdl = client.connect(ns.port);
+    REQUIRE(hdl);
+    caf::anon_send_exit(hdl, caf::exit_reason::kill);
+  }
+  CHECK_EQ(ns.proc->wait(10s), 1);
+}
