@@ -7,6 +7,7 @@
 
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
+#include "actors/namesrv/request_checks.hpp"
 #include "runtime/validators.hpp"
 
 namespace rmq {
@@ -19,19 +20,6 @@ using self_ptr = namesrv_actor::stateful_pointer<namesrv_frontend_state>;
 
 constexpr auto table_timeout = std::chrono::seconds{10};
 
-caf::error check_broker(const std::string& cluster, const std::string& name,
-                        const std::string& addr, int64_t id) {
-  if (auto err = check_broker_name(cluster, "cluster name"))
-    return err;
-  if (auto err = check_broker_name(name, "broker name"))
-    return err;
-  if (id < 0)
-    return make_error(errc::invalid_parameter, "negative broker id");
-  return check_address(addr, "broker address");
-}
-
-// Puts are checked by the KV table itself; reads and deletes here, so a
-// malformed name is invalid_parameter rather than query_not_found.
 // Asks `hdl` and answers with its reply. Unlike delegate, the remote client
 // never sees `hdl`: CAF's network layer then keeps no reference to it, which
 // kept the detached KV table's thread (and so rmq-node) from ending.
@@ -42,39 +30,6 @@ caf::result<R> relay(self_ptr self, const Handle& hdl, const Request& req) {
     .then([=](R& x) mutable { rp.deliver(std::move(x)); },
           [=](caf::error& err) mutable { rp.deliver(std::move(err)); });
   return rp;
-}
-
-caf::error check_kv(const std::string& name_space, const std::string& key) {
-  if (auto err = check_kv_name(name_space, "namespace"))
-    return err;
-  return check_kv_name(key, "key");
-}
-
-caf::error check_registration(const register_broker_request& req) {
-  if (auto err = check_broker(req.cluster_name, req.broker_name,
-                              req.broker_addr, req.broker_id))
-    return err;
-  if (!req.ha_server_addr.empty())
-    if (auto err = check_address(req.ha_server_addr, "HA server address"))
-      return err;
-  if (req.heartbeat_timeout_ms < 0)
-    return make_error(errc::invalid_parameter, "negative heartbeat timeout");
-  for (auto& addr : req.filter_server_list)
-    if (auto err = check_address(addr, "filter server address"))
-      return err;
-  for (auto& cfg : req.topics) {
-    if (auto err = check_topic(cfg.topic_name))
-      return err;
-    if (!perm::is_valid(cfg.perm))
-      return make_error(errc::invalid_parameter,
-                        "topic " + cfg.topic_name + ": perm "
-                          + std::to_string(cfg.perm) + " is not in 0..7");
-    if (cfg.read_queue_nums < 0 || cfg.write_queue_nums < 0)
-      return make_error(errc::invalid_parameter,
-                        "topic " + cfg.topic_name
-                          + ": negative queue count");
-  }
-  return {};
 }
 
 // Starts watching the actor that sent a registration: its connection
@@ -333,16 +288,8 @@ namesrv_actor::behavior_type namesrv_frontend(
       return self->delegate(self->state.writer, req);
     },
     [=](const register_topic_request& req) -> caf::result<caf::ok_atom> {
-      if (auto err = check_topic(req.topic))
+      if (auto err = check_register_topic(req))
         return err;
-      for (auto& qd : req.queue_datas) {
-        if (auto err = check_broker_name(qd.broker_name, "broker name"))
-          return err;
-        if (!perm::is_valid(qd.perm))
-          return make_error(errc::invalid_parameter, "perm not in 0..7");
-        if (qd.read_queue_nums < 0 || qd.write_queue_nums < 0)
-          return make_error(errc::invalid_parameter, "negative queue count");
-      }
       return self->delegate(self->state.writer, req);
     },
     [=](const get_route_info_request& req) -> caf::result<topic_route_data> {
