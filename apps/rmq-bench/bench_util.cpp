@@ -2,11 +2,8 @@
 
 #include <algorithm>
 #include <csignal>
-#include <cstdio>
 #include <iostream>
 
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace rmq::bench {
 
@@ -76,53 +73,24 @@ double percentile(const std::vector<double>& xs, double q) {
   return xs[idx];
 }
 
-child::~child() {
-  if (pid > 0) {
-    kill(pid, SIGTERM);
-    int status = 0;
-    waitpid(pid, &status, 0);
+namesrv_child::~namesrv_child() {
+  if (proc && proc->running()) {
+    proc->signal(SIGTERM);
+    proc->wait();
   }
 }
 
-std::string self_dir() {
-  char buf[4096];
-  auto n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0)
-    return ".";
-  std::string path{buf, static_cast<size_t>(n)};
-  return path.substr(0, path.rfind('/'));
-}
-
-std::unique_ptr<child> start_namesrv() {
-  int fds[2];
-  if (pipe(fds) != 0)
+std::unique_ptr<namesrv_child> start_namesrv() {
+  auto node = exe_dir() + "/rmq-node";
+  auto result = std::make_unique<namesrv_child>();
+  result->proc = std::make_unique<child_process>(std::vector<std::string>{
+    node, "--role=namesrv", "--port=0", "--kv-config-path=",
+    "--log-level=warn"});
+  if (!result->proc->wait_for("namesrv listening on ", result->address)) {
+    std::cerr << "rmq-node did not start (" << node << ")\n";
     return nullptr;
-  auto result = std::make_unique<child>();
-  auto node = self_dir() + "/rmq-node";
-  result->pid = fork();
-  if (result->pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    execl(node.c_str(), node.c_str(), "--role=namesrv", "--port=0",
-          "--kv-config-path=", "--log-level=warn", nullptr);
-    _exit(127);
   }
-  close(fds[1]);
-  auto in = fdopen(fds[0], "r");
-  char line[512];
-  const std::string prefix = "namesrv listening on ";
-  while (in && fgets(line, sizeof(line), in)) {
-    std::string text = line;
-    if (text.compare(0, prefix.size(), prefix) == 0) {
-      result->address = text.substr(prefix.size());
-      while (!result->address.empty() && result->address.back() == '\n')
-        result->address.pop_back();
-      return result;
-    }
-  }
-  std::cerr << "rmq-node did not start (" << node << ")\n";
-  return nullptr;
+  return result;
 }
 
 } // namespace rmq::bench

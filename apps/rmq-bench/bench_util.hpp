@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <sys/types.h>
+#include "runtime/child_process.hpp"
 
 namespace rmq::bench {
 
@@ -39,18 +39,15 @@ double median(std::vector<double> xs);
 /// `xs` must be sorted.
 double percentile(const std::vector<double>& xs, double q);
 
-/// A process started by the bench; killed when this goes away.
-struct child {
-  pid_t pid = -1;
+/// A NameServer started by the bench; stopped when this goes away.
+struct namesrv_child {
+  std::unique_ptr<child_process> proc;
   std::string address;
-  ~child();
+  ~namesrv_child();
 };
 
-/// Directory of the running executable (where rmq-node lives too).
-std::string self_dir();
-
-/// Starts `rmq-node --role=namesrv --port=0` (memory-only KV config) and
-/// waits for its address; null on failure.
-std::unique_ptr<child> start_namesrv();
+/// Starts `rmq-node --role=namesrv --port=0` (memory-only KV config) from
+/// the bench's own directory and waits for its address; null on failure.
+std::unique_ptr<namesrv_child> start_namesrv();
 
 } // namespace rmq::bench

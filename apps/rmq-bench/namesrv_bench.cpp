@@ -143,7 +143,7 @@ int namesrv(int argc, char** argv) {
   flags.add("big-topics", opt.big_topics, "topics of the big registration");
   if (auto rc = flags.parse(argc, argv); rc >= 0)
     return rc;
-  std::unique_ptr<child> node;
+  std::unique_ptr<namesrv_child> node;
   if (opt.namesrv.empty()) {
     node = start_namesrv();
     if (!node)

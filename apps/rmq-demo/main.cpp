@@ -22,7 +22,7 @@
 #include "caf/actor_system.hpp"
 #include "caf/io/middleman.hpp"
 
-#include "apps/rmq-demo/child.hpp"
+#include "runtime/child_process.hpp"
 #include "apps/rmq-demo/probe.hpp"
 #include "messages/errors.hpp"
 #include "runtime/node_config.hpp"
@@ -32,7 +32,7 @@ using namespace std::chrono_literals;
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-using rmq::demo::child;
+using child = rmq::child_process;
 
 constexpr const char* broker_name = "broker-a";
 constexpr const char* topic = "TopicA";
@@ -44,7 +44,7 @@ int64_t ms_since(clock_type::time_point t0) {
 }
 
 struct demo {
-  std::string bin = rmq::demo::exe_dir();
+  std::string bin = rmq::exe_dir();
   std::vector<std::string> lines; // summary
   bool ok = true;
 
@@ -69,7 +69,7 @@ struct demo {
     }
     std::cout << shown << std::endl;
     std::string out;
-    auto rc = rmq::demo::run(argv, out, 10s);
+    auto rc = rmq::run_command(argv, out, 10s);
     std::cout << out;
     if (rc != 0)
       std::cout << "(exit code " << rc << ")" << std::endl;

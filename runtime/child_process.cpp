@@ -1,15 +1,17 @@
-#include "apps/rmq-demo/child.hpp"
+#include "runtime/child_process.hpp"
 
 #include <cerrno>
 #include <climits>
 #include <csignal>
+
+#include <fcntl.h>
 
 #include <poll.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace rmq::demo {
+namespace rmq {
 
 namespace {
 
@@ -33,7 +35,8 @@ std::string exe_dir() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-child::child(std::vector<std::string> argv) {
+child_process::child_process(std::vector<std::string> argv,
+                             bool quiet_stderr) {
   int fds[2];
   if (pipe(fds) != 0)
     return;
@@ -46,6 +49,10 @@ child::child(std::vector<std::string> argv) {
     dup2(fds[1], STDOUT_FILENO);
     close(fds[0]);
     close(fds[1]);
+    if (quiet_stderr) {
+      int devnull = open("/dev/null", O_WRONLY);
+      dup2(devnull, STDERR_FILENO);
+    }
     std::vector<char*> args;
     for (auto& arg : argv)
       args.push_back(arg.data());
@@ -60,7 +67,7 @@ child::child(std::vector<std::string> argv) {
     out_fd_ = fds[0];
 }
 
-child::~child() {
+child_process::~child_process() {
   if (pid_ > 0 && !reaped_) {
     ::kill(pid_, SIGKILL);
     wait(std::chrono::seconds{5});
@@ -69,7 +76,7 @@ child::~child() {
     close(out_fd_);
 }
 
-bool child::read_line(std::string& line, std::chrono::milliseconds timeout) {
+bool child_process::read_line(std::string& line, std::chrono::milliseconds timeout) {
   auto deadline = clock_type::now() + timeout;
   for (;;) {
     if (auto nl = buf_.find('\n'); nl != std::string::npos) {
@@ -99,7 +106,7 @@ bool child::read_line(std::string& line, std::chrono::milliseconds timeout) {
   }
 }
 
-bool child::wait_for(const std::string& prefix, std::string& rest,
+bool child_process::wait_for(const std::string& prefix, std::string& rest,
                      std::chrono::milliseconds timeout) {
   auto deadline = clock_type::now() + timeout;
   std::string line;
@@ -111,12 +118,12 @@ bool child::wait_for(const std::string& prefix, std::string& rest,
   return false;
 }
 
-void child::signal(int sig) {
+void child_process::signal(int sig) {
   if (pid_ > 0 && !reaped_)
     ::kill(pid_, sig);
 }
 
-int child::wait(std::chrono::milliseconds timeout) {
+int child_process::wait(std::chrono::milliseconds timeout) {
   if (pid_ <= 0)
     return -1;
   auto deadline = clock_type::now() + timeout;
@@ -136,10 +143,10 @@ int child::wait(std::chrono::milliseconds timeout) {
   return -1;
 }
 
-int run(std::vector<std::string> argv, std::string& out,
+int run_command(std::vector<std::string> argv, std::string& out,
         std::chrono::milliseconds timeout) {
   auto deadline = clock_type::now() + timeout;
-  child proc{std::move(argv)};
+  child_process proc{std::move(argv)};
   out.clear();
   std::string line;
   while (proc.read_line(line, std::chrono::milliseconds{ms_left(deadline)}))
@@ -147,4 +154,4 @@ int run(std::vector<std::string> argv, std::string& out,
   return proc.wait(std::chrono::milliseconds{ms_left(deadline) + 1000});
 }
 
-} // namespace rmq::demo
+} // namespace rmq
