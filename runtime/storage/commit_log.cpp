@@ -31,15 +31,7 @@ commit_log::commit_log(const store_config& cfg)
 caf::error commit_log::load() {
   if (auto err = make_dirs(dir_))
     return err;
-  std::vector<int64_t> bases;
-  std::error_code ec;
-  for (auto& entry : fs::directory_iterator(dir_, ec)) {
-    auto name = entry.path().filename().string();
-    if (name.size() == file_name_width
-        && name.find_first_not_of("0123456789") == std::string::npos)
-      bases.push_back(std::stoll(name));
-  }
-  std::sort(bases.begin(), bases.end());
+  auto bases = list_offset_files(dir_);
   std::lock_guard<std::mutex> guard{mtx_};
   segments_.clear();
   for (auto base : bases) {
@@ -49,6 +41,7 @@ caf::error commit_log::load() {
       // A hole in the log: nothing after it can be trusted in order.
       RMQ_WARN("store", "commit log gap before segment " << base
                                                          << ", deleting it");
+      std::error_code ec;
       fs::remove(dir_ + "/" + offset_file_name(base), ec);
       continue;
     }

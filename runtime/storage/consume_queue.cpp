@@ -2,12 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 
 #include "runtime/log.hpp"
 #include "runtime/storage/log_format.hpp"
-
-namespace fs = std::filesystem;
 
 namespace rmq::storage {
 
@@ -47,15 +44,7 @@ consume_queue::consume_queue(const store_config& cfg, std::string topic,
 }
 
 caf::error consume_queue::load() {
-  std::vector<int64_t> bases;
-  std::error_code ec;
-  for (auto& entry : fs::directory_iterator(dir_, ec)) {
-    auto name = entry.path().filename().string();
-    if (name.size() == file_name_width
-        && name.find_first_not_of("0123456789") == std::string::npos)
-      bases.push_back(std::stoll(name));
-  }
-  std::sort(bases.begin(), bases.end());
+  auto bases = list_offset_files(dir_);
   files_.clear();
   for (auto base : bases) {
     if (!files_.empty()

@@ -1,11 +1,8 @@
 #include "runtime/storage/index_service.hpp"
 
 #include <algorithm>
-#include <filesystem>
 
 #include "runtime/storage/log_format.hpp"
-
-namespace fs = std::filesystem;
 
 namespace rmq::storage {
 
@@ -17,15 +14,7 @@ index_service::index_service(const store_config& cfg)
 caf::error index_service::load() {
   if (auto err = make_dirs(dir_))
     return err;
-  std::vector<int64_t> bases;
-  std::error_code ec;
-  for (auto& entry : fs::directory_iterator(dir_, ec)) {
-    auto name = entry.path().filename().string();
-    if (name.size() == file_name_width
-        && name.find_first_not_of("0123456789") == std::string::npos)
-      bases.push_back(std::stoll(name));
-  }
-  std::sort(bases.begin(), bases.end());
+  auto bases = list_offset_files(dir_);
   for (auto base : bases) {
     auto f = index_file::open(dir_ + "/" + offset_file_name(base),
                               cfg_.index_slots, cfg_.index_entries, base,

@@ -1,8 +1,10 @@
 #include "runtime/storage/mapped_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -127,6 +129,19 @@ std::string offset_file_name(int64_t offset) {
   snprintf(buf, sizeof(buf), "%0*lld", file_name_width,
            static_cast<long long>(offset));
   return buf;
+}
+
+std::vector<int64_t> list_offset_files(const std::string& dir) {
+  std::vector<int64_t> result;
+  std::error_code ec;
+  for (auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    auto name = entry.path().filename().string();
+    if (name.size() == file_name_width
+        && name.find_first_not_of("0123456789") == std::string::npos)
+      result.push_back(std::stoll(name));
+  }
+  std::sort(result.begin(), result.end());
+  return result;
 }
 
 caf::error make_dirs(const std::string& dir) {

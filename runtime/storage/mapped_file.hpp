@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "caf/error.hpp"
 #include "caf/expected.hpp"
@@ -73,6 +74,10 @@ using mapped_file_ptr = std::shared_ptr<mapped_file>;
 
 /// "00000000000000001024": the 20-digit zero-padded offset.
 std::string offset_file_name(int64_t offset);
+
+/// The offsets of the files in `dir` named by `offset_file_name`, sorted;
+/// other names are ignored, a missing folder is empty.
+std::vector<int64_t> list_offset_files(const std::string& dir);
 
 /// Creates `dir` and its parents.
 caf::error make_dirs(const std::string& dir);
