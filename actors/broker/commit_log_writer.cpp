@@ -199,10 +199,10 @@ commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
         return err;
       ++st.batches;
       auto before = st.store->write_offset();
-      auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                   self->clock().now().time_since_epoch())
-                   .count();
-      auto results = st.store->put(batch, storage::wall_clock_ms(), now);
+      // Dedup runs on the wall clock too: after a restart the table is
+      // refilled from store timestamps.
+      auto now = storage::wall_clock_ms();
+      auto results = st.store->put(batch, now, now);
       bool any_ok = false;
       for (auto& r : results) {
         if (r.error)

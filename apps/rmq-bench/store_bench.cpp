@@ -90,7 +90,7 @@ figures run_actors(const std::string& dir, storage::flush_mode mode,
   storage::store_config cfg;
   cfg.dir = dir;
   cfg.flush = mode;
-  auto store = storage::message_store::open(cfg, 0);
+  auto store = storage::message_store::open(cfg, storage::wall_clock_ms());
   if (!store) {
     std::cerr << describe(store.error()) << '\n';
     return {};
@@ -153,7 +153,7 @@ recovery_figures run_recovery(const std::string& dir, double gib) {
                                 / static_cast<double>(storage::record_size(msg)))
            - 1;
   {
-    auto st = *storage::message_store::open(cfg, 0);
+    auto st = *storage::message_store::open(cfg, storage::wall_clock_ms());
     auto t0 = clk::now();
     std::vector<store_message> batch(64, msg);
     for (int64_t i = 0; i < n; i += 64)
@@ -164,12 +164,12 @@ recovery_figures run_recovery(const std::string& dir, double gib) {
   fs::remove(dir + "/checkpoint");
   fs::remove_all(dir + "/consumequeue");
   auto t0 = clk::now();
-  auto st = *storage::message_store::open(cfg, 0);
+  auto st = *storage::message_store::open(cfg, storage::wall_clock_ms());
   result.crash_recovery_s = seconds_since(t0);
   st->close();
   st.reset();
   t0 = clk::now();
-  st = *storage::message_store::open(cfg, 0);
+  st = *storage::message_store::open(cfg, storage::wall_clock_ms());
   result.clean_recovery_s = seconds_since(t0);
   st->close();
   st.reset();

@@ -49,7 +49,7 @@ int store_writer(int argc, char** argv) {
   cfg.max_message_size = 64 * 1024;
   cfg.flush = flush == "async" ? storage::flush_mode::async
                                : storage::flush_mode::sync;
-  auto opened = storage::message_store::open(cfg, 0);
+  auto opened = storage::message_store::open(cfg, storage::wall_clock_ms());
   if (!opened) {
     std::cerr << "store-writer: " << describe(opened.error()) << '\n';
     return 1;

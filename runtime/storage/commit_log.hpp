@@ -40,6 +40,16 @@ public:
   caf::expected<int64_t> recover(int64_t from, bool check_crc,
                                  const record_handler& f);
 
+  /// Calls `f` for each record starting in [from, to), read-only and
+  /// without CRC checks; stops at the first invalid one. `from` must be a
+  /// record start.
+  void scan(int64_t from, int64_t to, const record_handler& f) const;
+
+  /// Base of the last segment whose first record was stored before `ts`,
+  /// else of the first segment: no earlier segment holds a record stored at
+  /// or after `ts` (store timestamps grow along the log).
+  int64_t first_segment_since(int64_t ts) const;
+
   /// Appends an encoded record of `size` bytes for `msg`; fills in
   /// `stamp.phys_offset`. Rolls to a new segment when the record plus the
   /// blank marker does not fit. Writer only.

@@ -1,10 +1,12 @@
 #include "runtime/storage/dedup_table.hpp"
 
+#include <algorithm>
+
 namespace rmq::storage {
 
 void dedup_table::expire(int64_t now_ms) {
   while (!order_.empty() && order_.front().first + window_.count() < now_ms) {
-    entries_.erase(order_.front().second);
+    entries_.erase(entries_.find(*order_.front().second));
     order_.pop_front();
   }
 }
@@ -22,8 +24,13 @@ void dedup_table::insert(std::string_view key, const put_result& res,
   if (!enabled())
     return;
   auto [i, added] = entries_.emplace(std::string{key}, res);
-  if (added)
-    order_.emplace_back(now_ms, i->first);
+  if (!added)
+    return;
+  // Entries expire from the front: keep the times in order even if the
+  // clock stepped back.
+  if (!order_.empty())
+    now_ms = std::max(now_ms, order_.back().first);
+  order_.emplace_back(now_ms, &i->first);
 }
 
 } // namespace rmq::storage

@@ -1,6 +1,8 @@
 // Remembers the result of every message with a unique id stored within the
 // last `window`, so a resent copy is answered with the original result
-// instead of being stored twice. Owned by the writer.
+// instead of being stored twice. Owned by the writer. Its clock is the one
+// `message_store::put` and `open` get as `now_ms`: the wall clock in the node,
+// since recovery refills it from store timestamps.
 #pragma once
 
 #include <chrono>
@@ -29,6 +31,8 @@ public:
   /// caller's clock (virtual in tests).
   const put_result* find(std::string_view key, int64_t now_ms);
 
+  /// Remembers `res` for `key` as stored at `now_ms`, unless `key` is
+  /// already there (the first result stays the answer).
   void insert(std::string_view key, const put_result& res, int64_t now_ms);
 
   size_t size() const {
@@ -46,7 +50,9 @@ private:
 
   std::chrono::milliseconds window_;
   std::unordered_map<std::string, put_result> entries_;
-  std::deque<std::pair<int64_t, std::string>> order_; // insertion time
+  // Insertion times and keys, oldest first. The keys point into the map's
+  // nodes (stable until erased): one copy of each id, not two.
+  std::deque<std::pair<int64_t, const std::string*>> order_;
 };
 
 } // namespace rmq::storage

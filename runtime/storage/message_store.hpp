@@ -43,8 +43,9 @@ struct recovery_info {
 
 class message_store {
 public:
-  /// Opens `cfg.dir` and recovers it (section 2.3 of the reference);
-  /// `now_ms` is the caller's clock for the dedup window.
+  /// Opens `cfg.dir` and recovers it (section 2.3 of the reference).
+  /// `now_ms` is the dedup clock (the wall clock in the node): unique ids
+  /// stored in [now_ms - dedup_window, now_ms] go back into the dedup table.
   static caf::expected<std::shared_ptr<message_store>>
   open(const store_config& cfg, int64_t now_ms);
 
@@ -57,7 +58,8 @@ public:
   // -- writer -----------------------------------------------------------------
 
   /// Validates, deduplicates and appends one message. `store_ts` is the wall
-  /// clock, `now_ms` the caller's clock for the dedup window.
+  /// clock, `now_ms` the dedup clock (the same as `open`'s; in the node
+  /// also the wall clock, tests pass their own).
   put_result put(const store_message& msg, int64_t store_ts, int64_t now_ms);
 
   /// Appends a batch under one lock; one result per message.

@@ -84,7 +84,27 @@ caf::error message_store::recover(int64_t now_ms) {
   auto from = std::min({cp.dispatched_offset, cq_end,
                         log_.last_segment_base()});
   recovery_.scan_from = from;
-  auto window_start = wall_clock_ms() - cfg_.dedup_window.count();
+  // Dedup: every unique id stored within the window goes back into the
+  // table with its original result, oldest first. Segments before `from`
+  // that may hold such records are read here (without CRC: they were
+  // flushed before the checkpoint); the rest during the verifying scan.
+  auto window_start = now_ms - cfg_.dedup_window.count();
+  auto remember = [&](const record_view& rec, int64_t phys) {
+    if (rec.store_timestamp < window_start)
+      return;
+    auto uniq = find_property(rec.properties, property_uniq_key);
+    if (uniq.empty())
+      return;
+    put_result res;
+    res.queue_offset = rec.queue_offset;
+    res.phys_offset = phys;
+    res.size = rec.total_size;
+    res.store_timestamp = rec.store_timestamp;
+    // Stored at its store time, so it expires when the original would have.
+    dedup_.insert(uniq, res, rec.store_timestamp);
+  };
+  if (dedup_.enabled())
+    log_.scan(log_.first_segment_since(window_start), from, remember);
   caf::error dispatch_err;
   auto end = log_.recover(
     from, cfg_.check_crc_on_recover,
@@ -92,15 +112,8 @@ caf::error message_store::recover(int64_t now_ms) {
       ++recovery_.records;
       if (!dispatch_err)
         dispatch_err = dispatch_record(rec, phys);
-      auto uniq = find_property(rec.properties, property_uniq_key);
-      if (!uniq.empty() && rec.store_timestamp >= window_start) {
-        put_result res;
-        res.queue_offset = rec.queue_offset;
-        res.phys_offset = phys;
-        res.size = rec.total_size;
-        res.store_timestamp = rec.store_timestamp;
-        dedup_.insert(uniq, res, now_ms);
-      }
+      if (dedup_.enabled())
+        remember(rec, phys);
     });
   if (!end)
     return std::move(end.error());
