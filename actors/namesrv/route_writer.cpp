@@ -20,6 +20,60 @@ using self_ptr = route_writer_actor::stateful_pointer<route_writer_state>;
 // Local tables answer in microseconds; this only guards against a dead one.
 constexpr auto table_timeout = std::chrono::seconds{10};
 
+// Answers a registration, with the ORDER_TOPIC_CONFIG namespace if
+// RocketMQ's returnOrderTopicConfigToBroker is on.
+void reply_registration(self_ptr self, register_broker_result result,
+                        caf::typed_response_promise<register_broker_result> rp) {
+  if (!self->state.options.return_order_topic_config_to_broker) {
+    rp.deliver(result);
+    return;
+  }
+  self
+    ->request(self->state.tables.kv, table_timeout,
+              get_kv_list_by_namespace_request{order_topic_config_namespace})
+    .await(
+      [=](const kv_table& kv) mutable {
+        result.kv_table = kv.table;
+        rp.deliver(result);
+      },
+      [=](const caf::error&) mutable { rp.deliver(result); });
+}
+
+// Writes an accepted registration. The route reader's cache is dropped only
+// if a route can have changed: brokers re-register every 30 s with nothing
+// new, and clearing the cache each time would send most route queries down
+// the slow path.
+void apply_registration(
+  self_ptr self, const register_broker_request& req,
+  const caf::actor_addr& channel, registration_plan plan, bool group_changed,
+  caf::typed_response_promise<register_broker_result> rp) {
+  auto& t = self->state.tables;
+  self->send(t.clusters, caf::put_atom::value, req.cluster_name,
+             req.broker_name);
+  if (group_changed)
+    self->send(t.addrs, caf::put_atom::value, plan.group);
+  self->send(t.live, caf::put_atom::value, req, channel);
+  if (req.has_filter_servers)
+    self->send(t.filters, caf::put_atom::value, req.cluster_name,
+               req.broker_addr, req.filter_server_list);
+  bool changed = group_changed || req.has_filter_servers;
+  if (!plan.touch_topics) {
+    if (changed)
+      self->send(self->state.reader, routes_changed_atom::value);
+    reply_registration(self, plan.result, rp);
+    return;
+  }
+  auto result = plan.result;
+  self->request(t.topics, table_timeout, caf::put_atom::value, plan.topics)
+    .await(
+      [=](bool topics_changed) mutable {
+        if (changed || topics_changed)
+          self->send(self->state.reader, routes_changed_atom::value);
+        reply_registration(self, result, rp);
+      },
+      [=](const caf::error& err) mutable { rp.deliver(err); });
+}
+
 void register_broker(self_ptr self, register_broker_request req,
                      caf::actor_addr channel,
                      caf::typed_response_promise<register_broker_result> rp) {
@@ -48,32 +102,9 @@ void register_broker(self_ptr self, register_broker_request req,
             return;
           }
           ++st.registrations;
-          auto& t = st.tables;
-          self->send(t.clusters, caf::put_atom::value, req.cluster_name,
-                     req.broker_name);
-          self->send(t.addrs, caf::put_atom::value, plan.group);
-          self->send(t.live, caf::put_atom::value, req, channel);
-          if (plan.touch_topics)
-            self->send(t.topics, caf::put_atom::value, plan.topics);
-          if (req.has_filter_servers)
-            self->send(t.filters, caf::put_atom::value, req.cluster_name,
-                       req.broker_addr, req.filter_server_list);
-          self->send(st.reader, routes_changed_atom::value);
-          if (!st.options.return_order_topic_config_to_broker) {
-            rp.deliver(plan.result);
-            return;
-          }
-          auto result = plan.result;
-          self
-            ->request(t.kv, table_timeout,
-                      get_kv_list_by_namespace_request{
-                        order_topic_config_namespace})
-            .await(
-              [=](const kv_table& kv) mutable {
-                result.kv_table = kv.table;
-                rp.deliver(result);
-              },
-              [=](const caf::error&) mutable { rp.deliver(result); });
+          bool group_changed = !known || copy != plan.group;
+          apply_registration(self, req, channel, std::move(plan),
+                             group_changed, rp);
         },
         [=](const caf::error& err) mutable { rp.deliver(err); });
   };

@@ -10,15 +10,18 @@ namespace rmq {
 
 const char* topic_queue_table_state::name = "topic_queue_table";
 
-void topic_queue_table_state::apply(const broker_topics_update& update) {
+bool topic_queue_table_state::apply(const broker_topics_update& update) {
   auto& name = update.broker_name;
+  bool changed = false;
   if (update.delete_missing) {
     std::set<std::string> announced;
     for (auto& cfg : update.topics)
       announced.insert(cfg.topic_name);
     for (auto i = topics.begin(); i != topics.end();) {
-      if (announced.count(i->first) == 0 && i->second.erase(name) > 0
-          && i->second.empty())
+      bool dropped = announced.count(i->first) == 0
+                     && i->second.erase(name) > 0;
+      changed = changed || dropped;
+      if (dropped && i->second.empty())
         i = topics.erase(i);
       else
         ++i;
@@ -34,8 +37,12 @@ void topic_queue_table_state::apply(const broker_topics_update& update) {
     auto qd = make_queue_data(name, cfg);
     if (update.strip_write)
       qd.perm &= ~perm::write;
-    brokers[name] = qd;
+    if (i == brokers.end() || i->second != qd) {
+      brokers[name] = qd;
+      changed = true;
+    }
   }
+  return changed;
 }
 
 void topic_queue_table_state::apply(const register_topic_request& req) {
@@ -151,7 +158,9 @@ topic_queue_table_actor::behavior_type topic_queue_table(
   topic_queue_table_actor::stateful_pointer<topic_queue_table_state> self) {
   
   return {
-    [self](caf::put_atom, const broker_topics_update& x) { self->state.apply(x); },
+    [self](caf::put_atom, const broker_topics_update& x) {
+      return self->state.apply(x);
+    },
     [self](caf::put_atom, const register_topic_request& x) { self->state.apply(x); },
     [self](caf::delete_atom, const std::string& topic) { self->state.erase(topic); },
     [self](caf::delete_atom, const std::string& topic,

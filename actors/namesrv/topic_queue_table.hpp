@@ -17,7 +17,8 @@
 namespace rmq {
 
 using topic_queue_table_actor = dumpable_actor::extend<
-  caf::reacts_to<caf::put_atom, broker_topics_update>,
+  // Answers whether any route changed.
+  caf::replies_to<caf::put_atom, broker_topics_update>::with<bool>,
   caf::reacts_to<caf::put_atom, register_topic_request>,
   // Deletes a topic everywhere.
   caf::reacts_to<caf::delete_atom, std::string>,
@@ -36,7 +37,8 @@ using topic_queue_table_actor = dumpable_actor::extend<
 struct topic_queue_table_state {
   std::map<std::string, std::map<std::string, queue_data>> topics;
 
-  void apply(const broker_topics_update& update);
+  /// Returns whether any queue data changed.
+  bool apply(const broker_topics_update& update);
   void apply(const register_topic_request& req);
   void erase(const std::string& topic);
   void erase(const std::string& topic, const std::vector<std::string>& names);

@@ -167,4 +167,41 @@ TEST_CASE_FIXTURE(namesrv_fixture,
   CHECK(route("T1").order_topic_conf.empty());
 }
 
+TEST_CASE_FIXTURE(namesrv_fixture,
+                  "a re-registration that changes nothing keeps cached "
+                  "routes") {
+  auto req = make_registration(cluster_a, "broker-a", addr0, 0, {"T1", "T2"});
+  register_broker(req);
+  route("T1"); // cached now
+  auto before = dump_of("route_reader");
+  register_broker(req); // the periodic 30 s re-registration
+  heartbeat(req);
+  auto after = dump_of("route_reader");
+  CHECK_EQ(after["invalidations"], before["invalidations"]);
+  route("T1");
+  CHECK_EQ(dump_of("route_reader")["hits"].get<int>(),
+           before["hits"].get<int>() + 1);
+}
+
+TEST_CASE_FIXTURE(namesrv_fixture,
+                  "a re-registration with a new topic or a new version "
+                  "drops cached routes") {
+  auto req = make_registration(cluster_a, "broker-a", addr0, 0, {"T1"});
+  register_broker(req);
+  route("T1");
+  auto invalidations = [this] {
+    return dump_of("route_reader")["invalidations"].get<int>();
+  };
+  auto before = invalidations();
+  req.topics.push_back(make_topic("T2"));
+  register_broker(req); // same version, one more topic
+  CHECK_EQ(invalidations(), before + 1);
+  CHECK(routed("T2"));
+  req.version.counter += 1;
+  req.topics[0].write_queue_nums = 4;
+  register_broker(req); // new version rewrites T1's queues
+  CHECK_EQ(invalidations(), before + 2);
+  CHECK_EQ(route("T1").queue_datas.at(0).write_queue_nums, 4);
+}
+
 } // TEST_SUITE
