@@ -10,7 +10,6 @@ using namespace rmq::test;
 
 namespace {
 
-const std::string addr0 = "10.0.0.1:10911";
 
 struct fixture : namesrv_fixture {
   /// Sends `req` (reply type `T` on success) and checks that it is refused

@@ -7,25 +7,6 @@ using namespace std::chrono_literals;
 using namespace rmq;
 using namespace rmq::test;
 
-namespace {
-
-const std::string addr0 = "10.0.0.1:10911";
-const std::string addr1 = "10.0.0.2:10911";
-const std::string addr2 = "10.0.0.3:10911";
-
-struct no_scan_fixture : namesrv_fixture {
-  static namesrv_options opts() {
-    auto result = test_options();
-    result.scan_interval = caf::timespan{0};
-    return result;
-  }
-  no_scan_fixture() : namesrv_fixture(opts()) {
-    // nop
-  }
-};
-
-} // namespace
-
 TEST_SUITE("namesrv.expiry") {
 
 TEST_CASE_FIXTURE(namesrv_fixture,

@@ -25,6 +25,9 @@ namespace rmq::test {
 
 inline const std::string cluster_a = "DefaultCluster";
 inline const std::string cluster_b = "OtherCluster";
+inline const std::string addr0 = "10.0.0.1:10911";
+inline const std::string addr1 = "10.0.0.2:10911";
+inline const std::string addr2 = "10.0.0.3:10911";
 
 /// A topic a broker announces: 8 read and 8 write queues by default.
 inline topic_config make_topic(std::string name,
@@ -178,5 +181,18 @@ inline namesrv_options options_with(size_t capacity) {
   opts.unregister_queue_capacity = capacity;
   return opts;
 }
+
+/// A node without the scan timer: tests drive expiry themselves or need
+/// none.
+struct no_scan_fixture : namesrv_fixture {
+  static namesrv_options opts() {
+    auto result = test_options();
+    result.scan_interval = caf::timespan{0};
+    return result;
+  }
+  no_scan_fixture() : namesrv_fixture(opts()) {
+    // nop
+  }
+};
 
 } // namespace rmq::test

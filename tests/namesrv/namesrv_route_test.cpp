@@ -10,8 +10,6 @@ using namespace rmq::test;
 
 namespace {
 
-const std::string addr0 = "10.0.0.1:10911";
-const std::string addr1 = "10.0.0.2:10911";
 
 std::vector<std::string> sorted(std::vector<std::string> xs) {
   std::sort(xs.begin(), xs.end());

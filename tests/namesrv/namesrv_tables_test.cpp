@@ -18,9 +18,6 @@ using namespace rmq::test;
 
 namespace {
 
-const std::string addr0 = "10.0.0.1:10911";
-const std::string addr1 = "10.0.0.2:10911";
-const std::string addr2 = "10.0.0.3:10911";
 
 using time_point = broker_live_table_state::time_point;
 

@@ -6,13 +6,6 @@
 using namespace rmq;
 using namespace rmq::test;
 
-namespace {
-
-const std::string addr0 = "10.0.0.1:10911";
-const std::string addr1 = "10.0.0.2:10911";
-
-} // namespace
-
 TEST_SUITE("namesrv.topic_admin") {
 
 TEST_CASE_FIXTURE(namesrv_fixture, "a deleted topic has no route") {

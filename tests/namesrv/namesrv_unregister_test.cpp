@@ -10,19 +10,6 @@ using namespace rmq::test;
 
 namespace {
 
-const std::string addr0 = "10.0.0.1:10911";
-const std::string addr1 = "10.0.0.2:10911";
-
-struct no_scan_fixture : namesrv_fixture {
-  static namesrv_options opts() {
-    auto result = test_options();
-    result.scan_interval = caf::timespan{0};
-    return result;
-  }
-  no_scan_fixture() : namesrv_fixture(opts()) {
-    // nop
-  }
-};
 
 struct tiny_queue_fixture : namesrv_fixture {
   tiny_queue_fixture() : namesrv_fixture(options_with(1)) {
