@@ -11,6 +11,7 @@
 
 #include "messages/errors.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -34,18 +35,8 @@ void write_file(const fs::path& file, const std::string& text) {
 }
 
 struct fixture : rmq::test::deterministic_fixture {
-  fs::path dir;
-
-  fixture() {
-    char tmpl[] = "/tmp/rmq-kv-table-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
-  }
-
-  ~fixture() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+  rmq::test::temp_dir tmp{"rmq-kv-table"};
+  fs::path dir{tmp.path()};
 
   std::string file() const {
     return (dir / "kvConfig.json").string();

@@ -8,27 +8,13 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/support/temp_dir.hpp"
+
 #include "messages/errors.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// A fresh directory under /tmp, removed with everything in it.
-struct temp_dir {
-  fs::path path;
-
-  temp_dir() {
-    char tmpl[] = "/tmp/rmq-kv-file-XXXXXX";
-    REQUIRE(::mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-
-  ~temp_dir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 std::string read_file(const fs::path& file) {
   std::ifstream in{file, std::ios::binary};
@@ -52,8 +38,8 @@ const rmq::kv_config_map sample{
 TEST_SUITE("runtime.kv_config_file") {
 
 TEST_CASE("save writes RocketMQ's configTable format") {
-  temp_dir dir;
-  auto file = dir.path / "kvConfig.json";
+  rmq::test::temp_dir dir{"rmq-kv-file"};
+  auto file = fs::path{dir.path()} / "kvConfig.json";
   REQUIRE_FALSE(rmq::kv_config_file::save(file.string(), sample));
   CHECK_EQ(read_file(file),
            R"({"configTable":{"ORDER_TOPIC_CONFIG":)"
@@ -67,8 +53,8 @@ TEST_CASE("an empty table is saved as an empty configTable") {
 }
 
 TEST_CASE("load returns what save wrote") {
-  temp_dir dir;
-  auto file = (dir.path / "kvConfig.json").string();
+  rmq::test::temp_dir dir{"rmq-kv-file"};
+  auto file = (fs::path{dir.path()} / "kvConfig.json").string();
   REQUIRE_FALSE(rmq::kv_config_file::save(file, sample));
   auto loaded = rmq::kv_config_file::load(file);
   REQUIRE(loaded);
@@ -76,8 +62,8 @@ TEST_CASE("load returns what save wrote") {
 }
 
 TEST_CASE("save replaces the previous table") {
-  temp_dir dir;
-  auto file = (dir.path / "kvConfig.json").string();
+  rmq::test::temp_dir dir{"rmq-kv-file"};
+  auto file = (fs::path{dir.path()} / "kvConfig.json").string();
   REQUIRE_FALSE(rmq::kv_config_file::save(file, sample));
   rmq::kv_config_map smaller{{"ns", {{"k", "v2"}}}};
   REQUIRE_FALSE(rmq::kv_config_file::save(file, smaller));
@@ -87,15 +73,15 @@ TEST_CASE("save replaces the previous table") {
 }
 
 TEST_CASE("save creates missing parent directories") {
-  temp_dir dir;
-  auto file = dir.path / "a" / "b" / "kvConfig.json";
+  rmq::test::temp_dir dir{"rmq-kv-file"};
+  auto file = fs::path{dir.path()} / "a" / "b" / "kvConfig.json";
   REQUIRE_FALSE(rmq::kv_config_file::save(file.string(), sample));
   CHECK(fs::exists(file));
 }
 
 TEST_CASE("load of a file written by RocketMQ keeps all entries") {
-  temp_dir dir;
-  auto file = dir.path / "kvConfig.json";
+  rmq::test::temp_dir dir{"rmq-kv-file"};
+  auto file = fs::path{dir.path()} / "kvConfig.json";
   // Pretty-printed, with whitespace, as other writers may produce it.
   write_file(file, "{\n\t\"configTable\":{\n\t\t\"ns\":{\"k\":\"v\"}\n\t}\n}");
   auto loaded = rmq::kv_config_file::load(file.string());
@@ -104,15 +90,15 @@ TEST_CASE("load of a file written by RocketMQ keeps all entries") {
 }
 
 TEST_CASE("a missing file loads as an empty table") {
-  temp_dir dir;
-  auto loaded = rmq::kv_config_file::load((dir.path / "none.json").string());
+  rmq::test::temp_dir dir{"rmq-kv-file"};
+  auto loaded = rmq::kv_config_file::load((fs::path{dir.path()} / "none.json").string());
   REQUIRE(loaded);
   CHECK(loaded->empty());
 }
 
 TEST_CASE("corrupt files are reported as corrupt_data") {
-  temp_dir dir;
-  auto file = dir.path / "kvConfig.json";
+  rmq::test::temp_dir dir{"rmq-kv-file"};
+  auto file = fs::path{dir.path()} / "kvConfig.json";
   for (auto text : {"", "{\"configTable\":{\"ns\":{\"k\":", "[1,2]",
                     R"({"configTable":[]})", R"({"configTable":{"ns":1}})",
                     R"({"configTable":{"ns":{"k":7}}})"}) {
@@ -127,25 +113,25 @@ TEST_CASE("corrupt files are reported as corrupt_data") {
 }
 
 TEST_CASE("a directory at the path is an io_error, not corrupt data") {
-  temp_dir dir;
-  auto loaded = rmq::kv_config_file::load(dir.path.string());
+  rmq::test::temp_dir dir{"rmq-kv-file"};
+  auto loaded = rmq::kv_config_file::load(dir.path());
   REQUIRE_FALSE(loaded);
   CHECK(loaded.error() == rmq::errc::io_error);
 }
 
 TEST_CASE("save into a non-writable place fails with io_error") {
-  temp_dir dir;
+  rmq::test::temp_dir dir{"rmq-kv-file"};
   // A regular file where the parent directory should be: fails even as root.
-  write_file(dir.path / "blocker", "x");
-  auto file = dir.path / "blocker" / "kvConfig.json";
+  write_file(fs::path{dir.path()} / "blocker", "x");
+  auto file = fs::path{dir.path()} / "blocker" / "kvConfig.json";
   auto err = rmq::kv_config_file::save(file.string(), sample);
   CHECK(err == rmq::errc::io_error);
   CHECK_FALSE(rmq::error_detail(err).empty());
 }
 
 TEST_CASE("save rejects strings that are not valid UTF-8") {
-  temp_dir dir;
-  auto file = dir.path / "kvConfig.json";
+  rmq::test::temp_dir dir{"rmq-kv-file"};
+  auto file = fs::path{dir.path()} / "kvConfig.json";
   rmq::kv_config_map bad{{"ns", {{"k", "\xff\xfe"}}}};
   auto err = rmq::kv_config_file::save(file.string(), bad);
   CHECK(err == rmq::errc::invalid_parameter);

@@ -13,33 +13,11 @@
 #include "messages/errors.hpp"
 #include "messages/store.hpp"
 #include "runtime/storage/log_format.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "runtime/storage/message_record.hpp"
 #include "runtime/storage/message_store.hpp"
 
 namespace rmq::test {
-
-/// A fresh folder under /tmp, removed with everything in it.
-class temp_dir {
-public:
-  temp_dir() {
-    char tmpl[] = "/tmp/rmq-store-XXXXXX";
-    auto p = mkdtemp(tmpl);
-    REQUIRE(p != nullptr);
-    path_ = p;
-  }
-
-  ~temp_dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-
-  const std::string& path() const {
-    return path_;
-  }
-
-private:
-  std::string path_;
-};
 
 /// Flips every bit of the byte at `offset` of `file`.
 inline void flip_byte(const std::string& file, size_t offset) {

@@ -14,7 +14,7 @@ TEST_SUITE("system.namesrv.shutdown") {
 
 TEST_CASE("SIGTERM exits 0 and the KV config survives a restart") {
   temp_dir dir;
-  auto kv_path = dir.path + "/kvConfig.json";
+  auto kv_path = dir.path() + "/kvConfig.json";
   {
     auto ns = start_namesrv(kv_path);
     auto res = run_admin({"-n", ns.addr(), "updateKvConfig", "-s",

@@ -81,17 +81,6 @@ uint16_t unused_port() {
   return ntohs(sa.sin_port);
 }
 
-temp_dir::temp_dir() {
-  char tmpl[] = "/tmp/rmq-system-XXXXXX";
-  REQUIRE(mkdtemp(tmpl) != nullptr);
-  path = tmpl;
-}
-
-temp_dir::~temp_dir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path, ec);
-}
-
 remote_client::remote_client() : sys(with_middleman(cfg)), self(sys) {
   // nop
 }

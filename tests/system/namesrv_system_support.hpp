@@ -20,6 +20,7 @@
 #include "messages/namesrv.hpp"
 #include "runtime/node_config.hpp"
 #include "tests/support/child_process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace rmq::test {
 
@@ -59,12 +60,6 @@ admin_run run_admin(const std::vector<std::string>& args);
 /// Returns a loopback port nobody listens on (bound, then closed).
 uint16_t unused_port();
 
-/// Returns a fresh directory under /tmp, removed by the destructor.
-struct temp_dir {
-  temp_dir();
-  ~temp_dir();
-  std::string path;
-};
 
 /// A client actor system inside the test process.
 class remote_client {
