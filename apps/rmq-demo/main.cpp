@@ -194,6 +194,9 @@ int run(demo& d, caf::actor_system& sys, const std::string& tmp) {
 } // namespace
 
 int main() {
+  // Piped into `head`, the demo must still stop its children and remove
+  // its folder: a closed stdout is an error on write, not a kill.
+  std::signal(SIGPIPE, SIG_IGN);
   char tmpl[] = "/tmp/rmq-demo-XXXXXX";
   if (mkdtemp(tmpl) == nullptr) {
     std::perror("rmq-demo: mkdtemp");
