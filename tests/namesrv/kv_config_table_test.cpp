@@ -15,24 +15,15 @@
 
 namespace fs = std::filesystem;
 
+using rmq::test::read_file;
+using rmq::test::write_file;
+
 using rmq::delete_kv_config_request;
 using rmq::get_kv_config_request;
 using rmq::get_kv_list_by_namespace_request;
 using rmq::put_kv_config_request;
 
 namespace {
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in{file, std::ios::binary};
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
-
-void write_file(const fs::path& file, const std::string& text) {
-  std::ofstream out{file, std::ios::binary};
-  out << text;
-}
 
 struct fixture : rmq::test::deterministic_fixture {
   rmq::test::temp_dir tmp{"rmq-kv-table"};

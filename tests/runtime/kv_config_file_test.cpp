@@ -14,19 +14,10 @@
 
 namespace fs = std::filesystem;
 
+using rmq::test::read_file;
+using rmq::test::write_file;
+
 namespace {
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in{file, std::ios::binary};
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
-}
-
-void write_file(const fs::path& file, const std::string& text) {
-  std::ofstream out{file, std::ios::binary};
-  out << text;
-}
 
 const rmq::kv_config_map sample{
   {"ORDER_TOPIC_CONFIG", {{"TopicA", "broker-a:8;broker-b:8"}}},

@@ -1,7 +1,10 @@
-// A fresh folder under /tmp for one test, removed with everything in it.
+// A fresh folder under /tmp for one test, removed with everything in it,
+// and small helpers to read and write the files tests put there.
 #pragma once
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <system_error>
 
@@ -35,5 +38,20 @@ public:
 private:
   std::string path_;
 };
+
+/// Returns the whole content of `file` ("" if it cannot be read).
+inline std::string read_file(const std::filesystem::path& file) {
+  std::ifstream in{file, std::ios::binary};
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+/// Replaces the content of `file` with `text`.
+inline void write_file(const std::filesystem::path& file,
+                       const std::string& text) {
+  std::ofstream out{file, std::ios::binary};
+  out << text;
+}
 
 } // namespace rmq::test
