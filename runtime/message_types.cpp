@@ -3,7 +3,7 @@
 #include "messages/namesrv.hpp"
 #include "messages/route.hpp"
 #include "messages/store.hpp"
-#include "actors/broker/store_actors.hpp"
+#include "messages/store_actors.hpp"
 
 namespace rmq {
 

@@ -23,17 +23,10 @@
 #include "actors/broker/flush_service.hpp"
 #include "messages/common.hpp"
 #include "messages/store.hpp"
+#include "messages/store_actors.hpp"
 #include "runtime/storage/message_store.hpp"
 
 namespace rmq {
-
-using commit_log_actor = dumpable_actor::extend<
-  // Appends a batch; one result per message, or an error for the whole
-  // batch (system_busy, a failed flush).
-  caf::replies_to<caf::put_atom, std::vector<store_message>>::with<
-    std::vector<put_result>>,
-  // Flush and housekeeping timer.
-  caf::reacts_to<tick_atom>>;
 
 struct commit_log_state {
   using promise = caf::typed_response_promise<std::vector<put_result>>;

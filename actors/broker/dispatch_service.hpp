@@ -16,24 +16,10 @@
 
 #include "messages/common.hpp"
 #include "messages/store.hpp"
+#include "messages/store_actors.hpp"
 #include "runtime/storage/message_store.hpp"
 
 namespace rmq {
-
-using dispatcher_actor = dumpable_actor::extend<
-  // New records up to an offset are in the commit log; answers how far the
-  // queues now reach (the writer keeps one such request in flight).
-  caf::replies_to<dispatch_atom, int64_t>::with<int64_t>,
-  // Checkpoint timer.
-  caf::reacts_to<tick_atom>,
-  // Flush queues and index, write the checkpoint now.
-  caf::replies_to<checkpoint_atom>::with<int64_t>,
-  caf::replies_to<get_message_request>::with<get_message_result>,
-  caf::replies_to<get_offset_request>::with<queue_offsets>,
-  caf::replies_to<search_offset_request>::with<int64_t>,
-  // The raw record at a commit-log offset.
-  caf::replies_to<caf::get_atom, int64_t>::with<std::string>,
-  caf::replies_to<query_message_request>::with<query_message_result>>;
 
 struct dispatch_state {
   std::shared_ptr<storage::message_store> store;

@@ -16,13 +16,10 @@
 
 #include "messages/common.hpp"
 #include "messages/store.hpp"
+#include "messages/store_actors.hpp"
 #include "runtime/storage/message_store.hpp"
 
 namespace rmq {
-
-using flush_actor = dumpable_actor::extend<
-  // Flushes up to an offset; answers the flushed offset or the I/O error.
-  caf::replies_to<flush_atom, int64_t>::with<int64_t>>;
 
 struct flush_state {
   std::shared_ptr<storage::message_store> store;

@@ -14,7 +14,7 @@
 #include "caf/scoped_actor.hpp"
 
 #include "messages/errors.hpp"
-#include "runtime/bootstrap/namesrv_node.hpp"
+#include "actors/namesrv/namesrv_node.hpp"
 #include "runtime/cli_args.hpp"
 #include "runtime/log.hpp"
 #include "runtime/node_config.hpp"

@@ -18,7 +18,7 @@
 #include "actors/namesrv/namesrv_frontend.hpp"
 #include "messages/errors.hpp"
 #include "messages/namesrv.hpp"
-#include "runtime/bootstrap/namesrv_node.hpp"
+#include "actors/namesrv/namesrv_node.hpp"
 #include "tests/support/deterministic_fixture.hpp"
 
 namespace rmq::test {

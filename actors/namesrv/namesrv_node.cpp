@@ -1,4 +1,4 @@
-#include "runtime/bootstrap/namesrv_node.hpp"
+#include "actors/namesrv/namesrv_node.hpp"
 
 #include "caf/actor_cast.hpp"
 #include "caf/actor_system.hpp"

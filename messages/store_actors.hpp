@@ -1,0 +1,45 @@
+// The typed interfaces of the message store's actors. They live here, not
+// beside the actors, so that runtime/ can register the handles as message
+// types without including actors/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "caf/replies_to.hpp"
+#include "caf/typed_actor.hpp"
+
+#include "messages/common.hpp"
+#include "messages/store.hpp"
+
+namespace rmq {
+
+using flush_actor = dumpable_actor::extend<
+  // Flushes up to an offset; answers the flushed offset or the I/O error.
+  caf::replies_to<flush_atom, int64_t>::with<int64_t>>;
+
+using dispatcher_actor = dumpable_actor::extend<
+  // New records up to an offset are in the commit log; answers how far the
+  // queues now reach (the writer keeps one such request in flight).
+  caf::replies_to<dispatch_atom, int64_t>::with<int64_t>,
+  // Checkpoint timer.
+  caf::reacts_to<tick_atom>,
+  // Flush queues and index, write the checkpoint now.
+  caf::replies_to<checkpoint_atom>::with<int64_t>,
+  caf::replies_to<get_message_request>::with<get_message_result>,
+  caf::replies_to<get_offset_request>::with<queue_offsets>,
+  caf::replies_to<search_offset_request>::with<int64_t>,
+  // The raw record at a commit-log offset.
+  caf::replies_to<caf::get_atom, int64_t>::with<std::string>,
+  caf::replies_to<query_message_request>::with<query_message_result>>;
+
+using commit_log_actor = dumpable_actor::extend<
+  // Appends a batch; one result per message, or an error for the whole
+  // batch (system_busy, a failed flush).
+  caf::replies_to<caf::put_atom, std::vector<store_message>>::with<
+    std::vector<put_result>>,
+  // Flush and housekeeping timer.
+  caf::reacts_to<tick_atom>>;
+
+} // namespace rmq

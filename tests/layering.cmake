@@ -1,0 +1,21 @@
+# Fails when a lower layer includes a higher one:
+# apps -> actors -> runtime -> messages, never the other way.
+set(bad "")
+foreach(pair "messages;runtime actors apps" "runtime;actors apps"
+             "actors;apps")
+  list(GET pair 0 layer)
+  list(GET pair 1 above)
+  file(GLOB_RECURSE files ${SRC}/${layer}/*.hpp ${SRC}/${layer}/*.cpp)
+  string(REPLACE " " "|" alt "${above}")
+  foreach(f ${files})
+    file(STRINGS ${f} hits REGEX "^#include \"(${alt})/")
+    foreach(h ${hits})
+      list(APPEND bad "${f}: ${h}")
+    endforeach()
+  endforeach()
+endforeach()
+if(bad)
+  string(REPLACE ";" "\n" text "${bad}")
+  message(FATAL_ERROR "layering violated:\n${text}")
+endif()
+message(STATUS "layering ok")
