@@ -2,6 +2,7 @@
 
 #include "messages/errors.hpp"
 #include "runtime/message_types.hpp"
+#include "runtime/option_parser.hpp"
 
 namespace rmq {
 
@@ -18,6 +19,11 @@ void node_config::apply_tuned_defaults() {
   // Debian's CAF compiles logging out; a CAF built with logging would
   // otherwise write log files into the working directory.
   set("logger.file-verbosity", caf::atom("quiet"));
+}
+
+caf::error node_config::parse_command_line(int argc, char** argv) {
+  std::vector<std::string> args{argv + 1, argv + argc};
+  return parse(normalize_args(args, custom_options_));
 }
 
 } // namespace rmq

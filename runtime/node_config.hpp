@@ -12,9 +12,14 @@ public:
   node_config();
 
   /// Applies the scheduler settings that make remote round trips ~7x faster
-  /// on a small box (sharing policy, no middleman workers, 2 threads). Called
-  /// by the constructor; CLI flags and config files parsed later override it.
+  /// on a small box (sharing policy, no middleman workers, one scheduler
+  /// thread). Called by the constructor; CLI flags and config files parsed
+  /// later override it.
   void apply_tuned_defaults();
+
+  /// Parses main's arguments with the shared option syntax
+  /// (runtime/option_parser.hpp) and then the config file, if any.
+  caf::error parse_command_line(int argc, char** argv);
 };
 
 } // namespace rmq

@@ -29,7 +29,6 @@
 
 #include "messages/errors.hpp"
 #include "messages/namesrv.hpp"
-#include "runtime/cli_args.hpp"
 #include "runtime/node_config.hpp"
 
 namespace {
@@ -252,8 +251,7 @@ rmq::register_broker_request make_registration(const config& cfg) {
 // Not CAF_MAIN: CAF 0.17's exec_main drops caf_main's exit code.
 int main(int argc, char** argv) {
   config cfg;
-  auto args = rmq::normalize_args(argc, argv, {"help"});
-  if (auto err = cfg.parse(args)) {
+  if (auto err = cfg.parse_command_line(argc, argv)) {
     std::cerr << "standin_broker: " << caf::actor_system_config::render(err)
               << std::endl;
     return 2;

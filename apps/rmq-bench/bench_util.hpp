@@ -1,5 +1,5 @@
-// Small helpers shared by rmq-bench's subcommands: flags, statistics and a
-// child NameServer process.
+// Small helpers shared by rmq-bench's subcommands: statistics and a child
+// NameServer process. Flags use rmq::option_parser.
 #pragma once
 
 #include <functional>
@@ -8,31 +8,9 @@
 #include <vector>
 
 #include "runtime/child_process.hpp"
+#include "runtime/option_parser.hpp"
 
 namespace rmq::bench {
-
-/// Parses --name=value / --name value flags into variables.
-class flag_parser {
-public:
-  explicit flag_parser(std::string usage) : usage_(std::move(usage)) {
-    // nop
-  }
-
-  void add(std::string name, std::string& var, std::string help);
-  void add(std::string name, int& var, std::string help);
-
-  /// Returns -1 to go on, or the exit code (0 after --help, 2 on errors).
-  int parse(int argc, char** argv);
-
-private:
-  struct flag {
-    std::string name;
-    std::string help;
-    std::function<bool(const std::string&)> set;
-  };
-  std::string usage_;
-  std::vector<flag> flags_;
-};
 
 double median(std::vector<double> xs);
 

@@ -169,7 +169,7 @@ double register_ms(caf::scoped_actor& self, const namesrv_actor& ns,
 
 int namesrv(int argc, char** argv) {
   options opt;
-  flag_parser flags{"rmq-bench namesrv"};
+  option_parser flags{"rmq-bench namesrv"};
   flags.add("namesrv", opt.namesrv, "use a running NameServer host:port");
   flags.add("brokers", opt.brokers, "brokers to register");
   flags.add("topics", opt.topics, "topics per broker");

@@ -184,7 +184,7 @@ int store(int argc, char** argv) {
   int runs = 3;
   int seconds = 2;
   int recovery_mib = 1024;
-  flag_parser flags{"rmq-bench store [flags]"};
+  option_parser flags{"rmq-bench store"};
   flags.add("dir", dir, "folder for the store and the raw disk tests");
   flags.add("runs", runs, "runs per figure (the median is printed)");
   flags.add("seconds", seconds, "duration of one append run");

@@ -31,7 +31,7 @@ int store_writer(int argc, char** argv) {
   int segment_kib = 1024;
   int max_batch = 8;
   int count = 0; // 0: forever
-  flag_parser flags{"rmq-bench store-writer --dir=D [flags]"};
+  option_parser flags{"rmq-bench store-writer --dir=D [flags]"};
   flags.add("dir", dir, "store folder");
   flags.add("flush", flush, "sync or async");
   flags.add("segment-kib", segment_kib, "commit-log segment size in KiB");

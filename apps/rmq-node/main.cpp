@@ -15,7 +15,7 @@
 
 #include "messages/errors.hpp"
 #include "actors/namesrv/namesrv_node.hpp"
-#include "runtime/cli_args.hpp"
+#include "runtime/home_dir.hpp"
 #include "runtime/log.hpp"
 #include "runtime/node_config.hpp"
 
@@ -130,13 +130,7 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGUSR1); // raised by the front actor's watchdog
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   config cfg;
-  auto args = rmq::normalize_args(argc, argv,
-                                  {"disable-all-topic-list",
-                                   "disable-topic-list",
-                                   "order-message-enable",
-                                   "delete-topic-with-broker-registration",
-                                   "help"});
-  if (auto err = cfg.parse(args)) {
+  if (auto err = cfg.parse_command_line(argc, argv)) {
     std::cerr << "rmq-node: " << caf::actor_system_config::render(err)
               << std::endl;
     return 2;
