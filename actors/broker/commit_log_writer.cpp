@@ -9,6 +9,8 @@
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
 
+#include "actors/common/dump.hpp"
+
 namespace rmq {
 
 const char* commit_log_state::name = "commit_log_writer";
@@ -122,13 +124,15 @@ void on_tick(self_ptr self) {
   self->delayed_send(self, cfg.flush_interval, tick_atom::value);
 }
 
-std::string dump(const commit_log_state& st) {
+} // namespace
+
+nlohmann::json commit_log_state::dump_fields() const {
+  const auto& st = *this;
   auto& cfg = st.store->config();
   size_t waiting_bytes = 0;
   for (auto& w : st.waiting_acks)
     waiting_bytes += w.bytes;
-  nlohmann::json j{
-    {"actor", commit_log_state::name},
+  return {
     {"flush_mode", sync_mode(st) ? "sync" : "async"},
     {"write_offset", st.store->write_offset()},
     {"flushed_offset", st.store->flushed_offset()},
@@ -154,10 +158,7 @@ std::string dump(const commit_log_state& st) {
     {"failed_batches", st.failed_batches},
     {"deleted_segments", st.deleted_segments},
   };
-  return j.dump();
 }
-
-} // namespace
 
 int64_t commit_log_state::backlog() const {
   auto done = std::min(store->flushed_offset(), store->dispatched_offset());
@@ -233,7 +234,7 @@ commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
       if (!self->state.stopped)
         on_tick(self);
     },
-    [=](dump_atom) { return dump(self->state); },
+    dump_handler(self),
   };
 }
 

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "caf/actor_clock.hpp"
 #include "caf/replies_to.hpp"
 #include "caf/stateful_actor.hpp"
@@ -63,6 +65,9 @@ struct commit_log_state {
 
   /// Bytes appended but not yet durable or not yet dispatched.
   int64_t backlog() const;
+
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
 
   static const char* name;
 };

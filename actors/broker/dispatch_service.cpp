@@ -7,6 +7,8 @@
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
 
+#include "actors/common/dump.hpp"
+
 namespace rmq {
 
 const char* dispatch_state::name = "dispatch_service";
@@ -87,21 +89,20 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
     [=](const query_message_request& req) {
       return self->state.store->query(req);
     },
-    [=](dump_atom) {
-      auto& st = self->state;
-      nlohmann::json j{
-        {"actor", dispatch_state::name},
-        {"dispatched_offset", st.store->dispatched_offset()},
-        {"write_offset", st.store->write_offset()},
-        {"min_offset", st.store->min_offset()},
-        {"consume_queues", st.store->consume_queue_count()},
-        {"checkpoint_interval_ms", to_ms(st.checkpoint_interval)},
-        {"checkpoints", st.checkpoints},
-        {"dispatch_requests", st.dispatch_requests},
-        {"last_error", st.last_error},
-      };
-      return j.dump();
-    },
+    dump_handler(self),
+  };
+}
+
+nlohmann::json dispatch_state::dump_fields() const {
+  return {
+    {"dispatched_offset", store->dispatched_offset()},
+    {"write_offset", store->write_offset()},
+    {"min_offset", store->min_offset()},
+    {"consume_queues", store->consume_queue_count()},
+    {"checkpoint_interval_ms", to_ms(checkpoint_interval)},
+    {"checkpoints", checkpoints},
+    {"dispatch_requests", dispatch_requests},
+    {"last_error", last_error},
   };
 }
 

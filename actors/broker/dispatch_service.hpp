@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "caf/replies_to.hpp"
 #include "caf/stateful_actor.hpp"
 #include "caf/timespan.hpp"
@@ -29,6 +31,9 @@ struct dispatch_state {
   int64_t log_min_offset = 0;
   std::string last_error;
   bool stopped = false;
+
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
 
   static const char* name;
 };

@@ -6,6 +6,8 @@
 
 #include "messages/errors.hpp"
 
+#include "actors/common/dump.hpp"
+
 namespace rmq {
 
 const char* flush_state::name = "flush_service";
@@ -38,22 +40,21 @@ flush_service(flush_actor::stateful_pointer<flush_state> self,
       }
       return *res;
     },
-    [=](dump_atom) {
-      auto& st = self->state;
-      nlohmann::json j{
-        {"actor", flush_state::name},
-        {"flushed_offset", st.store->flushed_offset()},
-        {"write_offset", st.store->write_offset()},
-        {"syncs", st.syncs},
-        {"failures", st.failures},
-        {"last_sync_us", st.last_sync_us},
-        {"max_sync_us", st.max_sync_us},
-        {"avg_sync_us", st.syncs > 0 ? st.total_sync_us / st.syncs : 0},
-        {"flushed_bytes", st.flushed_bytes},
-        {"last_error", st.last_error},
-      };
-      return j.dump();
-    },
+    dump_handler(self),
+  };
+}
+
+nlohmann::json flush_state::dump_fields() const {
+  return {
+    {"flushed_offset", store->flushed_offset()},
+    {"write_offset", store->write_offset()},
+    {"syncs", syncs},
+    {"failures", failures},
+    {"last_sync_us", last_sync_us},
+    {"max_sync_us", max_sync_us},
+    {"avg_sync_us", syncs > 0 ? total_sync_us / syncs : 0},
+    {"flushed_bytes", flushed_bytes},
+    {"last_error", last_error},
   };
 }
 

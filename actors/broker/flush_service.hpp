@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "caf/replies_to.hpp"
 #include "caf/stateful_actor.hpp"
 #include "caf/typed_actor.hpp"
@@ -30,6 +32,9 @@ struct flush_state {
   int64_t total_sync_us = 0;
   int64_t flushed_bytes = 0;
   std::string last_error;
+
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
 
   static const char* name;
 };

@@ -4,6 +4,8 @@
 
 #include "messages/errors.hpp"
 
+#include "actors/common/dump.hpp"
+
 namespace rmq {
 
 const char* broker_addr_table_state::name = "broker_addr_table";
@@ -48,7 +50,7 @@ broker_addr_table_state::find(const std::vector<std::string>& names) const {
   return result;
 }
 
-std::string broker_addr_table_state::dump() const {
+nlohmann::json broker_addr_table_state::dump_fields() const {
   auto rows = nlohmann::json::array();
   for (auto& [name, data] : brokers) {
     auto addrs = nlohmann::json::array();
@@ -60,9 +62,7 @@ std::string broker_addr_table_state::dump() const {
                     {"enable_acting_master", data.enable_acting_master},
                     {"broker_addrs", addrs}});
   }
-  return nlohmann::json{{"actor", broker_addr_table_state::name},
-                        {"brokers", rows}}
-    .dump();
+  return {{"brokers", rows}};
 }
 
 broker_addr_table_actor::behavior_type broker_addr_table(
@@ -87,7 +87,7 @@ broker_addr_table_actor::behavior_type broker_addr_table(
         const std::vector<unregister_broker_request>& requests) {
       return self->state.remove(requests);
     },
-    [=](dump_atom) { return self->state.dump(); },
+    dump_handler(self),
   };
 }
 

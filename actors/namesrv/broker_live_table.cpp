@@ -6,6 +6,8 @@
 
 #include "messages/errors.hpp"
 
+#include "actors/common/dump.hpp"
+
 namespace rmq {
 
 const char* broker_live_table_state::name = "broker_live_table";
@@ -103,7 +105,7 @@ broker_live_table_state::remove(const std::vector<unregistration>& batch) {
   return applied;
 }
 
-std::string broker_live_table_state::dump(time_point now) const {
+nlohmann::json broker_live_table_state::dump_fields(time_point now) const {
   auto rows = nlohmann::json::array();
   for (auto& [key, e] : entries)
     rows.push_back({{"cluster_name", key.first},
@@ -117,12 +119,10 @@ std::string broker_live_table_state::dump(time_point now) const {
                     {"channel", e.channel ? caf::to_string(e.channel) : ""},
                     {"seq", e.seq},
                     {"unregistration_queued", e.reported}});
-  return nlohmann::json{{"actor", name},
-                        {"default_timeout_ms", to_ms(default_timeout)},
-                        {"expired_total", expired_total},
-                        {"stale_unregistrations_skipped", stale_skipped_total},
-                        {"brokers", rows}}
-    .dump();
+  return {{"default_timeout_ms", to_ms(default_timeout)},
+          {"expired_total", expired_total},
+          {"stale_unregistrations_skipped", stale_skipped_total},
+          {"brokers", rows}};
 }
 
 broker_live_table_actor::behavior_type broker_live_table(
@@ -180,7 +180,10 @@ broker_live_table_actor::behavior_type broker_live_table(
     [=](caf::delete_atom, const std::vector<unregistration>& batch) {
       return self->state.remove(batch);
     },
-    [=](dump_atom) { return self->state.dump(now()); },
+    [=](dump_atom) {
+      return render_dump(broker_live_table_state::name,
+                         self->state.dump_fields(now()));
+    },
   };
 }
 

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "caf/actor_addr.hpp"
 #include "caf/actor_clock.hpp"
 #include "caf/stateful_actor.hpp"
@@ -76,7 +78,9 @@ struct broker_live_table_state {
   std::vector<unregistration> lost(const caf::actor_addr& channel);
   std::vector<unregister_broker_request>
   remove(const std::vector<unregistration>& batch);
-  std::string dump(time_point now) const;
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp); ages
+  /// are taken at `now`.
+  nlohmann::json dump_fields(time_point now) const;
 
   static const char* name;
 };

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "actors/common/dump.hpp"
+
 namespace rmq {
 
 const char* cluster_table_state::name = "cluster_table";
@@ -41,11 +43,11 @@ cluster_table_state::all() const {
   return result;
 }
 
-std::string cluster_table_state::dump() const {
+nlohmann::json cluster_table_state::dump_fields() const {
   auto rows = nlohmann::json::array();
   for (auto& [cluster, names] : clusters)
     rows.push_back({{"cluster_name", cluster}, {"broker_names", names}});
-  return nlohmann::json{{"actor", name}, {"clusters", rows}}.dump();
+  return {{"clusters", rows}};
 }
 
 cluster_table_actor::behavior_type
@@ -61,7 +63,7 @@ cluster_table(cluster_table_actor::stateful_pointer<cluster_table_state> self) {
     [=](caf::get_atom, const std::string& cluster) {
       return self->state.brokers_of(cluster);
     },
-    [=](dump_atom) { return self->state.dump(); },
+    dump_handler(self),
   };
 }
 

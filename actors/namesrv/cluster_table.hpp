@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "caf/stateful_actor.hpp"
 #include "caf/typed_event_based_actor.hpp"
 
@@ -33,7 +35,8 @@ struct cluster_table_state {
   void remove(const std::vector<broker_removal>& removals);
   std::vector<std::string> brokers_of(const std::string& cluster) const;
   std::map<std::string, std::vector<std::string>> all() const;
-  std::string dump() const;
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
 
   static const char* name;
 };

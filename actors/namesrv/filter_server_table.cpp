@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "actors/common/dump.hpp"
+
 namespace rmq {
 
 const char* filter_server_table_state::name = "filter_server_table";
@@ -34,13 +36,13 @@ filter_server_table_state::find(const std::vector<std::string>& addrs) const {
   return result;
 }
 
-std::string filter_server_table_state::dump() const {
+nlohmann::json filter_server_table_state::dump_fields() const {
   auto rows = nlohmann::json::array();
   for (auto& [key, list] : servers)
     rows.push_back({{"cluster_name", key.first},
                     {"broker_addr", key.second},
                     {"filter_servers", list}});
-  return nlohmann::json{{"actor", name}, {"entries", rows}}.dump();
+  return {{"entries", rows}};
 }
 
 filter_server_table_actor::behavior_type filter_server_table(
@@ -57,7 +59,7 @@ filter_server_table_actor::behavior_type filter_server_table(
     [=](caf::get_atom, const std::vector<std::string>& addrs) {
       return self->state.find(addrs);
     },
-    [=](dump_atom) { return self->state.dump(); },
+    dump_handler(self),
   };
 }
 

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "caf/stateful_actor.hpp"
 #include "caf/typed_event_based_actor.hpp"
 
@@ -34,7 +36,8 @@ struct filter_server_table_state {
   void remove(const std::vector<unregister_broker_request>& requests);
   std::map<std::string, std::vector<std::string>>
   find(const std::vector<std::string>& addrs) const;
-  std::string dump() const;
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
 
   static const char* name;
 };

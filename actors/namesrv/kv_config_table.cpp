@@ -10,6 +10,8 @@
 #include "runtime/log.hpp"
 #include "runtime/validators.hpp"
 
+#include "actors/common/dump.hpp"
+
 namespace rmq {
 
 const char* kv_config_table_state::name = "kv_config_table";
@@ -141,13 +143,12 @@ caf::error kv_config_table_state::save(bool force) {
   return {};
 }
 
-nlohmann::json kv_config_table_state::to_json() const {
+nlohmann::json kv_config_table_state::dump_fields() const {
   auto rows = nlohmann::json::array();
   for (auto& [ns, kvs] : config_table)
     for (auto& [key, value] : kvs)
       rows.push_back({{"namespace", ns}, {"key", key}, {"value", value}});
   return {
-    {"actor", name},
     {"path", path},
     {"config_table", std::move(rows)},
     {"dirty", dirty},
@@ -185,7 +186,7 @@ kv_config_table_actor::behavior_type kv_config_table(
         return err;
       return caf::ok_atom::value;
     },
-    [=](dump_atom) { return self->state.to_json().dump(); },
+    dump_handler(self),
   };
 }
 

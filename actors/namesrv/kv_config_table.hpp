@@ -87,8 +87,8 @@ struct kv_config_table_state {
   /// Writes the table if it has a path and unsaved changes (or `force`).
   caf::error save(bool force = false);
 
-  /// Returns the JSON snapshot of the state.
-  nlohmann::json to_json() const;
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
 };
 
 /// Spawns with `sys.spawn<caf::detached>(kv_config_table, path)`; an empty

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "actors/common/dump.hpp"
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
 #include "actors/namesrv/request_checks.hpp"
@@ -13,6 +14,15 @@
 namespace rmq {
 
 const char* namesrv_frontend_state::name = "namesrv_frontend";
+
+nlohmann::json namesrv_frontend_state::dump_fields() const {
+  return {{"listen", options.listen},
+          {"watched_channels", watched.size()},
+          {"connections_lost", connections_lost},
+          {"enable_all_topic_list", options.enable_all_topic_list},
+          {"enable_topic_list", options.enable_topic_list},
+          {"order_message_enable", options.order_message_enable}};
+}
 
 namespace {
 
@@ -171,49 +181,15 @@ member_group(self_ptr self, const get_broker_member_group_request& req) {
 // Collects the dump of every actor of the node into one JSON document.
 caf::result<std::string> dump_node(self_ptr self) {
   auto& st = self->state;
-  std::vector<dumpable_actor> parts{st.tables.addrs,  st.tables.clusters,
-                                    st.tables.live,   st.tables.topics,
+  std::vector<dumpable_actor> parts{st.tables.addrs,   st.tables.clusters,
+                                    st.tables.live,    st.tables.topics,
                                     st.tables.filters, st.tables.kv,
-                                    st.reader,        st.writer,
-                                    st.batcher,       st.scanner};
-  struct accumulator {
-    nlohmann::json actors = nlohmann::json::array();
-    size_t pending = 0;
-  };
-  auto acc = std::make_shared<accumulator>();
-  acc->pending = parts.size();
-  acc->actors.push_back({{"actor", namesrv_frontend_state::name},
-                         {"listen", st.options.listen},
-                         {"watched_channels", st.watched.size()},
-                         {"connections_lost", st.connections_lost},
-                         {"enable_all_topic_list",
-                          st.options.enable_all_topic_list},
-                         {"enable_topic_list", st.options.enable_topic_list},
-                         {"order_message_enable",
-                          st.options.order_message_enable}});
-  auto rp = self->make_response_promise<std::string>();
-  auto done = [=]() mutable {
-    if (--acc->pending == 0)
-      rp.deliver(nlohmann::json{{"node", "namesrv"}, {"actors", acc->actors}}
-                   .dump());
-  };
-  for (auto& part : parts) {
-    if (!part) {
-      done();
-      continue;
-    }
-    self->request(part, table_timeout, dump_atom::value)
-      .then(
-        [=](const std::string& text) mutable {
-          acc->actors.push_back(nlohmann::json::parse(text, nullptr, false));
-          done();
-        },
-        [=](const caf::error& err) mutable {
-          acc->actors.push_back({{"error", describe(err)}});
-          done();
-        });
-  }
-  return rp;
+                                    st.reader,         st.writer,
+                                    st.batcher,        st.scanner};
+  nlohmann::json head = st.dump_fields();
+  head["actor"] = namesrv_frontend_state::name;
+  return collect_dumps(self, "namesrv", std::move(head), parts,
+                       table_timeout);
 }
 
 } // namespace

@@ -9,6 +9,8 @@
 #include <set>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "caf/actor_addr.hpp"
 #include "caf/stateful_actor.hpp"
 #include "caf/typed_event_based_actor.hpp"
@@ -41,6 +43,9 @@ struct namesrv_frontend_state {
   /// Senders of registrations we monitor (their "channels").
   std::set<caf::actor_addr> watched;
   uint64_t connections_lost = 0;
+
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
 
   static const char* name;
 };

@@ -7,6 +7,8 @@
 
 #include "messages/errors.hpp"
 
+#include "actors/common/dump.hpp"
+
 namespace rmq {
 
 const char* route_reader_state::name = "route_reader";
@@ -102,18 +104,14 @@ route_reader(route_reader_actor::stateful_pointer<route_reader_state> self,
       ++st.invalidations;
       st.cache.clear();
     },
-    [=](dump_atom) {
-      auto& st = self->state;
-      return nlohmann::json{{"actor", route_reader_state::name},
-                            {"cached_routes", st.cache.size()},
-                            {"max_entries", st.max_entries},
-                            {"generation", st.generation},
-                            {"hits", st.hits},
-                            {"misses", st.misses},
-                            {"invalidations", st.invalidations}}
-        .dump();
-    },
+    dump_handler(self),
   };
+}
+
+nlohmann::json route_reader_state::dump_fields() const {
+  return {{"cached_routes", cache.size()}, {"max_entries", max_entries},
+          {"generation", generation},      {"hits", hits},
+          {"misses", misses},              {"invalidations", invalidations}};
 }
 
 } // namespace rmq

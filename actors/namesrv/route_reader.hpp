@@ -9,6 +9,8 @@
 #include <string>
 #include <unordered_map>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "caf/stateful_actor.hpp"
 #include "caf/typed_event_based_actor.hpp"
 
@@ -37,6 +39,9 @@ struct route_reader_state {
   uint64_t hits = 0;
   uint64_t misses = 0;
   uint64_t invalidations = 0;
+
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
 
   static const char* name;
 };

@@ -9,6 +9,8 @@
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
 
+#include "actors/common/dump.hpp"
+
 namespace rmq {
 
 const char* route_writer_state::name = "route_writer";
@@ -265,22 +267,20 @@ route_writer(route_writer_actor::stateful_pointer<route_writer_state> self,
       self->send(self->state.reader, routes_changed_atom::value);
       return result;
     },
-    [=](dump_atom) {
-      auto& st = self->state;
-      return nlohmann::json{
-        {"actor", route_writer_state::name},
-        {"registrations", st.registrations},
-        {"rejected_registrations", st.rejected_registrations},
-        {"unregistration_batches", st.unregistration_batches},
-        {"unregistered_brokers", st.unregistered_brokers},
-        {"topic_writes", st.topic_writes},
-        {"delete_topic_with_broker_registration",
-         st.options.delete_topic_with_broker_registration},
-        {"return_order_topic_config_to_broker",
-         st.options.return_order_topic_config_to_broker}}
-        .dump();
-    },
+    dump_handler(self),
   };
+}
+
+nlohmann::json route_writer_state::dump_fields() const {
+  return {{"registrations", registrations},
+          {"rejected_registrations", rejected_registrations},
+          {"unregistration_batches", unregistration_batches},
+          {"unregistered_brokers", unregistered_brokers},
+          {"topic_writes", topic_writes},
+          {"delete_topic_with_broker_registration",
+           options.delete_topic_with_broker_registration},
+          {"return_order_topic_config_to_broker",
+           options.return_order_topic_config_to_broker}};
 }
 
 } // namespace rmq

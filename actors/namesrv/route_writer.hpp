@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "caf/actor_addr.hpp"
 #include "caf/stateful_actor.hpp"
 #include "caf/typed_event_based_actor.hpp"
@@ -63,6 +65,9 @@ struct route_writer_state {
   uint64_t unregistration_batches = 0;
   uint64_t unregistered_brokers = 0;
   uint64_t topic_writes = 0;
+
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
 
   static const char* name;
 };

@@ -6,6 +6,8 @@
 
 #include "runtime/log.hpp"
 
+#include "actors/common/dump.hpp"
+
 namespace rmq {
 
 const char* scan_timer_state::name = "scan_timer";
@@ -39,17 +41,15 @@ scan_timer(scan_timer_actor::stateful_pointer<scan_timer_state> self,
         });
       arm();
     },
-    [=](dump_atom) {
-      auto& st = self->state;
-      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-        st.interval);
-      return nlohmann::json{{"actor", scan_timer_state::name},
-                            {"scan_interval_ms", ms.count()},
-                            {"scans", st.scans},
-                            {"expired", st.expired}}
-        .dump();
-    },
+    dump_handler(self),
   };
+}
+
+nlohmann::json scan_timer_state::dump_fields() const {
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(interval);
+  return {{"scan_interval_ms", ms.count()},
+          {"scans", scans},
+          {"expired", expired}};
 }
 
 } // namespace rmq

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "caf/stateful_actor.hpp"
 #include "caf/timespan.hpp"
 #include "caf/typed_event_based_actor.hpp"
@@ -23,6 +25,9 @@ struct scan_timer_state {
   unregistration_batcher_actor batcher;
   uint64_t scans = 0;
   uint64_t expired = 0;
+
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
 
   static const char* name;
 };

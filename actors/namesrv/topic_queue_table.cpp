@@ -6,6 +6,8 @@
 
 #include "messages/errors.hpp"
 
+#include "actors/common/dump.hpp"
+
 namespace rmq {
 
 const char* topic_queue_table_state::name = "topic_queue_table";
@@ -138,20 +140,14 @@ topic_list topic_queue_table_state::topics_on(
   return result;
 }
 
-std::string topic_queue_table_state::dump() const {
+nlohmann::json topic_queue_table_state::dump_fields() const {
   auto rows = nlohmann::json::array();
   for (auto& [topic, brokers] : topics)
-    for (auto& [broker, qd] : brokers)
-      rows.push_back({{"topic", topic},
-                      {"broker_name", broker},
-                      {"read_queue_nums", qd.read_queue_nums},
-                      {"write_queue_nums", qd.write_queue_nums},
-                      {"perm", qd.perm},
-                      {"topic_sys_flag", qd.topic_sys_flag}});
-  return nlohmann::json{{"actor", name},
-                        {"topic_count", topics.size()},
-                        {"queues", rows}}
-    .dump();
+    for (auto& [broker, qd] : brokers) {
+      rows.push_back(nlohmann::json(qd));
+      rows.back()["topic"] = topic;
+    }
+  return {{"topic_count", topics.size()}, {"queues", rows}};
 }
 
 topic_queue_table_actor::behavior_type topic_queue_table(
@@ -187,7 +183,7 @@ topic_queue_table_actor::behavior_type topic_queue_table(
     [self](caf::get_atom, const std::vector<std::string>& names) {
       return self->state.topics_on(names);
     },
-    [self](dump_atom) { return self->state.dump(); },
+    dump_handler(self),
   };
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "caf/stateful_actor.hpp"
 #include "caf/typed_event_based_actor.hpp"
 
@@ -48,7 +50,8 @@ struct topic_queue_table_state {
   std::vector<queue_data> queues_of(const std::string& topic) const;
   topic_list all_topics() const;
   topic_list topics_on(const std::vector<std::string>& broker_names) const;
-  std::string dump() const;
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
 
   static const char* name;
 };

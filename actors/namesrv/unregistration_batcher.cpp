@@ -8,6 +8,8 @@
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
 
+#include "actors/common/dump.hpp"
+
 namespace rmq {
 
 const char* unregistration_batcher_state::name = "unregistration_batcher";
@@ -83,27 +85,24 @@ unregistration_batcher_actor::behavior_type unregistration_batcher(
       schedule_flush(self);
     },
     [=](caf::flush_atom) { flush(self); },
-    [=](dump_atom) {
-      auto& st = self->state;
-      auto queued = nlohmann::json::array();
-      for (auto& x : st.queue)
-        queued.push_back({{"broker_addr", x.request.broker_addr},
-                          {"broker_name", x.request.broker_name},
-                          {"cluster_name", x.request.cluster_name},
-                          {"reason", x.reason},
-                          {"token", x.token}});
-      return nlohmann::json{{"actor", unregistration_batcher_state::name},
-                            {"capacity", st.capacity},
-                            {"queued", queued},
-                            {"batch_in_flight", st.in_flight},
-                            {"batches", st.batches},
-                            {"last_batch_size", st.last_batch_size},
-                            {"largest_batch_size", st.largest_batch_size},
-                            {"applied", st.applied},
-                            {"refused", st.refused}}
-        .dump();
-    },
+    dump_handler(self),
   };
+}
+
+nlohmann::json unregistration_batcher_state::dump_fields() const {
+  auto rows = nlohmann::json::array();
+  for (auto& x : queue)
+    rows.push_back({{"request", x.request},
+                    {"reason", x.reason},
+                    {"token", x.token}});
+  return {{"capacity", capacity},
+          {"queued", rows},
+          {"batch_in_flight", in_flight},
+          {"batches", batches},
+          {"last_batch_size", last_batch_size},
+          {"largest_batch_size", largest_batch_size},
+          {"applied", applied},
+          {"refused", refused}};
 }
 
 } // namespace rmq

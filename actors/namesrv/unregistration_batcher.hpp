@@ -9,6 +9,8 @@
 #include <deque>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "caf/stateful_actor.hpp"
 #include "caf/typed_event_based_actor.hpp"
 
@@ -35,6 +37,9 @@ struct unregistration_batcher_state {
   size_t largest_batch_size = 0;
   uint64_t applied = 0;
   uint64_t refused = 0;
+
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
 
   static const char* name;
 };

@@ -1,0 +1,83 @@
+// The one way an actor answers a dump request: its state renders its own
+// fields (`nlohmann::json dump_fields() const`, reusing each message's
+// to_json), and render_dump puts the actor's name first under "actor", so
+// every dump has the same shape and the same key for the same thing.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "caf/typed_response_promise.hpp"
+
+#include "messages/common.hpp"
+#include "messages/errors.hpp"
+
+namespace rmq {
+
+/// Returns `{"actor": name, ...fields}` as text.
+inline std::string render_dump(const char* name, nlohmann::json fields) {
+  nlohmann::json out{{"actor", name}};
+  if (fields.is_object())
+    for (auto& [key, value] : fields.items())
+      out[key] = std::move(value);
+  return out.dump();
+}
+
+/// The dump handler of a stateful actor whose state has a static `name` and
+/// `dump_fields()`.
+template <class Self>
+auto dump_handler(Self* self) {
+  return [self](dump_atom) {
+    using state_type = std::decay_t<decltype(self->state)>;
+    return render_dump(state_type::name, self->state.dump_fields());
+  };
+}
+
+/// Asks every actor in `parts` for its dump and answers
+/// `{"node": node, "actors": [head, ...dumps]}`. A part that fails or does
+/// not answer within `timeout` shows up as `{"error": ...}`, so one stuck
+/// actor cannot hide the others.
+template <class Self>
+caf::typed_response_promise<std::string>
+collect_dumps(Self* self, std::string node, nlohmann::json head,
+              const std::vector<dumpable_actor>& parts,
+              std::chrono::milliseconds timeout) {
+  struct accumulator {
+    nlohmann::json actors = nlohmann::json::array();
+    size_t pending = 0;
+  };
+  auto acc = std::make_shared<accumulator>();
+  acc->actors.push_back(std::move(head));
+  acc->pending = parts.size() + 1;
+  auto rp = self->template make_response_promise<std::string>();
+  auto done = [acc, rp, node]() mutable {
+    if (--acc->pending == 0)
+      rp.deliver(nlohmann::json{{"node", node}, {"actors", acc->actors}}.dump());
+  };
+  for (auto& part : parts) {
+    if (!part) {
+      done();
+      continue;
+    }
+    self->request(part, timeout, dump_atom::value)
+      .then(
+        [acc, done](const std::string& text) mutable {
+          acc->actors.push_back(nlohmann::json::parse(text, nullptr, false));
+          done();
+        },
+        [acc, done](const caf::error& err) mutable {
+          acc->actors.push_back({{"error", describe(err)}});
+          done();
+        });
+  }
+  done();
+  return rp;
+}
+
+} // namespace rmq
