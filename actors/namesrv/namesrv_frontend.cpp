@@ -280,7 +280,7 @@ namesrv_actor::behavior_type namesrv_frontend(
       return topics_by_cluster(self, req.cluster_name);
     },
     [=](const delete_topic_request& req) -> caf::result<caf::ok_atom> {
-      if (auto err = check_topic(req.topic))
+      if (auto err = check_registered_topic(req.topic))
         return err;
       if (!req.cluster_name.empty())
         if (auto err = check_broker_name(req.cluster_name, "cluster name"))
@@ -293,7 +293,7 @@ namesrv_actor::behavior_type namesrv_frontend(
       return self->delegate(self->state.writer, req);
     },
     [=](const get_route_info_request& req) -> caf::result<topic_route_data> {
-      if (auto err = check_topic(req.topic))
+      if (auto err = check_registered_topic(req.topic))
         return err;
       if (self->state.options.order_message_enable)
         return route_with_order_conf(self, req);
