@@ -100,7 +100,7 @@ TEST_CASE("rmq-admin exits 1 with a clear message on error answers") {
   auto res = run_admin({"-n", ns.addr(), "topicRoute", "-t", "Nope"});
   CHECK_EQ(res.rc, 1);
   CHECK(contains(res.out, "rmq-admin: topicRoute: rmq::topic_not_exist: "));
-  res = run_admin({"-n", ns.addr(), "topicRoute", "-t", "bad topic"});
+  res = run_admin({"-n", ns.addr(), "topicRoute", "-t", "bad\ttopic"});
   CHECK_EQ(res.rc, 1);
   CHECK(contains(res.out, "rmq-admin: topicRoute: rmq::invalid_parameter"));
 }
