@@ -103,4 +103,13 @@ caf::error check_kv_name(const std::string& name, const char* what) {
   return {};
 }
 
+caf::error check_kv_value(const std::string& value) {
+  if (value.size() > max_kv_value_size)
+    return make_error(errc::invalid_parameter,
+                      "value has " + std::to_string(value.size())
+                        + " bytes, more than the "
+                        + std::to_string(max_kv_value_size) + " allowed");
+  return {};
+}
+
 } // namespace rmq

@@ -39,4 +39,12 @@ caf::error check_address(const std::string& addr, const char* what);
 /// KV namespace or key: non-empty, at most 255 chars, no control chars.
 caf::error check_kv_name(const std::string& name, const char* what);
 
+/// Largest KV config value. RocketMQ has no limit, but the NameServer
+/// rewrites its whole KV file on every change: one 100 MB value made each
+/// later update cost ~0.5 s. Order configs ("brokerA:8;brokerB:8") are tiny.
+constexpr size_t max_kv_value_size = 64 * 1024;
+
+/// KV value: at most `max_kv_value_size` bytes (empty is fine).
+caf::error check_kv_value(const std::string& value);
+
 } // namespace rmq

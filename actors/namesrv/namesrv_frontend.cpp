@@ -385,6 +385,10 @@ namesrv_actor::behavior_type namesrv_frontend(
       return self->delegate(self->state.reader, req);
     },
     [=](const put_kv_config_request& req) -> caf::result<caf::ok_atom> {
+      // The table checks the rest; an oversized value is not even copied
+      // to its thread.
+      if (auto err = check_kv_value(req.value))
+        return err;
       return relay<caf::ok_atom>(self, t.kv, req);
     },
     [=](const get_kv_config_request& req) -> caf::result<std::string> {

@@ -192,6 +192,13 @@ TEST_CASE_FIXTURE(fixture, "bad reads and topic admin requests are refused "
                        "register topic: negative queues");
   expect<caf::ok_atom>(invalid, put_kv_config_request{"", "k", "v"},
                        "kv put: empty namespace");
+  expect<caf::ok_atom>(invalid,
+                       put_kv_config_request{
+                         "ns", "k", std::string(max_kv_value_size + 1, 'v')},
+                       "kv put: value over the limit");
+  expect<caf::ok_atom>(invalid,
+                       put_kv_config_request{"ns", std::string(256, 'k'), "v"},
+                       "kv put: key over the limit");
   expect<std::string>(invalid, get_kv_config_request{"ns", ""},
                       "kv get: empty key");
   expect<caf::ok_atom>(invalid, delete_kv_config_request{"", "k"},
