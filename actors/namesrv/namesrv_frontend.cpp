@@ -145,8 +145,8 @@ update_config(self_ptr self, const update_namesrv_config_request& req) {
   if (!next)
     return std::move(next.error());
   auto& cfg = *next;
-  RMQ_INFO("namesrv", "config updated: " << req.properties.size()
-                                         << " properties");
+  for (auto& [key, value] : req.properties)
+    RMQ_INFO("namesrv", "config updated: " << key << " = " << value);
   st.options.config = cfg;
   st.options.enable_all_topic_list = cfg.enable_all_topic_list;
   st.options.enable_topic_list = cfg.enable_topic_list;

@@ -17,9 +17,21 @@ int get_namesrv_config_cmd(const command_env& env) {
     [](const namesrv_addr&) {});
 }
 
+namespace {
+
+// mqadmin trims -k and -v.
+std::string trim(const std::string& x) {
+  auto first = x.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos)
+    return {};
+  return x.substr(first, x.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+} // namespace
+
 int update_namesrv_config_cmd(const command_env& env) {
-  auto key = env.args.opt('k');
-  auto value = env.args.opt('v');
+  auto key = trim(env.args.opt('k'));
+  auto value = trim(env.args.opt('v'));
   std::vector<std::string> servers;
   for (auto& addr : env.args.namesrvs)
     servers.push_back(addr.to_string());

@@ -102,6 +102,17 @@ TEST_CASE("rmq-admin commands print what mqadmin prints") {
       CHECK(contains(res.out, "============" + addr + "============\n"));
     CHECK(contains(res.out, "\norderMessageEnable"
                               + std::string(50 - 18, ' ') + "=  true\n"));
+    // It took effect: routes now carry the topic's order config.
+    run_admin({"-n", n, "updateKvConfig", "-s", "ORDER_TOPIC_CONFIG", "-k",
+               "TopicA", "-v", "broker-a:4"});
+    res = run_admin({"-n", n, "topicRoute", "-t", "TopicA"});
+    CHECK_EQ(nlohmann::json::parse(res.out)["orderTopicConf"], "broker-a:4");
+    res = run_admin({"-n", n, "updateNamesrvConfig", "-k",
+                     " orderMessageEnable ", "-v", " false"});
+    CHECK_EQ(res.out, "update name server config success![" + n
+                        + "]\norderMessageEnable : false\n");
+    res = run_admin({"-n", n, "topicRoute", "-t", "TopicA"});
+    CHECK_FALSE(nlohmann::json::parse(res.out).contains("orderTopicConf"));
     res = run_admin({"-n", n, "updateNamesrvConfig", "-k", "kvConfigPath",
                      "-v", "/tmp/x"});
     CHECK_EQ(res.rc, 1);
