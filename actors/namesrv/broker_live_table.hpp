@@ -70,6 +70,7 @@ struct broker_live_table_state {
   uint64_t expired_total = 0;
   uint64_t stale_skipped_total = 0;
 
+  /// The timeout that applies to `e`: its own or the default.
   caf::timespan timeout_of(const entry& e) const {
     return e.timeout.count() > 0 ? e.timeout : default_timeout;
   }
