@@ -56,4 +56,14 @@ RMQ_DEFINE_MESSAGE(get_kv_list_by_namespace_request, name_space)
 
 RMQ_DEFINE_MESSAGE(kv_table, table)
 
+RMQ_DEFINE_EMPTY_MESSAGE(get_namesrv_config_request)
+
+RMQ_DEFINE_MESSAGE(namesrv_config, properties)
+
+RMQ_DEFINE_MESSAGE(update_namesrv_config_request, properties)
+
+RMQ_DEFINE_EMPTY_MESSAGE(get_system_topic_list_request)
+
+RMQ_DEFINE_MESSAGE(system_topic_list, topics, broker_addr)
+
 } // namespace rmq

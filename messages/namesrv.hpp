@@ -357,6 +357,70 @@ typename Inspector::result_type inspect(Inspector& f, kv_table& x) {
 
 RMQ_DECLARE_MESSAGE(kv_table);
 
+/// GET_NAMESRV_CONFIG (319): every setting of the node.
+struct get_namesrv_config_request {};
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, get_namesrv_config_request&) {
+  return f(caf::meta::type_name("rmq.get_namesrv_config_request"));
+}
+
+RMQ_DECLARE_MESSAGE(get_namesrv_config_request);
+
+/// A NameServer's settings as RocketMQ's property names and value text
+/// ("orderMessageEnable" -> "false"), sorted by name.
+struct namesrv_config {
+  std::map<std::string, std::string> properties;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, namesrv_config& x) {
+  return f(caf::meta::type_name("rmq.namesrv_config"), x.properties);
+}
+
+RMQ_DECLARE_MESSAGE(namesrv_config);
+
+/// UPDATE_NAMESRV_CONFIG (318): change settings at run time; all or none.
+struct update_namesrv_config_request {
+  std::map<std::string, std::string> properties;
+};
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, update_namesrv_config_request& x) {
+  return f(caf::meta::type_name("rmq.update_namesrv_config_request"),
+           x.properties);
+}
+
+RMQ_DECLARE_MESSAGE(update_namesrv_config_request);
+
+/// GET_SYSTEM_TOPIC_LIST_FROM_NS (304).
+struct get_system_topic_list_request {};
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, get_system_topic_list_request&) {
+  return f(caf::meta::type_name("rmq.get_system_topic_list_request"));
+}
+
+RMQ_DECLARE_MESSAGE(get_system_topic_list_request);
+
+/// RocketMQ's system topic list: every cluster name and broker name (each
+/// is a topic on its brokers) and the address of one broker, empty if none.
+struct system_topic_list {
+  std::vector<std::string> topics;
+  std::string broker_addr;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, system_topic_list& x) {
+  return f(caf::meta::type_name("rmq.system_topic_list"), x.topics,
+           x.broker_addr);
+}
+
+RMQ_DECLARE_MESSAGE(system_topic_list);
+
 /// Namespace of per-topic order configuration ("brokerA:8;brokerB:8").
 constexpr const char* order_topic_config_namespace = "ORDER_TOPIC_CONFIG";
 
@@ -390,6 +454,9 @@ using namesrv_actor = dumpable_actor::extend<
   caf::replies_to<put_kv_config_request>::with<caf::ok_atom>,
   caf::replies_to<get_kv_config_request>::with<std::string>,
   caf::replies_to<delete_kv_config_request>::with<caf::ok_atom>,
-  caf::replies_to<get_kv_list_by_namespace_request>::with<kv_table>>;
+  caf::replies_to<get_kv_list_by_namespace_request>::with<kv_table>,
+  caf::replies_to<get_namesrv_config_request>::with<namesrv_config>,
+  caf::replies_to<update_namesrv_config_request>::with<caf::ok_atom>,
+  caf::replies_to<get_system_topic_list_request>::with<system_topic_list>>;
 
 } // namespace rmq

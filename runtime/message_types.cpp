@@ -51,6 +51,14 @@ void register_message_types(caf::actor_system_config& cfg) {
   // Map-valued replies travel as top-level message elements.
   cfg.add_message_type<std::map<int64_t, std::string>>("rmq.broker_addrs");
   cfg.add_message_type<namesrv_actor>("rmq.namesrv_actor");
+  cfg.add_message_type<get_namesrv_config_request>(
+    "rmq.get_namesrv_config_request");
+  cfg.add_message_type<namesrv_config>("rmq.namesrv_config");
+  cfg.add_message_type<update_namesrv_config_request>(
+    "rmq.update_namesrv_config_request");
+  cfg.add_message_type<get_system_topic_list_request>(
+    "rmq.get_system_topic_list_request");
+  cfg.add_message_type<system_topic_list>("rmq.system_topic_list");
   // -- broker / store ---------------------------------------------------------
   cfg.add_message_type<store_message>("rmq.store_message");
   cfg.add_message_type<put_result>("rmq.put_result");

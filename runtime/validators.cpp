@@ -40,6 +40,21 @@ caf::error check_topic(const std::string& topic) {
   return check_name(topic, "topic", max_topic_length, false);
 }
 
+caf::error check_registered_topic(const std::string& topic) {
+  if (topic.empty())
+    return make_error(errc::invalid_parameter, "topic is empty");
+  if (topic.size() > max_registered_topic_length)
+    return make_error(errc::invalid_parameter,
+                      "topic is longer than "
+                        + std::to_string(max_registered_topic_length)
+                        + " characters");
+  for (auto c : topic)
+    if (std::iscntrl(static_cast<unsigned char>(c)))
+      return make_error(errc::invalid_parameter,
+                        "topic contains control characters");
+  return {};
+}
+
 caf::error check_group(const std::string& group) {
   return check_name(group, "group", max_group_length, false);
 }
@@ -85,6 +100,15 @@ caf::error check_kv_name(const std::string& name, const char* what) {
     if (std::iscntrl(static_cast<unsigned char>(c)))
       return make_error(errc::invalid_parameter,
                         std::string{what} + " contains control characters");
+  return {};
+}
+
+caf::error check_kv_value(const std::string& value) {
+  if (value.size() > max_kv_value_size)
+    return make_error(errc::invalid_parameter,
+                      "value has " + std::to_string(value.size())
+                        + " bytes, more than the "
+                        + std::to_string(max_kv_value_size) + " allowed");
   return {};
 }
 

@@ -1,5 +1,6 @@
 #include "actors/namesrv/broker_live_table.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include <nlohmann/json.hpp>
@@ -32,10 +33,8 @@ void broker_live_table_state::put(const register_broker_request& req,
   e.broker_name = req.broker_name;
   e.broker_id = req.broker_id;
   e.last_update = now;
-  e.timeout = req.heartbeat_timeout_ms > 0
-                ? caf::timespan{std::chrono::milliseconds{
-                  req.heartbeat_timeout_ms}}
-                : default_timeout;
+  e.timeout = caf::timespan{
+    std::chrono::milliseconds{std::max<int64_t>(req.heartbeat_timeout_ms, 0)}};
   e.version = req.version;
   e.ha_server_addr = req.ha_server_addr;
   if (channel)
@@ -68,7 +67,7 @@ broker_live_table_state::stamp(const unregister_broker_request& req) {
 std::vector<unregistration> broker_live_table_state::expire(time_point now) {
   std::vector<unregistration> result;
   for (auto& [key, e] : entries)
-    if (!e.reported && e.last_update + e.timeout < now) {
+    if (!e.reported && e.last_update + timeout_of(e) < now) {
       e.reported = true;
       ++expired_total;
       result.push_back(make_unregistration(key, e, "expired"));
@@ -113,7 +112,7 @@ nlohmann::json broker_live_table_state::dump_fields(time_point now) const {
                     {"broker_name", e.broker_name},
                     {"broker_id", e.broker_id},
                     {"idle_ms", to_ms(now - e.last_update)},
-                    {"timeout_ms", to_ms(e.timeout)},
+                    {"timeout_ms", to_ms(timeout_of(e))},
                     {"data_version", e.version},
                     {"ha_server_addr", e.ha_server_addr},
                     {"channel", e.channel ? caf::to_string(e.channel) : ""},
@@ -179,6 +178,10 @@ broker_live_table_actor::behavior_type broker_live_table(
     },
     [=](caf::delete_atom, const std::vector<unregistration>& batch) {
       return self->state.remove(batch);
+    },
+    [=](caf::put_atom, caf::timespan timeout) {
+      self->state.default_timeout = timeout;
+      return caf::ok_atom::value;
     },
     [=](dump_atom) {
       return render_dump(broker_live_table_state::name,

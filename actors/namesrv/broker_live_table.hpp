@@ -42,7 +42,10 @@ using broker_live_table_actor = dumpable_actor::extend<
     std::vector<unregistration>>,
   // Removes entries unless their token is stale; returns what was applied.
   caf::replies_to<caf::delete_atom, std::vector<unregistration>>::with<
-    std::vector<unregister_broker_request>>>;
+    std::vector<unregister_broker_request>>,
+  // A new default timeout (UPDATE_NAMESRV_CONFIG); applies at once to every
+  // broker that sent no timeout of its own.
+  caf::replies_to<caf::put_atom, caf::timespan>::with<caf::ok_atom>>;
 
 struct broker_live_table_state {
   using time_point = caf::actor_clock::time_point;
@@ -52,6 +55,7 @@ struct broker_live_table_state {
     std::string broker_name;
     int64_t broker_id = 0;
     time_point last_update;
+    /// The broker's own timeout; zero: the table's default.
     caf::timespan timeout{0};
     data_version version;
     std::string ha_server_addr;
@@ -68,6 +72,10 @@ struct broker_live_table_state {
   uint64_t expired_total = 0;
   uint64_t stale_skipped_total = 0;
 
+  /// The timeout that applies to `e`: its own or the default.
+  caf::timespan timeout_of(const entry& e) const {
+    return e.timeout.count() > 0 ? e.timeout : default_timeout;
+  }
   void put(const register_broker_request& req, caf::actor_addr channel,
            time_point now);
   /// Refreshes an entry; false if unknown.

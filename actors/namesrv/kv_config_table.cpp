@@ -1,6 +1,7 @@
 #include "actors/namesrv/kv_config_table.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <system_error>
 #include <utility>
 
@@ -57,17 +58,26 @@ void kv_config_table_state::load(std::string file_path) {
   }
   auto err = std::move(loaded.error());
   if (err == errc::corrupt_data) {
-    // Keep the evidence, start empty; the next save writes a fresh file.
-    auto backup = path + ".corrupt";
+    // Keep the evidence under a name no earlier start used, start empty;
+    // the next save writes a fresh file.
     std::error_code ec;
-    std::filesystem::rename(path, backup, ec);
+    std::string backup;
+    for (int n = 1; n <= 10'000 && backup.empty(); ++n) {
+      auto name = path + ".corrupt." + std::to_string(n);
+      if (!std::filesystem::exists(name, ec) && !ec)
+        backup = std::move(name);
+    }
+    if (backup.empty() && !ec)
+      ec = std::make_error_code(std::errc::file_exists);
+    if (!ec)
+      std::filesystem::rename(path, backup, ec);
     if (!ec) {
       RMQ_ERROR(component, describe(err) << "; moved it to " << backup
                                          << ", starting with an empty table");
       return;
     }
-    err = make_error(errc::io_error, "cannot move corrupt " + path + " to "
-                                       + backup + ": " + ec.message());
+    err = make_error(errc::io_error, "cannot move corrupt " + path
+                                       + " aside: " + ec.message());
   }
   // Saving now would overwrite a file we could not load: serve from memory
   // and let every save fail until an operator fixes the file.
@@ -78,21 +88,43 @@ void kv_config_table_state::load(std::string file_path) {
 caf::error kv_config_table_state::put(const put_kv_config_request& x) {
   if (auto err = check_entry(x.name_space, x.key))
     return err;
+  if (auto err = check_kv_value(x.value))
+    return err;
   if (auto err = check_utf8(x.value, "value"))
     return err; // the value may be empty, though
-  ++puts;
-  auto& kvs = config_table[x.name_space];
-  auto i = kvs.find(x.key);
-  if (i == kvs.end()) {
-    kvs.emplace(x.key, x.value);
-    dirty = true;
-  } else if (i->second != x.value) {
-    i->second = x.value;
-    dirty = true;
+  std::optional<std::string> old;
+  if (auto i = config_table.find(x.name_space); i != config_table.end())
+    if (auto j = i->second.find(x.key); j != i->second.end())
+      old = j->second;
+  if (old && *old == x.value) {
+    ++puts;
+    return {}; // RocketMQ rewrites the file anyway; it holds this already
   }
-  // Unchanged but dirty still saves: a client retrying after io_error
-  // gets ok only once its value is on disk.
-  return save();
+  auto old_size = old ? x.name_space.size() + x.key.size() + old->size() : 0;
+  auto new_size = x.name_space.size() + x.key.size() + x.value.size();
+  auto total = table_size() - old_size + new_size;
+  if (new_size > old_size && total > max_table_size)
+    return make_error(errc::invalid_parameter,
+                      "the KV config would have " + std::to_string(total)
+                        + " bytes, more than the "
+                        + std::to_string(max_table_size) + " allowed");
+  ++puts;
+  config_table[x.name_space][x.key] = x.value;
+  dirty = true;
+  if (auto err = save()) {
+    // Roll back: what a read answers is what is on disk.
+    auto& kvs = config_table[x.name_space];
+    if (old) {
+      kvs[x.key] = std::move(*old);
+    } else {
+      kvs.erase(x.key);
+      if (kvs.empty())
+        config_table.erase(x.name_space);
+    }
+    dirty = false;
+    return err;
+  }
+  return {};
 }
 
 caf::expected<std::string>
@@ -110,13 +142,23 @@ kv_config_table_state::get(const get_kv_config_request& x) const {
 
 caf::error kv_config_table_state::erase(const delete_kv_config_request& x) {
   auto i = config_table.find(x.name_space);
-  if (i != config_table.end() && i->second.erase(x.key) > 0) {
-    ++deletes;
-    dirty = true;
-    if (i->second.empty())
-      config_table.erase(i);
+  if (i == config_table.end())
+    return {};
+  auto j = i->second.find(x.key);
+  if (j == i->second.end())
+    return {};
+  auto old = std::move(j->second);
+  i->second.erase(j);
+  if (i->second.empty())
+    config_table.erase(i);
+  dirty = true;
+  if (auto err = save()) {
+    config_table[x.name_space][x.key] = std::move(old); // roll back
+    dirty = false;
+    return err;
   }
-  return save();
+  ++deletes;
+  return {};
 }
 
 caf::expected<kv_table> kv_config_table_state::list(
@@ -143,6 +185,14 @@ caf::error kv_config_table_state::save(bool force) {
   return {};
 }
 
+size_t kv_config_table_state::table_size() const {
+  size_t result = 0;
+  for (auto& [ns, kvs] : config_table)
+    for (auto& [key, value] : kvs)
+      result += ns.size() + key.size() + value.size();
+  return result;
+}
+
 nlohmann::json kv_config_table_state::dump_fields() const {
   auto rows = nlohmann::json::array();
   for (auto& [ns, kvs] : config_table)
@@ -152,6 +202,8 @@ nlohmann::json kv_config_table_state::dump_fields() const {
     {"path", path},
     {"config_table", std::move(rows)},
     {"dirty", dirty},
+    {"table_size", table_size()},
+    {"max_table_size", max_table_size},
     {"puts", puts},
     {"deletes", deletes},
     {"saves", saves},

@@ -6,6 +6,7 @@
 //   sys.spawn<caf::detached>(kv_config_table, path)
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -23,6 +24,11 @@
 #include "runtime/kv_config_file.hpp"
 
 namespace rmq {
+
+/// Largest KV table, counted as the bytes of every namespace, key and value
+/// (a value alone may have `max_kv_value_size`): each change rewrites and
+/// fsyncs the whole file, ~40 ms at this size on the dev box.
+constexpr size_t default_max_kv_table_size = 4 * 1024 * 1024;
 
 /// Forces a save of the table (graceful shutdown).
 using save_atom = caf::atom_constant<caf::atom("save")>;
@@ -44,8 +50,12 @@ struct kv_config_table_state {
   /// File of the table; empty: in memory only.
   std::string path;
 
-  /// Set when the table has changes that are not on disk yet.
+  /// Set between a change and its save (a failed save rolls the change
+  /// back, so the table is what is on disk).
   bool dirty = false;
+
+  /// A put that grows the table beyond this is refused.
+  size_t max_table_size = default_max_kv_table_size;
 
   /// Set when the file at start could be neither read nor moved aside:
   /// saving would overwrite data we never loaded, so every save fails.
@@ -62,22 +72,24 @@ struct kv_config_table_state {
   // -- logic -----------------------------------------------------------------
 
   /// Sets `path` and loads the table from it. A corrupt file is logged,
-  /// kept as `path + ".corrupt"` and the table starts empty (a NameServer
-  /// must come up; the KV data is small and re-put by operators). A file
-  /// that cannot be read or moved aside blocks saving instead. Never throws.
+  /// kept as `path + ".corrupt.<n>"`, the first such name not taken (every
+  /// corrupt copy stays), and the table starts empty (a NameServer must come
+  /// up; the KV data is small and re-put by operators). A file that cannot
+  /// be read or moved aside blocks saving instead. Never throws.
   void load(std::string file_path);
 
-  /// Stores the value, then saves if anything is unsaved. Returns
-  /// `invalid_parameter` for a bad namespace/key/value (table untouched) or
-  /// `io_error` if the save failed; the change then stays in memory and is
-  /// written by the next save (a retried put, any delete, or `save_atom`).
+  /// Stores the value and saves. Returns `invalid_parameter` for a bad
+  /// namespace/key/value, a value over `max_kv_value_size` or a table that
+  /// would grow over `max_table_size` (table untouched), or `io_error` if
+  /// the save failed: the change is then rolled back, so reads answer what
+  /// is on disk.
   caf::error put(const put_kv_config_request& x);
 
   /// Returns the value or `query_not_found`.
   caf::expected<std::string> get(const get_kv_config_request& x) const;
 
   /// Removes the key (and its namespace once empty); absent keys are fine.
-  /// Saves if anything is unsaved; returns `io_error` if that fails.
+  /// Saves; returns `io_error` if that fails, with the key put back.
   caf::error erase(const delete_kv_config_request& x);
 
   /// Returns all keys of the namespace or `query_not_found`.
@@ -86,6 +98,10 @@ struct kv_config_table_state {
 
   /// Writes the table if it has a path and unsaved changes (or `force`).
   caf::error save(bool force = false);
+
+  /// Bytes of every namespace, key and value (the measure of
+  /// `max_table_size`).
+  size_t table_size() const;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;

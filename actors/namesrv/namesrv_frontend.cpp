@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <memory>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -94,8 +95,10 @@ route_with_order_conf(self_ptr self, const get_route_info_request& req) {
   return rp;
 }
 
-caf::result<cluster_info> cluster_info_of(self_ptr self) {
-  auto rp = self->make_response_promise<cluster_info>();
+// Answers `make(info)` for the cluster info (broker and cluster tables).
+template <class R, class F>
+caf::result<R> from_cluster_info(self_ptr self, F make) {
+  auto rp = self->make_response_promise<R>();
   auto fail = [=](const caf::error& err) mutable { rp.deliver(err); };
   self
     ->request(self->state.tables.addrs, table_timeout, caf::get_atom::value)
@@ -109,11 +112,82 @@ caf::result<cluster_info> cluster_info_of(self_ptr self) {
           .then(
             [=](std::map<std::string, std::vector<std::string>>& cl) mutable {
               info->cluster_addr_table = std::move(cl);
-              rp.deliver(std::move(*info));
+              rp.deliver(make(*info));
             },
             fail);
       },
       fail);
+  return rp;
+}
+
+caf::result<cluster_info> cluster_info_of(self_ptr self) {
+  return from_cluster_info<cluster_info>(
+    self, [](cluster_info& info) { return std::move(info); });
+}
+
+// RocketMQ getSystemTopicList: cluster and broker names (sorted here, a
+// set there) and the address of one broker.
+caf::result<system_topic_list> system_topics(self_ptr self) {
+  return from_cluster_info<system_topic_list>(self, [](cluster_info& info) {
+    std::set<std::string> names;
+    for (auto& [cluster, brokers] : info.cluster_addr_table) {
+      names.insert(cluster);
+      names.insert(brokers.begin(), brokers.end());
+    }
+    system_topic_list result;
+    result.topics.assign(names.begin(), names.end());
+    for (auto& kvp : info.broker_addr_table)
+      if (!kvp.second.broker_addrs.empty()) {
+        result.broker_addr = kvp.second.broker_addrs.begin()->second;
+        break;
+      }
+    return result;
+  });
+}
+
+// UPDATE_NAMESRV_CONFIG: checks every change first (all or none), then
+// hands each setting to the actor that uses it and answers once all of
+// them have it, so the next request already sees the new settings.
+caf::result<caf::ok_atom>
+update_config(self_ptr self, const update_namesrv_config_request& req) {
+  auto& st = self->state;
+  auto next = apply_namesrv_properties(st.options.config, req.properties);
+  if (!next)
+    return std::move(next.error());
+  auto& cfg = *next;
+  for (auto& [key, value] : req.properties)
+    RMQ_INFO("namesrv", "config updated: " << key << " = " << value);
+  st.options.config = cfg;
+  st.options.enable_all_topic_list = cfg.enable_all_topic_list;
+  st.options.enable_topic_list = cfg.enable_topic_list;
+  st.options.order_message_enable = cfg.order_message_enable;
+  route_writer_options wopts;
+  wopts.delete_topic_with_broker_registration
+    = cfg.delete_topic_with_broker_registration;
+  wopts.return_order_topic_config_to_broker
+    = cfg.return_order_topic_config_to_broker;
+  auto rp = self->make_response_promise<caf::ok_atom>();
+  auto pending = std::make_shared<int>(3);
+  auto done = [=](caf::ok_atom) mutable {
+    if (--*pending == 0)
+      rp.deliver(caf::ok_atom::value);
+  };
+  auto fail = [=](const caf::error& err) mutable {
+    if (*pending > 0) {
+      *pending = 0;
+      rp.deliver(err);
+    }
+  };
+  self->request(st.writer, table_timeout, caf::put_atom::value, wopts)
+    .then(done, fail);
+  self
+    ->request(st.tables.live, table_timeout, caf::put_atom::value,
+              cfg.broker_timeout)
+    .then(done, fail);
+  self
+    ->request(st.scanner, table_timeout, caf::put_atom::value,
+              cfg.scan_interval)
+    .then(done, fail);
   return rp;
 }
 
@@ -171,10 +245,21 @@ member_group(self_ptr self, const get_broker_member_group_request& req) {
               req.broker_name)
     .then(
       [=](const broker_data& bd) mutable {
+        // RocketMQ answers the requested cluster, not the stored one; we
+        // fill in the stored one if none was asked for.
+        auto cluster = req.cluster_name.empty() ? bd.cluster
+                                                : req.cluster_name;
         rp.deliver(
-          broker_member_group{bd.cluster, bd.broker_name, bd.broker_addrs});
+          broker_member_group{cluster, req.broker_name, bd.broker_addrs});
       },
-      [=](const caf::error& err) mutable { rp.deliver(err); });
+      [=](const caf::error& err) mutable {
+        // RocketMQ: an unknown broker is a group without addresses.
+        if (err == errc::broker_not_found)
+          rp.deliver(broker_member_group{req.cluster_name, req.broker_name,
+                                         {}});
+        else
+          rp.deliver(err);
+      });
   return rp;
 }
 
@@ -256,7 +341,7 @@ namesrv_actor::behavior_type namesrv_frontend(
       return topics_by_cluster(self, req.cluster_name);
     },
     [=](const delete_topic_request& req) -> caf::result<caf::ok_atom> {
-      if (auto err = check_topic(req.topic))
+      if (auto err = check_registered_topic(req.topic))
         return err;
       if (!req.cluster_name.empty())
         if (auto err = check_broker_name(req.cluster_name, "cluster name"))
@@ -269,13 +354,17 @@ namesrv_actor::behavior_type namesrv_frontend(
       return self->delegate(self->state.writer, req);
     },
     [=](const get_route_info_request& req) -> caf::result<topic_route_data> {
-      if (auto err = check_topic(req.topic))
+      if (auto err = check_registered_topic(req.topic))
         return err;
       if (self->state.options.order_message_enable)
         return route_with_order_conf(self, req);
       return self->delegate(self->state.reader, req);
     },
     [=](const put_kv_config_request& req) -> caf::result<caf::ok_atom> {
+      // The table checks the rest; an oversized value is not even copied
+      // to its thread.
+      if (auto err = check_kv_value(req.value))
+        return err;
       return relay<caf::ok_atom>(self, t.kv, req);
     },
     [=](const get_kv_config_request& req) -> caf::result<std::string> {
@@ -293,6 +382,13 @@ namesrv_actor::behavior_type namesrv_frontend(
         return err;
       return relay<kv_table>(self, t.kv, req);
     },
+    [=](const get_namesrv_config_request&) {
+      return namesrv_config{namesrv_properties(self->state.options.config)};
+    },
+    [=](const update_namesrv_config_request& req) {
+      return update_config(self, req);
+    },
+    [=](const get_system_topic_list_request&) { return system_topics(self); },
     [=](dump_atom) { return dump_node(self); },
   };
 }

@@ -15,6 +15,7 @@
 #include "caf/stateful_actor.hpp"
 #include "caf/typed_event_based_actor.hpp"
 
+#include "actors/namesrv/namesrv_config.hpp"
 #include "actors/namesrv/route_writer.hpp"
 #include "actors/namesrv/scan_timer.hpp"
 #include "actors/namesrv/unregistration_batcher.hpp"
@@ -31,6 +32,9 @@ struct namesrv_frontend_options {
   bool order_message_enable = false;
   /// Shown in dumps.
   std::string listen;
+  /// Every setting of the node, for GET/UPDATE_NAMESRV_CONFIG; the three
+  /// flags above are this node's copy of the same settings.
+  namesrv_options config;
 };
 
 struct namesrv_frontend_state {

@@ -38,6 +38,7 @@ namesrv_node spawn_namesrv(caf::actor_system& sys,
   fopts.enable_topic_list = opts.enable_topic_list;
   fopts.order_message_enable = opts.order_message_enable;
   fopts.listen = opts.listen_addr + ":" + std::to_string(opts.port);
+  fopts.config = opts;
   namesrv_node node;
   node.frontend = sys.spawn(namesrv_frontend, t, reader, writer, batcher,
                             scanner, fopts);

@@ -28,8 +28,7 @@ registration_plan plan_registration(const register_broker_request& req,
     group.broker_name = req.broker_name;
   }
   group.enable_acting_master = req.enable_acting_master;
-  if (!req.zone_name.empty())
-    group.zone_name = req.zone_name;
+  group.zone_name = req.zone_name; // RocketMQ: an empty zone clears it
   auto& addrs = group.broker_addrs;
   // One address, one record: a slave that became master (<1,A> -> <0,A>)
   // loses its old id.
@@ -53,9 +52,11 @@ registration_plan plan_registration(const register_broker_request& req,
   register_first = register_first || slot.empty();
   slot = req.broker_addr;
   bool is_master = req.broker_id == master_id;
-  bool is_prime_slave = !is_master && req.enable_acting_master
-                        && addrs.count(master_id) == 0
-                        && addrs.begin()->first == req.broker_id;
+  // RocketMQ: the slave with the smallest id of a group without a master is
+  // its prime slave and writes the group's topic routes, acting master or
+  // not (every broker of ours is a "new version" one, which sends the flag).
+  // Only an acting-master group's prime slave loses the write bit.
+  bool is_prime_slave = !is_master && addrs.begin()->first == req.broker_id;
   if (is_master || is_prime_slave) {
     auto self = find_live(live, req.broker_addr);
     bool changed = !self || !(self->version == req.version);
@@ -63,7 +64,8 @@ registration_plan plan_registration(const register_broker_request& req,
     plan.topics = broker_topics_update{req.broker_name, req.topics,
                                        register_first || changed,
                                        delete_topic_with_registration,
-                                       is_prime_slave};
+                                       is_prime_slave
+                                         && req.enable_acting_master};
   }
   if (!is_master) {
     auto master = addrs.find(master_id);

@@ -17,7 +17,8 @@ struct registration_plan {
   std::string reject_reason;
   /// The group record to store.
   broker_data group;
-  /// Only a master or a prime slave (acting master) touches topic routes.
+  /// Only a master or a prime slave (the smallest id of a group without
+  /// a master) touches topic routes.
   bool touch_topics = false;
   broker_topics_update topics;
   register_broker_result result;

@@ -35,7 +35,7 @@ caf::error check_registration(const register_broker_request& req) {
     if (auto err = check_address(addr, "filter server address"))
       return err;
   for (auto& cfg : req.topics) {
-    if (auto err = check_topic(cfg.topic_name))
+    if (auto err = check_registered_topic(cfg.topic_name))
       return err;
     if (!perm::is_valid(cfg.perm))
       return make_error(errc::invalid_parameter,

@@ -188,39 +188,32 @@ void register_topic(self_ptr self, register_topic_request req,
       [=](const caf::error& err) mutable { rp.deliver(err); });
 }
 
+// RocketMQ answers success whether or not the topic or cluster is known:
+// scripts delete a topic on every NameServer of a list, and a NameServer
+// that never had it is already in the wanted state.
 void delete_topic(self_ptr self, delete_topic_request req,
                   caf::typed_response_promise<caf::ok_atom> rp) {
   auto& t = self->state.tables;
-  auto on_error = [=](const caf::error& err) mutable { rp.deliver(err); };
-  self->request(t.topics, table_timeout, caf::get_atom::value, req.topic)
+  ++self->state.topic_writes;
+  if (req.cluster_name.empty()) {
+    self->send(t.topics, caf::delete_atom::value, req.topic);
+    self->send(self->state.reader, routes_changed_atom::value);
+    rp.deliver(caf::ok_atom::value);
+    return;
+  }
+  self
+    ->request(t.clusters, table_timeout, caf::get_atom::value,
+              req.cluster_name)
     .await(
-      [=](const std::vector<queue_data>&) mutable {
-        auto& t = self->state.tables;
-        ++self->state.topic_writes;
-        if (req.cluster_name.empty()) {
-          self->send(t.topics, caf::delete_atom::value, req.topic);
+      [=](const std::vector<std::string>& names) mutable {
+        if (!names.empty()) {
+          self->send(self->state.tables.topics, caf::delete_atom::value,
+                     req.topic, names);
           self->send(self->state.reader, routes_changed_atom::value);
-          rp.deliver(caf::ok_atom::value);
-          return;
         }
-        self
-          ->request(t.clusters, table_timeout, caf::get_atom::value,
-                    req.cluster_name)
-          .await(
-            [=](const std::vector<std::string>& names) mutable {
-              if (names.empty()) {
-                rp.deliver(make_error(errc::invalid_parameter,
-                                      "unknown cluster " + req.cluster_name));
-                return;
-              }
-              self->send(self->state.tables.topics, caf::delete_atom::value,
-                         req.topic, names);
-              self->send(self->state.reader, routes_changed_atom::value);
-              rp.deliver(caf::ok_atom::value);
-            },
-            on_error);
+        rp.deliver(caf::ok_atom::value);
       },
-      on_error);
+      [=](const caf::error& err) mutable { rp.deliver(err); });
 }
 
 } // namespace
@@ -266,6 +259,10 @@ route_writer(route_writer_actor::stateful_pointer<route_writer_state> self,
       auto result = self->delegate(self->state.tables.topics, req);
       self->send(self->state.reader, routes_changed_atom::value);
       return result;
+    },
+    [=](caf::put_atom, const route_writer_options& opts) {
+      self->state.options = opts;
+      return caf::ok_atom::value;
     },
     dump_handler(self),
   };

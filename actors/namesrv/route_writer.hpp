@@ -27,6 +27,22 @@
 
 namespace rmq {
 
+struct route_writer_options {
+  /// RocketMQ deleteTopicWithBrokerRegistration (off): a registration
+  /// without a topic removes this broker from it.
+  bool delete_topic_with_broker_registration = false;
+  /// RocketMQ returnOrderTopicConfigToBroker (on).
+  bool return_order_topic_config_to_broker = true;
+};
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, route_writer_options& x) {
+  return f(caf::meta::type_name("rmq.route_writer_options"),
+           x.delete_topic_with_broker_registration,
+           x.return_order_topic_config_to_broker);
+}
+
 using route_writer_actor = dumpable_actor::extend<
   caf::replies_to<register_broker_request, caf::actor_addr>::with<
     register_broker_result>,
@@ -35,7 +51,10 @@ using route_writer_actor = dumpable_actor::extend<
   caf::replies_to<register_topic_request>::with<caf::ok_atom>,
   caf::replies_to<delete_topic_request>::with<caf::ok_atom>,
   caf::replies_to<wipe_write_perm_request>::with<write_perm_result>,
-  caf::replies_to<add_write_perm_request>::with<write_perm_result>>;
+  caf::replies_to<add_write_perm_request>::with<write_perm_result>,
+  // New options (UPDATE_NAMESRV_CONFIG), for the writes after this one.
+  caf::replies_to<caf::put_atom, route_writer_options>::with<
+    caf::ok_atom>>;
 
 /// The tables a NameServer consists of.
 struct namesrv_tables {
@@ -45,14 +64,6 @@ struct namesrv_tables {
   topic_queue_table_actor topics;
   filter_server_table_actor filters;
   kv_config_table_actor kv;
-};
-
-struct route_writer_options {
-  /// RocketMQ deleteTopicWithBrokerRegistration (off): a registration
-  /// without a topic removes this broker from it.
-  bool delete_topic_with_broker_registration = false;
-  /// RocketMQ returnOrderTopicConfigToBroker (on).
-  bool return_order_topic_config_to_broker = true;
 };
 
 struct route_writer_state {

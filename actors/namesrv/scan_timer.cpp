@@ -20,9 +20,13 @@ scan_timer(scan_timer_actor::stateful_pointer<scan_timer_state> self,
   st.interval = interval;
   st.live = std::move(live);
   st.batcher = std::move(batcher);
+  // Every arm starts a new generation, so an interval change drops the
+  // tick armed under the old one and exactly one tick stays armed.
   auto arm = [self] {
+    auto gen = ++self->state.generation;
     if (self->state.interval.count() > 0)
-      self->delayed_send(self, self->state.interval, caf::tick_atom::value);
+      self->delayed_send(self, self->state.interval, caf::tick_atom::value,
+                         gen);
   };
   arm();
   return {
@@ -40,6 +44,15 @@ scan_timer(scan_timer_actor::stateful_pointer<scan_timer_state> self,
           self->send(self->state.batcher, expired);
         });
       arm();
+    },
+    [=](caf::tick_atom, uint64_t gen) {
+      if (gen == self->state.generation)
+        self->send(self, caf::tick_atom::value);
+    },
+    [=](caf::put_atom, caf::timespan new_interval) {
+      self->state.interval = new_interval;
+      arm();
+      return caf::ok_atom::value;
     },
     dump_handler(self),
   };

@@ -16,8 +16,12 @@
 
 namespace rmq {
 
-using scan_timer_actor
-  = dumpable_actor::extend<caf::reacts_to<caf::tick_atom>>;
+using scan_timer_actor = dumpable_actor::extend<
+  caf::reacts_to<caf::tick_atom>,
+  // A tick armed with this generation; older ones are stale and dropped.
+  caf::reacts_to<caf::tick_atom, uint64_t>,
+  // A new interval (UPDATE_NAMESRV_CONFIG): counts from now.
+  caf::replies_to<caf::put_atom, caf::timespan>::with<caf::ok_atom>>;
 
 struct scan_timer_state {
   caf::timespan interval{0};
@@ -25,6 +29,8 @@ struct scan_timer_state {
   unregistration_batcher_actor batcher;
   uint64_t scans = 0;
   uint64_t expired = 0;
+  /// Generation of the one armed tick.
+  uint64_t generation = 0;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;

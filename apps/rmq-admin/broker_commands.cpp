@@ -2,33 +2,29 @@
 // of the list, since each one holds the broker's queues independently.
 #include <iostream>
 
-#include "apps/rmq-admin/commands.hpp"
-#include "apps/rmq-admin/namesrv_client.hpp"
+#include "apps/rmq-admin/ask_and_print.hpp"
 
 namespace rmq::admin {
 
 namespace {
 
+// mqadmin's wording: "<verb> write perm of broker[B] in name server[N] OK, 3"
+// or "... Failed".
 template <class Request>
 int change_write_perm(const command_env& env, const char* verb) {
   auto broker = env.args.opt('b');
-  int rc = 0;
-  for (auto& addr : env.args.namesrvs) {
-    namesrv_client client{env.sys, env.args.timeout};
-    if (!env.connect(client, addr)) {
-      rc = 1;
-      continue;
-    }
-    auto res = client.ask<write_perm_result>(Request{broker});
-    if (!res) {
-      rc = env.fail(res.error());
-      continue;
-    }
-    std::cout << verb << " write perm of broker[" << broker << "] in namesrv["
-              << addr.to_string() << "] OK, " << res->topic_count
-              << std::endl;
-  }
-  return rc;
+  auto prefix = [=](const namesrv_addr& addr) {
+    return std::string{verb} + " write perm of broker[" + broker
+           + "] in name server[" + addr.to_string() + "] ";
+  };
+  return ask_each<write_perm_result>(
+    env, Request{broker},
+    [&](const namesrv_addr& addr, const write_perm_result& res) {
+      std::cout << prefix(addr) << "OK, " << res.topic_count << '\n';
+    },
+    [&](const namesrv_addr& addr) {
+      std::cout << prefix(addr) << "Failed\n";
+    });
 }
 
 } // namespace

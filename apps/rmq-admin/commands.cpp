@@ -13,7 +13,8 @@ const std::vector<command_spec>& command_table() {
     {"topicsByCluster", "topicsByCluster -c CLUSTER",
      "topics served by a cluster", "c", "", topics_by_cluster_cmd},
     {"deleteTopic", "deleteTopic -t TOPIC [-c CLUSTER]",
-     "delete a topic from the NameServer", "t", "c", delete_topic_cmd},
+     "delete a topic (every NameServer of the list)", "t", "c",
+     delete_topic_cmd},
     {"clusterList", "clusterList", "clusters, brokers, addresses", "", "",
      cluster_list_cmd},
     {"brokerMemberGroup", "brokerMemberGroup -b BROKER [-c CLUSTER]",
@@ -32,6 +33,12 @@ const std::vector<command_spec>& command_table() {
      "remove a KV config item", "sk", "", delete_kv_config_cmd},
     {"getKvList", "getKvList -s NS", "key=value lines of a namespace", "s",
      "", get_kv_list_cmd},
+    {"getNamesrvConfig", "getNamesrvConfig",
+     "settings of every NameServer of the list", "", "",
+     get_namesrv_config_cmd},
+    {"updateNamesrvConfig", "updateNamesrvConfig -k KEY -v VALUE",
+     "change a setting on every NameServer of the list", "kv", "",
+     update_namesrv_config_cmd},
   };
   return table;
 }

@@ -1,6 +1,7 @@
 // The command table of rmq-admin: mqadmin's command names, the options each
 // one needs, and the function that runs it. Commands live in
-// topic_commands.cpp, broker_commands.cpp and kv_commands.cpp.
+// topic_commands.cpp, broker_commands.cpp, kv_commands.cpp and
+// config_commands.cpp.
 #pragma once
 
 #include <string>
@@ -66,5 +67,7 @@ int get_kv_config_cmd(const command_env& env);
 int update_kv_config_cmd(const command_env& env);
 int delete_kv_config_cmd(const command_env& env);
 int get_kv_list_cmd(const command_env& env);
+int get_namesrv_config_cmd(const command_env& env);
+int update_namesrv_config_cmd(const command_env& env);
 
 } // namespace rmq::admin

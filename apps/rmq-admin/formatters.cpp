@@ -105,6 +105,29 @@ std::string format_kv_table(const kv_table& table) {
   return out;
 }
 
+std::string format_namesrv_config(const std::string& server,
+                                  const namesrv_config& cfg) {
+  std::string out = "============" + server + "============\n";
+  for (auto& [key, value] : cfg.properties) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%-50s", key.c_str());
+    out += buf;
+    out += "=  " + value + '\n';
+  }
+  return out;
+}
+
+std::string format_namesrv_config_updated(
+  const std::vector<std::string>& servers, const std::string& key,
+  const std::string& value) {
+  std::string list = "[";
+  for (size_t i = 0; i < servers.size(); ++i)
+    list += (i > 0 ? ", " : "") + servers[i];
+  list += "]";
+  return "update name server config success!" + list + '\n' + key + " : "
+         + value + '\n';
+}
+
 std::string pretty_json(const std::string& text) {
   auto doc = json::parse(text, nullptr, false);
   if (doc.is_discarded())

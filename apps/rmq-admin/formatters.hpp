@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "messages/namesrv.hpp"
 #include "messages/route.hpp"
@@ -25,6 +26,17 @@ std::string format_topic_list(const topic_list& topics);
 
 /// "key=value" lines of one KV namespace.
 std::string format_kv_table(const kv_table& table);
+
+/// One NameServer's block of mqadmin getNamesrvConfig: a
+/// "============addr============" line, then "%-50s=  %s" per property.
+std::string format_namesrv_config(const std::string& server,
+                                  const namesrv_config& cfg);
+
+/// mqadmin updateNamesrvConfig's answer: "update name server config
+/// success![a, b]" and "key : value" lines (Java's List.toString).
+std::string format_namesrv_config_updated(
+  const std::vector<std::string>& servers, const std::string& key,
+  const std::string& value);
 
 /// Re-indents JSON text; returns the input unchanged if it does not parse.
 std::string pretty_json(const std::string& text);

@@ -16,7 +16,8 @@ int update_kv_config_cmd(const command_env& env) {
     put_kv_config_request{env.args.opt('s'), env.args.opt('k'),
                           env.args.opt('v')},
     [](caf::ok_atom) {
-      return std::string{"update kv config in namespace success.\n"};
+      return std::string{
+        "create or update kv config to namespace success.\n"};
     });
 }
 

@@ -1,4 +1,6 @@
 // Commands about topics, clusters and the node as a whole.
+#include <iostream>
+
 #include "apps/rmq-admin/ask_and_print.hpp"
 #include "apps/rmq-admin/formatters.hpp"
 
@@ -23,17 +25,19 @@ int topics_by_cluster_cmd(const command_env& env) {
     env, get_topics_by_cluster_request{env.args.opt('c')}, format_topic_list);
 }
 
+// Like mqadmin's deleteTopicInNameServer, every NameServer of the list
+// (each holds its own routes); mqadmin's wording, which names no cluster.
 int delete_topic_cmd(const command_env& env) {
   auto topic = env.args.opt('t');
-  auto cluster = env.args.opt('c');
-  return ask_and_print<caf::ok_atom>(
-    env, delete_topic_request{topic, cluster}, [&](caf::ok_atom) {
-      // mqadmin's wording.
-      if (cluster.empty())
-        return "delete topic [" + topic + "] from NameServer success.\n";
-      return "delete topic [" + topic + "] of cluster [" + cluster
-             + "] from NameServer success.\n";
-    });
+  bool all_ok = true;
+  auto rc = ask_each<caf::ok_atom>(
+    env, delete_topic_request{topic, env.args.opt('c')},
+    [](const namesrv_addr&, caf::ok_atom) {},
+    [&](const namesrv_addr&) { all_ok = false; });
+  if (all_ok)
+    std::cout << "delete topic [" << topic << "] from NameServer success."
+              << std::endl;
+  return rc;
 }
 
 int cluster_list_cmd(const command_env& env) {

@@ -143,6 +143,25 @@ TEST_CASE_FIXTURE(fixture, "kv config types are registered and round-trip") {
   check("rmq.kv_table", kv_table{{{"k1", "v1"}, {"k2", "v2"}}});
 }
 
+TEST_CASE_FIXTURE(fixture,
+                  "config and system topic types are registered and "
+                  "round-trip") {
+  check("rmq.get_namesrv_config_request", get_namesrv_config_request{},
+        false);
+  check("rmq.namesrv_config",
+        namesrv_config{{{"orderMessageEnable", "true"}, {"listenPort", "1"}}});
+  check("rmq.update_namesrv_config_request",
+        update_namesrv_config_request{{{"enableTopicList", "false"}}});
+  check("rmq.get_system_topic_list_request", get_system_topic_list_request{},
+        false);
+  check("rmq.system_topic_list",
+        system_topic_list{{"DefaultCluster", "broker-a"}, "10.0.0.1:10911"});
+  CHECK_EQ(nlohmann::json(system_topic_list{{"C"}, "10.0.0.1:10911"}).dump(),
+           R"({"broker_addr":"10.0.0.1:10911","topics":["C"]})");
+  CHECK_EQ(nlohmann::json(namesrv_config{{{"k", "v"}}}).dump(),
+           R"({"properties":{"k":"v"}})");
+}
+
 TEST_CASE_FIXTURE(fixture, "the published interface and id maps are "
                            "registered") {
   CHECK_EQ(sys.types().portable_name(0, &typeid(namesrv_actor)),

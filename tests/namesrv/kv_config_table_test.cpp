@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "messages/errors.hpp"
+#include "runtime/validators.hpp"
 #include "tests/support/deterministic_fixture.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -146,6 +147,8 @@ TEST_CASE_FIXTURE(fixture, "dump shows rows and counters") {
     {"path", file()},
     {"config_table", {{{"namespace", "ns"}, {"key", "k"}, {"value", "v"}}}},
     {"dirty", false},
+    {"table_size", 4},
+    {"max_table_size", rmq::default_max_kv_table_size},
     {"puts", 2},
     {"deletes", 0},
     {"saves", 1},
@@ -180,14 +183,28 @@ TEST_CASE_FIXTURE(fixture, "a corrupt file is moved aside and the table "
                            "starts empty") {
   write_file(file(), R"({"configTable":{"ns":)");
   auto table = spawn_table(file());
-  CHECK_EQ(read_file(file() + ".corrupt"), R"({"configTable":{"ns":)");
+  CHECK_EQ(read_file(file() + ".corrupt.1"), R"({"configTable":{"ns":)");
   CHECK_FALSE(fs::exists(file()));
   CHECK(dump(table)["config_table"].empty());
   put(table, "ns", "k", "v");
   CHECK_EQ(read_file(file()), R"({"configTable":{"ns":{"k":"v"}}})");
 }
 
-TEST_CASE_FIXTURE(fixture, "a failed save answers io_error and is retried") {
+TEST_CASE_FIXTURE(fixture, "each corrupt file at start is kept under a new "
+                           "name") {
+  for (int i = 1; i <= 3; ++i) {
+    write_file(file(), "corrupt #" + std::to_string(i));
+    auto table = spawn_table(file());
+    CHECK(dump(table)["config_table"].empty());
+  }
+  for (int i = 1; i <= 3; ++i)
+    CHECK_EQ(read_file(file() + ".corrupt." + std::to_string(i)),
+             "corrupt #" + std::to_string(i));
+  CHECK_FALSE(fs::exists(file()));
+}
+
+TEST_CASE_FIXTURE(fixture, "a failed save answers io_error and rolls the "
+                           "change back") {
   // A regular file where the directory should be: fails even as root.
   write_file(dir / "blocker", "x");
   auto path = (dir / "blocker" / "kvConfig.json").string();
@@ -195,29 +212,74 @@ TEST_CASE_FIXTURE(fixture, "a failed save answers io_error and is retried") {
   auto err
     = ask_failure<caf::ok_atom>(table, put_kv_config_request{"ns", "k", "v"});
   CHECK(err == rmq::errc::io_error);
-  CHECK_EQ(get(table, "ns", "k"), "v"); // the change stays in memory
+  // Not on disk, so not answered either.
+  err = ask_failure<std::string>(table, get_kv_config_request{"ns", "k"});
+  CHECK(err == rmq::errc::query_not_found);
   auto state = dump(table);
   CHECK_EQ(state["save_errors"], 1);
-  CHECK_EQ(state["dirty"], true);
-  err = ask_failure<caf::ok_atom>(table, rmq::save_atom::value);
-  CHECK(err == rmq::errc::io_error);
-  // Once the disk is fixed, retrying the same put writes the pending table.
+  CHECK_EQ(state["dirty"], false);
+  CHECK(state["config_table"].empty());
+  // Once the disk is fixed, the retried put is written.
   fs::remove(dir / "blocker");
   put(table, "ns", "k", "v");
   CHECK_EQ(read_file(path), R"({"configTable":{"ns":{"k":"v"}}})");
-  CHECK_EQ(dump(table)["dirty"], false);
+  // An overwrite and a delete that fail keep the value on disk.
+  fs::remove_all(dir / "blocker");
+  write_file(dir / "blocker", "x");
+  err = ask_failure<caf::ok_atom>(table, put_kv_config_request{"ns", "k", "w"});
+  CHECK(err == rmq::errc::io_error);
+  CHECK_EQ(get(table, "ns", "k"), "v");
+  err = ask_failure<caf::ok_atom>(table, delete_kv_config_request{"ns", "k"});
+  CHECK(err == rmq::errc::io_error);
+  CHECK_EQ(get(table, "ns", "k"), "v");
+  state = dump(table);
+  CHECK_EQ(state["deletes"], 0);
+  CHECK_EQ(state["save_errors"], 3);
 }
 
-TEST_CASE_FIXTURE(fixture, "an unreadable file disables saving but not "
-                           "serving") {
+TEST_CASE_FIXTURE(fixture, "values and tables over the limit are refused") {
+  auto table = spawn_table(file());
+  put(table, "ns", "max", std::string(rmq::max_kv_value_size, 'v'));
+  auto err = ask_failure<caf::ok_atom>(
+    table, put_kv_config_request{"ns", "big",
+                                 std::string(rmq::max_kv_value_size + 1, 'v')});
+  CHECK(err == rmq::errc::invalid_parameter);
+  CHECK_NE(rmq::error_detail(err).find("65536"), std::string::npos);
+  err = ask_failure<std::string>(table, get_kv_config_request{"ns", "big"});
+  CHECK(err == rmq::errc::query_not_found);
+  auto on_disk = read_file(file());
+  CHECK_LT(on_disk.size(), rmq::max_kv_value_size + 100);
+}
+
+TEST_CASE("a table over its size limit refuses growth but not shrinking") {
+  rmq::kv_config_table_state st;
+  st.load("");
+  st.max_table_size = 100;
+  CHECK_FALSE(st.put({"ns", "a", std::string(40, 'x')})); // 43 bytes
+  CHECK_FALSE(st.put({"ns", "b", std::string(50, 'x')})); // 96 in all
+  auto err = st.put({"ns", "c", "xx"});                    // 101
+  CHECK(err == rmq::errc::invalid_parameter);
+  CHECK_FALSE(static_cast<bool>(st.get({"ns", "c"})));
+  CHECK_FALSE(st.put({"ns", "b", "short"})); // shrinking is fine
+  CHECK_FALSE(st.put({"ns", "c", "xx"}));    // and then there is room
+  CHECK_EQ(st.table_size(), 43u + 8u + 5u);
+  st.max_table_size = 10; // e.g. a larger file loaded
+  CHECK_FALSE(st.put({"ns", "a", "y"})); // still shrinks
+  CHECK_FALSE(st.erase({"ns", "c"}));
+  CHECK(st.put({"ns", "d", "z"}) == rmq::errc::invalid_parameter);
+}
+
+TEST_CASE_FIXTURE(fixture, "an unreadable file refuses every change and "
+                           "stays untouched") {
   fs::create_directory(file()); // exists, but cannot be read as a table
   auto table = spawn_table(file());
   auto err
     = ask_failure<caf::ok_atom>(table, put_kv_config_request{"ns", "k", "v"});
   CHECK(err == rmq::errc::io_error);
-  CHECK_EQ(get(table, "ns", "k"), "v");
+  err = ask_failure<std::string>(table, get_kv_config_request{"ns", "k"});
+  CHECK(err == rmq::errc::query_not_found); // rolled back
   CHECK(fs::is_directory(file())); // untouched
-  CHECK_FALSE(fs::exists(file() + ".corrupt"));
+  CHECK_FALSE(fs::exists(file() + ".corrupt.1"));
 }
 
 TEST_CASE("the state works without an actor system") {

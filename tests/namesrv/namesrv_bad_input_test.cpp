@@ -5,6 +5,8 @@
 
 #include <set>
 
+#include "runtime/validators.hpp"
+
 using namespace rmq;
 using namespace rmq::test;
 
@@ -64,11 +66,11 @@ TEST_CASE_FIXTURE(fixture, "bad registrations are refused as invalid") {
   r.heartbeat_timeout_ms = -5;
   expect<result>(invalid, r, "negative timeout");
   r = good();
-  r.topics[0].topic_name = std::string(128, 't');
+  r.topics[0].topic_name = std::string(max_registered_topic_length + 1, 't');
   expect<result>(invalid, r, "topic too long");
   r = good();
-  r.topics[0].topic_name = "T/1";
-  expect<result>(invalid, r, "illegal topic character");
+  r.topics[0].topic_name = "T\n1";
+  expect<result>(invalid, r, "control character in topic");
   r = good();
   r.topics[0].topic_name = "";
   expect<result>(invalid, r, "empty topic");
@@ -91,9 +93,35 @@ TEST_CASE_FIXTURE(fixture, "bad registrations are refused as invalid") {
 
 TEST_CASE_FIXTURE(fixture, "a longest legal topic is accepted") {
   auto r = good();
-  r.topics[0].topic_name = std::string(127, 't');
+  r.topics[0].topic_name = std::string(max_registered_topic_length, 't');
   register_broker(r);
-  CHECK(routed(std::string(127, 't')));
+  CHECK(routed(std::string(max_registered_topic_length, 't')));
+}
+
+TEST_CASE_FIXTURE(fixture,
+                  "a registration takes every topic a RocketMQ broker "
+                  "announces") {
+  // RocketMQ's NameServer checks no topic names on REGISTER_BROKER; these
+  // are what real brokers send and check_topic (client side) refuses.
+  auto r = make_registration(cluster_a, "broker-host.example.com", addr0, 0,
+                             {});
+  std::vector<std::string> names{
+    "broker-host.example.com",             // the broker's own topic
+    "%RETRY%" + std::string(248, 'g'),     // a 255-character retry topic
+    "%RETRY%GID_1+TopicA",                 // 5.x pop retry topic
+    "rmq_sys_TRACE_DATA_region.a",         // dots
+  };
+  for (auto& name : names) {
+    CHECK(check_topic(name)); // the client-side check still refuses it
+    r.topics.push_back(make_topic(name));
+  }
+  register_broker(r);
+  for (auto& name : names) {
+    CHECK_MESSAGE(routed(name), name);
+  }
+  CHECK_EQ(all_topics().size(), names.size());
+  ask<caf::ok_atom>(ns, delete_topic_request{names[0], ""});
+  CHECK_FALSE(routed(names[0]));
 }
 
 TEST_CASE_FIXTURE(fixture,
@@ -129,11 +157,12 @@ TEST_CASE_FIXTURE(fixture,
 TEST_CASE_FIXTURE(fixture, "bad reads and topic admin requests are refused "
                            "as invalid") {
   expect<topic_route_data>(invalid, get_route_info_request{""}, "route: empty");
-  expect<topic_route_data>(invalid,
-                           get_route_info_request{std::string(128, 't')},
-                           "route: too long");
-  expect<topic_route_data>(invalid, get_route_info_request{"a b"},
-                           "route: space");
+  expect<topic_route_data>(
+    invalid,
+    get_route_info_request{std::string(max_registered_topic_length + 1, 't')},
+    "route: too long");
+  expect<topic_route_data>(invalid, get_route_info_request{"a\tb"},
+                           "route: control character");
   expect<topic_list>(invalid, get_topics_by_cluster_request{""},
                      "topics by cluster: empty");
   expect<broker_member_group>(invalid,
@@ -163,6 +192,13 @@ TEST_CASE_FIXTURE(fixture, "bad reads and topic admin requests are refused "
                        "register topic: negative queues");
   expect<caf::ok_atom>(invalid, put_kv_config_request{"", "k", "v"},
                        "kv put: empty namespace");
+  expect<caf::ok_atom>(invalid,
+                       put_kv_config_request{
+                         "ns", "k", std::string(max_kv_value_size + 1, 'v')},
+                       "kv put: value over the limit");
+  expect<caf::ok_atom>(invalid,
+                       put_kv_config_request{"ns", std::string(256, 'k'), "v"},
+                       "kv put: key over the limit");
   expect<std::string>(invalid, get_kv_config_request{"ns", ""},
                       "kv get: empty key");
   expect<caf::ok_atom>(invalid, delete_kv_config_request{"", "k"},

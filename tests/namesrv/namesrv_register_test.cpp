@@ -71,6 +71,41 @@ TEST_CASE_FIXTURE(namesrv_fixture,
 }
 
 TEST_CASE_FIXTURE(namesrv_fixture,
+                  "a slave-only group without acting master is routed "
+                  "through its prime slave, writable") {
+  // Master down, NameServer restarted: RocketMQ's smallest slave id counts
+  // as prime slave even without acting master, and keeps its perm.
+  auto slave2 = make_registration(cluster_a, "broker-a", addr2, 2, {"T1"});
+  auto slave1 = make_registration(cluster_a, "broker-a", addr1, 1,
+                                  {"T1", "T2"});
+  register_broker(slave2);
+  CHECK_EQ(perm_of("T1", "broker-a"), perm::read_write);
+  CHECK_FALSE(routed("T2"));
+  register_broker(slave1); // now the smallest id: the prime slave
+  CHECK_EQ(perm_of("T2", "broker-a"), perm::read_write);
+  auto r = route("T1");
+  REQUIRE_EQ(r.broker_datas.size(), 1u);
+  CHECK_EQ(r.broker_datas[0].broker_addrs,
+           (std::map<int64_t, std::string>{{1, addr1}, {2, addr2}}));
+  register_broker(make_registration(cluster_a, "broker-a", addr2, 2,
+                                    {"T1", "T3"}, 1));
+  CHECK_FALSE(routed("T3")); // id 2 is no longer the smallest
+}
+
+TEST_CASE_FIXTURE(namesrv_fixture,
+                  "a re-registration without a zone clears the zone") {
+  auto reg = make_registration(cluster_a, "broker-a", addr0, 0, {"T1"});
+  reg.zone_name = "zone-1";
+  register_broker(reg);
+  CHECK_EQ(clusters().broker_addr_table.at("broker-a").zone_name, "zone-1");
+  CHECK_EQ(route("T1").broker_datas.at(0).zone_name, "zone-1");
+  reg.zone_name.clear();
+  register_broker(reg);
+  CHECK_EQ(clusters().broker_addr_table.at("broker-a").zone_name, "");
+  CHECK_EQ(route("T1").broker_datas.at(0).zone_name, "");
+}
+
+TEST_CASE_FIXTURE(namesrv_fixture,
                   "a plain slave never changes the topic table") {
   register_broker(make_registration(cluster_a, "broker-a", addr0, 0, {"T1"}));
   register_broker(

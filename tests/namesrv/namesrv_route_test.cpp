@@ -129,9 +129,18 @@ TEST_CASE_FIXTURE(namesrv_fixture,
   CHECK_EQ(group.broker_name, "broker-a");
   CHECK_EQ(group.broker_addrs,
            std::map<int64_t, std::string>{{0, addr0}, {1, addr1}});
-  auto err = ask_error<broker_member_group>(
-    ns, get_broker_member_group_request{cluster_a, "broker-x"});
-  CHECK(err == errc::broker_not_found);
+  auto unknown = ask<broker_member_group>(
+    ns, get_broker_member_group_request{"AskedCluster", "broker-x"});
+  // RocketMQ: success, the requested names, no addresses.
+  CHECK_EQ(unknown.cluster, "AskedCluster");
+  CHECK_EQ(unknown.broker_name, "broker-x");
+  CHECK(unknown.broker_addrs.empty());
+  auto asked = ask<broker_member_group>(
+    ns, get_broker_member_group_request{"AskedCluster", "broker-a"});
+  CHECK_EQ(asked.cluster, "AskedCluster"); // as RocketMQ: what was asked
+  auto no_cluster = ask<broker_member_group>(
+    ns, get_broker_member_group_request{"", "broker-a"});
+  CHECK_EQ(no_cluster.cluster, cluster_a); // none asked: the stored one
 }
 
 TEST_CASE_FIXTURE(lists_off_fixture,

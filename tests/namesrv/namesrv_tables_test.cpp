@@ -159,6 +159,17 @@ TEST_CASE("a prime slave of an acting-master group writes read-only "
   CHECK_FALSE(plan_registration(req, &current, {}, false).touch_topics);
 }
 
+TEST_CASE("a prime slave without acting master keeps the write bit") {
+  auto req = make_registration(cluster_a, "broker-a", addr1, 1, {"T1"});
+  auto current = group({{2, addr2}});
+  auto plan = plan_registration(req, &current, {}, false);
+  CHECK(plan.touch_topics);
+  CHECK_FALSE(plan.topics.strip_write);
+  auto first = plan_registration(req, nullptr, {}, false);
+  CHECK(first.touch_topics);
+  CHECK(first.topics.force);
+}
+
 TEST_CASE("an id held by a newer address is refused, an equal one "
           "replaced") {
   auto req = make_registration(cluster_a, "broker-a", addr2, 0, {"T1"}, 3);

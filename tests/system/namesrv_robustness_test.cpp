@@ -104,7 +104,7 @@ TEST_CASE("invalid requests from a remote client get the right errc") {
   auto hdl = client.connect(ns.port);
   REQUIRE(hdl);
   auto bad_topic = client.ask<rmq::topic_route_data>(
-    hdl, rmq::get_route_info_request{"bad topic!"});
+    hdl, rmq::get_route_info_request{"bad\ttopic"});
   REQUIRE_FALSE(bad_topic);
   CHECK(bad_topic.error() == rmq::errc::invalid_parameter);
   auto unknown = client.ask<rmq::topic_route_data>(
@@ -119,7 +119,7 @@ TEST_CASE("invalid requests from a remote client get the right errc") {
   REQUIRE_FALSE(bad_addr);
   CHECK(bad_addr.error() == rmq::errc::invalid_parameter);
   reg.broker_addr = "127.0.0.1:10911";
-  reg.topics.push_back(rmq::topic_config{"bad/topic"});
+  reg.topics.push_back(rmq::topic_config{"bad\ntopic"});
   auto bad_cfg = client.ask<rmq::register_broker_result>(hdl, reg);
   REQUIRE_FALSE(bad_cfg);
   CHECK(bad_cfg.error() == rmq::errc::invalid_parameter);
