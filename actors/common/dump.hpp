@@ -20,13 +20,13 @@
 
 namespace rmq {
 
-/// Returns `{"actor": name, ...fields}` as text.
+/// Returns `{"actor": name, ...fields}` as text; `name` wins over a field
+/// called "actor", so a dump always says which actor it came from.
 inline std::string render_dump(const char* name, nlohmann::json fields) {
-  nlohmann::json out{{"actor", name}};
-  if (fields.is_object())
-    for (auto& [key, value] : fields.items())
-      out[key] = std::move(value);
-  return out.dump();
+  if (!fields.is_object())
+    fields = nlohmann::json{{"value", std::move(fields)}};
+  fields["actor"] = name;
+  return fields.dump();
 }
 
 /// The dump handler of a stateful actor whose state has a static `name` and
