@@ -6,6 +6,7 @@
 
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
+#include "runtime/storage/byte_coding.hpp"
 #include "runtime/storage/log_format.hpp"
 
 namespace fs = std::filesystem;
@@ -15,10 +16,8 @@ namespace rmq::storage {
 namespace {
 
 void write_blank(char* p, size_t remaining) {
-  auto n = __builtin_bswap32(static_cast<uint32_t>(remaining));
-  auto m = __builtin_bswap32(blank_magic);
-  memcpy(p, &n, 4);
-  memcpy(p + 4, &m, 4);
+  put_be32(p, static_cast<uint32_t>(remaining));
+  put_be32(p + 4, blank_magic);
 }
 
 } // namespace
