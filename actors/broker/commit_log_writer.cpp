@@ -153,6 +153,8 @@ std::string dump(const commit_log_state& st) {
     {"flush_requests", st.flush_requests},
     {"failed_batches", st.failed_batches},
     {"deleted_segments", st.deleted_segments},
+    {"recovery_corrupt_ranges", st.store->recovery().corruptions.size()},
+    {"recovery_torn_tail_offset", st.store->recovery().torn_tail_offset},
   };
   return j.dump();
 }

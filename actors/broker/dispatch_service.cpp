@@ -69,8 +69,11 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
         return err;
       return self->state.store->dispatched_offset();
     },
-    [=](const get_message_request& req) {
-      return self->state.store->get_messages(req);
+    [=](const get_message_request& req) -> caf::result<get_message_result> {
+      auto res = self->state.store->get_messages(req);
+      if (!res)
+        return std::move(res.error());
+      return std::move(*res);
     },
     [=](const get_offset_request& req) {
       return self->state.store->offsets(req.topic, req.queue_id);
@@ -99,6 +102,8 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
         {"checkpoints", st.checkpoints},
         {"dispatch_requests", st.dispatch_requests},
         {"last_error", st.last_error},
+        {"recovery_corrupt_ranges", st.store->recovery().corruptions.size()},
+        {"corrupt_reads", st.store->corrupt_reads()},
       };
       return j.dump();
     },

@@ -33,10 +33,11 @@ checkpoint checkpoint::load(const std::string& path) {
   char buf[fields * 8 + 4];
   auto n = ::pread(fd, buf, sizeof(buf), 0);
   ::close(fd);
-  if (n != static_cast<ssize_t>(sizeof(buf)))
+  if (n != static_cast<ssize_t>(sizeof(buf))
+      || get_be32(buf + fields * 8) != crc_of(buf, fields * 8)) {
+    result.damaged = true;
     return result;
-  if (get_be32(buf + fields * 8) != crc_of(buf, fields * 8))
-    return result;
+  }
   int64_t* dst[fields] = {&result.physic_msg_timestamp,
                           &result.logics_msg_timestamp,
                           &result.index_msg_timestamp,

@@ -155,10 +155,13 @@ caf::error commit_log::read_record(int64_t offset, std::string& out) const {
     return make_error(errc::query_not_found,
                       "no record at offset " + std::to_string(offset));
   record_view rec;
-  if (decode_record(ptr, available, rec, false) != decode_status::ok
+  // The body CRC is checked here, where records are read for users: a
+  // flipped byte below the recovery scan is an error, never data.
+  if (decode_record(ptr, available, rec, true) != decode_status::ok
       || rec.phys_offset != offset)
     return make_error(errc::corrupt_data,
-                      "no valid record at offset " + std::to_string(offset));
+                      "corrupt record at offset " + std::to_string(offset)
+                        + ": " + describe_damage(ptr, available, offset));
   out.append(ptr, static_cast<size_t>(rec.total_size));
   return caf::none;
 }

@@ -20,9 +20,22 @@
 
 #include "runtime/storage/mapped_file.hpp"
 #include "runtime/storage/message_record.hpp"
+#include "runtime/storage/segment_scan.hpp"
 #include "runtime/storage/store_config.hpp"
 
 namespace rmq::storage {
+
+/// What `commit_log::recover` found and did.
+struct log_recovery {
+  /// End of the last valid record: the new write offset.
+  int64_t end = 0;
+  /// Damaged ranges with valid records after them: kept, skipped, reported.
+  std::vector<corruption> corruptions;
+  /// Start of the cut torn tail (bytes no valid record follows), or -1.
+  int64_t torn_tail_offset = -1;
+  /// Segments after the last valid record, deleted with the tail.
+  size_t dropped_segments = 0;
+};
 
 class commit_log {
 public:
@@ -34,15 +47,17 @@ public:
   /// Maps every segment file of `<dir>/commitlog`.
   caf::error load();
 
-  /// Scans from the segment holding `from`, verifying each record, calls
-  /// `f` for each valid one, and cuts everything after the last valid record
-  /// (rest of that segment zeroed, later segments deleted). Returns the end.
-  caf::expected<int64_t> recover(int64_t from, bool check_crc,
-                                 const record_handler& f);
+  /// Scans from the segment holding `from`, verifying each record, and
+  /// calls `f` for each one (see `scan_handler`). A damaged range with a
+  /// valid record after it anywhere in the log is skipped and reported;
+  /// only the torn tail after the last valid record of the log is cut (rest
+  /// of that segment zeroed, later segments deleted).
+  caf::expected<log_recovery> recover(int64_t from, bool check_crc,
+                                      const scan_handler& f);
 
   /// Calls `f` for each record starting in [from, to), read-only and
-  /// without CRC checks; stops at the first invalid one. `from` must be a
-  /// record start.
+  /// without CRC checks; skips damaged ranges. `from` must be a record
+  /// start.
   void scan(int64_t from, int64_t to, const record_handler& f) const;
 
   /// Base of the last segment whose first record was stored before `ts`,
@@ -65,7 +80,8 @@ public:
   const char* at(int64_t offset, mapped_file_ptr& hold,
                  size_t& available) const;
 
-  /// Copies the verified record at `offset` into `out` (appends).
+  /// Copies the record at `offset` into `out` (appends) after verifying it,
+  /// body CRC included; `corrupt_data` names the damage.
   caf::error read_record(int64_t offset, std::string& out) const;
 
   /// Deletes segments older than `max_age_ms` (or the oldest `force` ones),

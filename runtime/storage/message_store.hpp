@@ -39,6 +39,15 @@ struct recovery_info {
   int64_t end_offset = 0;   // end of the last valid record
   int64_t records = 0;      // records verified
   int64_t duration_us = 0;
+  /// Damaged commit-log ranges with valid records after them: skipped and
+  /// kept; reads of a record in them answer `corrupt_data`.
+  std::vector<corruption> corruptions;
+  /// Where the torn tail began that recovery cut, or -1.
+  int64_t torn_tail_offset = -1;
+  /// Segments deleted because no valid record followed the cut.
+  size_t dropped_segments = 0;
+  /// The checkpoint was missing or damaged: the whole log was scanned.
+  bool checkpoint_damaged = false;
 };
 
 class message_store {
@@ -94,7 +103,11 @@ public:
   /// Moves queue minimums past deleted segments and drops unused files.
   void clean_consume_queues();
 
-  get_message_result get_messages(const get_message_request& req);
+  /// Records of a queue from `req.offset`. A read that starts at a corrupt
+  /// record answers `corrupt_data` naming it; a read that reaches one stops
+  /// before it (`next_begin_offset` is its queue offset).
+  caf::expected<get_message_result>
+  get_messages(const get_message_request& req);
   queue_offsets offsets(const std::string& topic, int32_t queue_id);
   int64_t search_offset(const search_offset_request& req);
   caf::expected<std::string> lookup(int64_t phys_offset);
@@ -132,6 +145,11 @@ public:
 
   size_t consume_queue_count();
   size_t dedup_size();
+
+  /// Reads refused so far because the record was corrupt.
+  int64_t corrupt_reads() const {
+    return corrupt_reads_.load(std::memory_order_relaxed);
+  }
 
   commit_log& log() {
     return log_;
@@ -171,6 +189,7 @@ private:
   std::atomic<bool> failed_{false};
   std::atomic<bool> closed_{false};
   std::atomic<double> disk_usage_{0.0};
+  std::atomic<int64_t> corrupt_reads_{0};
 };
 
 } // namespace rmq::storage

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "messages/errors.hpp"
+#include "runtime/log.hpp"
 #include "runtime/storage/log_format.hpp"
 
 namespace rmq::storage {
@@ -18,7 +19,8 @@ constexpr int64_t max_scan_units = 16000;
 
 } // namespace
 
-get_message_result message_store::get_messages(const get_message_request& req) {
+caf::expected<get_message_result>
+message_store::get_messages(const get_message_request& req) {
   std::lock_guard<std::mutex> guard{reader_mtx_};
   get_message_result res;
   auto set = [&](get_status st) { res.status = static_cast<uint8_t>(st); };
@@ -67,9 +69,21 @@ get_message_result message_store::get_messages(const get_message_request& req) {
         && res.buffer.size() + static_cast<size_t>(u.size)
              > static_cast<size_t>(req.max_bytes))
       break;
-    if (log_.read_record(u.phys_offset, res.buffer)) {
-      found_null = true;
-      continue;
+    if (auto err = log_.read_record(u.phys_offset, res.buffer)) {
+      if (err != errc::corrupt_data) {
+        found_null = true;
+        continue;
+      }
+      // Never skipped silently: stop before it, or refuse a read that
+      // starts at it, naming the offset to continue from.
+      corrupt_reads_.fetch_add(1, std::memory_order_relaxed);
+      if (!res.phys_offsets.empty())
+        break;
+      return make_error(errc::corrupt_data,
+                        req.topic + "/" + std::to_string(req.queue_id)
+                          + " queue offset " + std::to_string(offset) + ": "
+                          + error_detail(err) + "; next offset "
+                          + std::to_string(offset + 1));
     }
     res.phys_offsets.push_back(u.phys_offset);
     res.queue_offsets.push_back(offset);
@@ -122,8 +136,11 @@ int64_t message_store::search_offset(const search_offset_request& req) {
 
 caf::expected<std::string> message_store::lookup(int64_t phys_offset) {
   std::string out;
-  if (auto err = log_.read_record(phys_offset, out))
+  if (auto err = log_.read_record(phys_offset, out)) {
+    if (err == errc::corrupt_data)
+      corrupt_reads_.fetch_add(1, std::memory_order_relaxed);
     return err;
+  }
   return out;
 }
 
@@ -148,8 +165,13 @@ message_store::query(const query_message_request& req) {
         != res.phys_offsets.end())
       continue;
     std::string rec_bytes;
-    if (log_.read_record(phys, rec_bytes))
+    if (auto err = log_.read_record(phys, rec_bytes)) {
+      if (err == errc::corrupt_data) {
+        corrupt_reads_.fetch_add(1, std::memory_order_relaxed);
+        RMQ_WARN("store", "query " << req.key << ": " << describe(err));
+      }
       continue;
+    }
     record_view rec;
     decode_record(rec_bytes.data(), rec_bytes.size(), rec, false);
     if (rec.topic != req.topic || rec.store_timestamp < req.begin_timestamp

@@ -57,6 +57,10 @@ caf::error message_store::recover(int64_t now_ms) {
   auto abort_path = cfg_.dir + "/abort";
   recovery_.crashed = ::access(abort_path.c_str(), F_OK) == 0;
   auto cp = checkpoint::load(cfg_.dir + "/checkpoint");
+  recovery_.checkpoint_damaged = cp.damaged;
+  if (cp.damaged)
+    RMQ_WARN("store", "checkpoint of " << cfg_.dir
+                        << " is damaged: scanning the whole commit log");
   if (auto err = log_.load())
     return err;
   if (auto err = index_.load())
@@ -106,23 +110,37 @@ caf::error message_store::recover(int64_t now_ms) {
   if (dedup_.enabled())
     log_.scan(log_.first_segment_since(window_start), from, remember);
   caf::error dispatch_err;
-  auto end = log_.recover(
+  auto found = log_.recover(
     from, cfg_.check_crc_on_recover,
-    [&](const record_view& rec, int64_t phys) {
+    [&](const record_view& rec, int64_t phys, bool intact) {
+      if (dispatch_err)
+        return;
+      if (!intact) {
+        // Its header decodes: keep its queue unit, so that a read of it
+        // answers "corrupt". Only where it opens no gap in its queue: a
+        // damaged header could name any offset.
+        auto cq = find_queue(rec.topic, rec.queue_id);
+        if (rec.queue_offset <= (cq ? cq->max_offset() : 0))
+          dispatch_err = dispatch_record(rec, phys);
+        return;
+      }
       ++recovery_.records;
-      if (!dispatch_err)
-        dispatch_err = dispatch_record(rec, phys);
+      dispatch_err = dispatch_record(rec, phys);
       if (dedup_.enabled())
         remember(rec, phys);
     });
-  if (!end)
-    return std::move(end.error());
+  if (!found)
+    return std::move(found.error());
   if (dispatch_err)
     return dispatch_err;
-  recovery_.end_offset = *end;
+  recovery_.corruptions = std::move(found->corruptions);
+  recovery_.torn_tail_offset = found->torn_tail_offset;
+  recovery_.dropped_segments = found->dropped_segments;
+  auto end = found->end;
+  recovery_.end_offset = end;
   // Units that point past the end of the log (the log was cut) go.
   each_queue([&](consume_queue& cq) {
-    cq.truncate_dirty(*end);
+    cq.truncate_dirty(end);
     if (cq.max_offset() > 0) {
       auto& offs = next_offsets_[cq.topic()];
       auto qid = static_cast<size_t>(cq.queue_id());
@@ -131,9 +149,9 @@ caf::error message_store::recover(int64_t now_ms) {
       offs[qid] = cq.max_offset();
     }
   });
-  dispatched_ = *end;
+  dispatched_ = end;
   // What recovery found is only in the page cache so far.
-  if (auto res = log_.sync(*end); !res)
+  if (auto res = log_.sync(end); !res)
     return std::move(res.error());
   if (auto err = save_checkpoint_locked())
     return err;
@@ -149,8 +167,10 @@ caf::error message_store::recover(int64_t now_ms) {
                                                        : "clean")
                                  << ", scanned " << recovery_.records
                                  << " records from " << from << ", end "
-                                 << *end << ", " << recovery_.duration_us
-                                 << " us");
+                                 << end << ", "
+                                 << recovery_.corruptions.size()
+                                 << " corrupt ranges kept, "
+                                 << recovery_.duration_us << " us");
   return caf::none;
 }
 
