@@ -164,6 +164,8 @@ private:
   caf::expected<consume_queue*> get_or_create_queue(std::string_view topic,
                                                     int32_t queue_id);
   caf::error dispatch_record(const record_view& rec, int64_t phys);
+  caf::error fill_damaged_slots(consume_queue& cq, int64_t queue_offset,
+                                std::vector<corruption>& damage);
   caf::error dispatch_locked(int64_t up_to);
   caf::error save_checkpoint_locked();
   put_result put_locked(const store_message& msg, int64_t store_ts,

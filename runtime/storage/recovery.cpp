@@ -3,6 +3,7 @@
 // DefaultMessageStore#recover, ReputMessageService). See docs/storage.md.
 #include "runtime/storage/message_store.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -110,22 +111,35 @@ caf::error message_store::recover(int64_t now_ms) {
   if (dedup_.enabled())
     log_.scan(log_.first_segment_since(window_start), from, remember);
   caf::error dispatch_err;
+  // Damaged ranges not yet given a queue slot: the bytes between two
+  // records handed over by the scan.
+  std::vector<corruption> unclaimed;
+  int64_t prev_end = -1;
+  auto seg_size = static_cast<int64_t>(cfg_.segment_size);
   auto found = log_.recover(
     from, cfg_.check_crc_on_recover,
     [&](const record_view& rec, int64_t phys, bool intact) {
       if (dispatch_err)
         return;
+      auto seg_base = phys - phys % seg_size;
+      auto gap = std::max(prev_end, seg_base);
+      if (phys > gap)
+        unclaimed.push_back({seg_base, gap, phys - gap, {}});
+      prev_end = phys + rec.total_size;
+      auto cq = find_queue(rec.topic, rec.queue_id);
       if (!intact) {
         // Its header decodes: keep its queue unit, so that a read of it
         // answers "corrupt". Only where it opens no gap in its queue: a
         // damaged header could name any offset.
-        auto cq = find_queue(rec.topic, rec.queue_id);
         if (rec.queue_offset <= (cq ? cq->max_offset() : 0))
           dispatch_err = dispatch_record(rec, phys);
         return;
       }
       ++recovery_.records;
-      dispatch_err = dispatch_record(rec, phys);
+      if (cq && rec.queue_offset > cq->max_offset())
+        dispatch_err = fill_damaged_slots(*cq, rec.queue_offset, unclaimed);
+      if (!dispatch_err)
+        dispatch_err = dispatch_record(rec, phys);
       if (dedup_.enabled())
         remember(rec, phys);
     });
@@ -210,6 +224,32 @@ caf::error message_store::dispatch_record(const record_view& rec,
     return err;
   last_store_ts_ = rec.store_timestamp;
   return index_.put(rec, phys);
+}
+
+caf::error message_store::fill_damaged_slots(consume_queue& cq,
+                                             int64_t queue_offset,
+                                             std::vector<corruption>& damage) {
+  // The queue misses units before `queue_offset`: records whose header was
+  // damaged. Point each missing unit at a damaged range after the queue's
+  // last record, so that reading it answers "corrupt" instead of skipping
+  // it. With several queues the range may be another queue's record; it is
+  // damaged either way, so no read ever gets wrong data from it.
+  auto after = cq.max_phys_end();
+  auto i = std::find_if(damage.begin(), damage.end(), [&](auto& bad) {
+    return bad.offset >= after;
+  });
+  if (i == damage.end())
+    return caf::none; // plain gap: blank units
+  while (cq.max_offset() < queue_offset) {
+    auto len = static_cast<int32_t>(
+      std::min<int64_t>(i->length, INT32_MAX - 1));
+    if (auto err = cq.put(cq.max_offset(), {i->offset, len, 0}))
+      return err;
+    if (std::next(i) != damage.end())
+      i = damage.erase(i);
+  }
+  damage.erase(i);
+  return caf::none;
 }
 
 caf::error message_store::dispatch_locked(int64_t up_to) {
