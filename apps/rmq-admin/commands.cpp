@@ -32,6 +32,9 @@ const std::vector<command_spec>& command_table() {
      "remove a KV config item", "sk", "", delete_kv_config_cmd},
     {"getKvList", "getKvList -s NS", "key=value lines of a namespace", "s",
      "", get_kv_list_cmd},
+    {"verifyStore", "verifyStore --store-dir DIR",
+     "check a stopped store offline (exit 1 if damaged)", "d", "",
+     verify_store_cmd, true},
   };
   return table;
 }
