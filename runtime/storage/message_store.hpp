@@ -146,7 +146,7 @@ public:
   size_t consume_queue_count();
   size_t dedup_size();
 
-  /// Reads refused so far because the record was corrupt.
+  /// Reads so far that met a corrupt record (refused, or stopped before it).
   int64_t corrupt_reads() const {
     return corrupt_reads_.load(std::memory_order_relaxed);
   }
