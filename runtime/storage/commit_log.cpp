@@ -147,7 +147,8 @@ const char* commit_log::at(int64_t offset, mapped_file_ptr& hold,
   return hold->data() + pos;
 }
 
-caf::error commit_log::read_record(int64_t offset, std::string& out) const {
+caf::error commit_log::read_record(int64_t offset, std::string& out,
+                                   bool check_crc) const {
   mapped_file_ptr hold;
   size_t available = 0;
   auto ptr = at(offset, hold, available);
@@ -155,9 +156,7 @@ caf::error commit_log::read_record(int64_t offset, std::string& out) const {
     return make_error(errc::query_not_found,
                       "no record at offset " + std::to_string(offset));
   record_view rec;
-  // The body CRC is checked here, where records are read for users: a
-  // flipped byte below the recovery scan is an error, never data.
-  if (decode_record(ptr, available, rec, true) != decode_status::ok
+  if (decode_record(ptr, available, rec, check_crc) != decode_status::ok
       || rec.phys_offset != offset)
     return make_error(errc::corrupt_data,
                       "corrupt record at offset " + std::to_string(offset)

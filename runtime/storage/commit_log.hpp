@@ -80,9 +80,11 @@ public:
   const char* at(int64_t offset, mapped_file_ptr& hold,
                  size_t& available) const;
 
-  /// Copies the record at `offset` into `out` (appends) after verifying it,
-  /// body CRC included; `corrupt_data` names the damage.
-  caf::error read_record(int64_t offset, std::string& out) const;
+  /// Copies the record at `offset` into `out` (appends) after verifying
+  /// its header, and its body CRC if `check_crc`; `corrupt_data` names the
+  /// damage.
+  caf::error read_record(int64_t offset, std::string& out,
+                         bool check_crc) const;
 
   /// Deletes segments older than `max_age_ms` (or the oldest `force` ones),
   /// never the last one and none ending above `safe_offset`. Writer only.

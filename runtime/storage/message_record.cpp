@@ -1,11 +1,14 @@
 #include "runtime/storage/message_record.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include <zlib.h>
 
+#include "messages/errors.hpp"
 #include "runtime/storage/byte_coding.hpp"
 #include "runtime/storage/log_format.hpp"
+#include "runtime/storage/segment_scan.hpp"
 
 namespace rmq::storage {
 
@@ -133,6 +136,31 @@ decode_status decode_record(const char* data, size_t available,
   if (check_crc && body_crc(out.body) != out.body_crc)
     return decode_status::corrupt;
   return decode_status::ok;
+}
+
+caf::expected<std::vector<record_view>>
+decode_pulled(const get_message_result& res) {
+  std::vector<record_view> result;
+  size_t pos = 0;
+  for (size_t i = 0; i < res.phys_offsets.size(); ++i) {
+    record_view rec;
+    auto avail = res.buffer.size() - std::min(pos, res.buffer.size());
+    auto phys = res.phys_offsets[i];
+    if (decode_record(res.buffer.data() + pos, avail, rec, true)
+          != decode_status::ok
+        || rec.phys_offset != phys) {
+      auto qoff = i < res.queue_offsets.size() ? res.queue_offsets[i] : -1;
+      return make_error(errc::corrupt_data,
+                        "queue offset " + std::to_string(qoff)
+                          + ": corrupt record at offset "
+                          + std::to_string(phys) + ": "
+                          + describe_damage(res.buffer.data() + pos, avail,
+                                            phys));
+    }
+    result.push_back(rec);
+    pos += static_cast<size_t>(rec.total_size);
+  }
+  return result;
 }
 
 int64_t stored_timestamp(const char* record) {

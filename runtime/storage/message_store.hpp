@@ -103,9 +103,11 @@ public:
   /// Moves queue minimums past deleted segments and drops unused files.
   void clean_consume_queues();
 
-  /// Records of a queue from `req.offset`. A read that starts at a corrupt
-  /// record answers `corrupt_data` naming it; a read that reaches one stops
-  /// before it (`next_begin_offset` is its queue offset).
+  /// Records of a queue from `req.offset`, as stored (no body CRC: the
+  /// consumer checks it, see `decode_pulled`). A read that starts at a
+  /// record recovery found damaged, or whose header is invalid, answers
+  /// `corrupt_data` naming it; a read that reaches one stops before it
+  /// (`next_begin_offset` is its queue offset).
   caf::expected<get_message_result>
   get_messages(const get_message_request& req);
   queue_offsets offsets(const std::string& topic, int32_t queue_id);
@@ -164,6 +166,7 @@ private:
   caf::expected<consume_queue*> get_or_create_queue(std::string_view topic,
                                                     int32_t queue_id);
   caf::error dispatch_record(const record_view& rec, int64_t phys);
+  caf::error damaged_at(int64_t phys) const;
   caf::error fill_damaged_slots(consume_queue& cq, int64_t queue_offset,
                                 std::vector<corruption>& damage);
   caf::error dispatch_locked(int64_t up_to);

@@ -69,7 +69,13 @@ message_store::get_messages(const get_message_request& req) {
         && res.buffer.size() + static_cast<size_t>(u.size)
              > static_cast<size_t>(req.max_bytes))
       break;
-    if (auto err = log_.read_record(u.phys_offset, res.buffer)) {
+    // Pulls hand raw bytes on without a body CRC (the consumer side checks
+    // it when it decodes them: decode_pulled), so this path stays as fast
+    // as a copy; ranges recovery found damaged are refused here.
+    auto err = damaged_at(u.phys_offset);
+    if (!err)
+      err = log_.read_record(u.phys_offset, res.buffer, false);
+    if (err) {
       if (err != errc::corrupt_data) {
         found_null = true;
         continue;
@@ -134,9 +140,27 @@ int64_t message_store::search_offset(const search_offset_request& req) {
   return lo;
 }
 
+caf::error message_store::damaged_at(int64_t phys) const {
+  // Sorted by offset (the scan's order); empty unless recovery found damage.
+  auto& bad = recovery_.corruptions;
+  auto i = std::upper_bound(bad.begin(), bad.end(), phys,
+                            [](int64_t x, const corruption& c) {
+                              return x < c.offset;
+                            });
+  if (i == bad.begin() || phys >= std::prev(i)->offset + std::prev(i)->length)
+    return caf::none;
+  --i;
+  return make_error(errc::corrupt_data,
+                    "corrupt record at offset " + std::to_string(phys) + ": "
+                      + i->reason + " (damaged range "
+                      + std::to_string(i->offset) + ", "
+                      + std::to_string(i->length) + " bytes)");
+}
+
 caf::expected<std::string> message_store::lookup(int64_t phys_offset) {
   std::string out;
-  if (auto err = log_.read_record(phys_offset, out)) {
+  // An admin read: the body CRC is checked, a corrupt body is no data.
+  if (auto err = log_.read_record(phys_offset, out, true)) {
     if (err == errc::corrupt_data)
       corrupt_reads_.fetch_add(1, std::memory_order_relaxed);
     return err;
@@ -165,7 +189,7 @@ message_store::query(const query_message_request& req) {
         != res.phys_offsets.end())
       continue;
     std::string rec_bytes;
-    if (auto err = log_.read_record(phys, rec_bytes)) {
+    if (auto err = log_.read_record(phys, rec_bytes, true)) {
       if (err == errc::corrupt_data) {
         corrupt_reads_.fetch_add(1, std::memory_order_relaxed);
         RMQ_WARN("store", "query " << req.key << ": " << describe(err));

@@ -147,6 +147,24 @@ TEST_CASE_FIXTURE(fixture, "a flipped byte in an old segment is named and "
            std::string::npos);
   CHECK(st->lookup(acked[victim + 1].phys_offset));
   CHECK_GT(st->corrupt_reads(), 0);
+  // A pull hands the stored bytes on; the consumer side's decode refuses
+  // the corrupt body, naming its queue offset.
+  get_message_request req{"T", 0, victim - 1, 3, 1 << 20, {}};
+  auto pulled = st->get_messages(req);
+  REQUIRE(pulled);
+  auto decoded = decode_pulled(*pulled);
+  REQUIRE_FALSE(decoded);
+  CHECK_EQ(decoded.error(), errc::corrupt_data);
+  CHECK_NE(error_detail(decoded.error()).find("queue offset 25: corrupt "
+                                              "record at offset "
+                                              + std::to_string(
+                                                acked[victim].phys_offset)
+                                              + ": body CRC mismatch"),
+           std::string::npos);
+  req.offset = victim + 1;
+  auto after = decode_pulled(*st->get_messages(req));
+  REQUIRE(after);
+  CHECK_EQ(after->size(), 3u);
 }
 
 TEST_CASE_FIXTURE(fixture, "a flipped byte in the last segment away from "
