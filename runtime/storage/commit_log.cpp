@@ -2,14 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
 #include "runtime/storage/byte_coding.hpp"
 #include "runtime/storage/log_format.hpp"
-
-namespace fs = std::filesystem;
 
 namespace rmq::storage {
 
@@ -33,16 +30,24 @@ caf::error commit_log::load() {
   auto bases = list_offset_files(dir_);
   std::lock_guard<std::mutex> guard{mtx_};
   segments_.clear();
+  holes_.clear();
+  auto seg_size = static_cast<int64_t>(cfg_.segment_size);
   for (auto base : bases) {
-    if (!segments_.empty()
-        && base != segments_.back()->base_offset()
-                     + static_cast<int64_t>(cfg_.segment_size)) {
-      // A hole in the log: nothing after it can be trusted in order.
-      RMQ_WARN("store", "commit log gap before segment " << base
-                                                         << ", deleting it");
-      std::error_code ec;
-      fs::remove(dir_ + "/" + offset_file_name(base), ec);
-      continue;
+    if (!segments_.empty()) {
+      auto expected = segments_.back()->base_offset() + seg_size;
+      if (base < expected || (base - expected) % seg_size != 0)
+        return make_error(errc::corrupt_data,
+                          "commit log segment " + offset_file_name(base)
+                            + " does not follow the segment before it at "
+                            + std::to_string(seg_size)
+                            + "-byte steps (segment size changed?)");
+      if (base > expected) {
+        // Missing segment files: keep every later one, report the hole.
+        RMQ_WARN("store", "commit log: segments missing in [" << expected
+                            << ", " << base << "), keeping the later ones");
+        holes_.push_back({expected, expected, base - expected,
+                          "segment file missing"});
+      }
     }
     auto seg = mapped_file::open(dir_ + "/" + offset_file_name(base),
                                  cfg_.segment_size, base, cfg_.faults);

@@ -44,7 +44,9 @@ public:
 
   explicit commit_log(const store_config& cfg);
 
-  /// Maps every segment file of `<dir>/commitlog`.
+  /// Maps every segment file of `<dir>/commitlog`. Missing segments
+  /// between two stored ones are kept as `holes()`; segments that do not
+  /// follow at segment-size steps make it fail.
   caf::error load();
 
   /// Scans from the segment holding `from`, verifying each record, and
@@ -107,6 +109,11 @@ public:
   /// Base offset of the last segment (0 without segments).
   int64_t last_segment_base() const;
 
+  /// Ranges of missing segment files between stored ones, found by `load`.
+  const std::vector<corruption>& holes() const {
+    return holes_;
+  }
+
   const std::string& dir() const {
     return dir_;
   }
@@ -120,6 +127,7 @@ private:
   std::string dir_;
   mutable std::mutex mtx_;
   std::vector<mapped_file_ptr> segments_; // sorted by base offset
+  std::vector<corruption> holes_;         // missing segments, from load
   mapped_file_ptr current_;               // writer's cached last segment
   std::atomic<int64_t> write_offset_{0};
   std::atomic<int64_t> flushed_offset_{0};

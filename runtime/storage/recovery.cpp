@@ -113,7 +113,7 @@ caf::error message_store::recover(int64_t now_ms) {
   caf::error dispatch_err;
   // Damaged ranges not yet given a queue slot: the bytes between two
   // records handed over by the scan.
-  std::vector<corruption> unclaimed;
+  std::vector<corruption> unclaimed = log_.holes();
   int64_t prev_end = -1;
   auto seg_size = static_cast<int64_t>(cfg_.segment_size);
   auto found = log_.recover(
@@ -123,8 +123,14 @@ caf::error message_store::recover(int64_t now_ms) {
         return;
       auto seg_base = phys - phys % seg_size;
       auto gap = std::max(prev_end, seg_base);
-      if (phys > gap)
-        unclaimed.push_back({seg_base, gap, phys - gap, {}});
+      if (phys > gap) {
+        corruption bad{seg_base, gap, phys - gap, {}};
+        auto at = std::upper_bound(unclaimed.begin(), unclaimed.end(), gap,
+                                   [](int64_t x, const corruption& c) {
+                                     return x < c.offset;
+                                   });
+        unclaimed.insert(at, std::move(bad));
+      }
       prev_end = phys + rec.total_size;
       auto cq = find_queue(rec.topic, rec.queue_id);
       if (!intact) {
@@ -147,7 +153,12 @@ caf::error message_store::recover(int64_t now_ms) {
     return std::move(found.error());
   if (dispatch_err)
     return dispatch_err;
-  recovery_.corruptions = std::move(found->corruptions);
+  // Missing segments and damaged ranges, in log order.
+  recovery_.corruptions = log_.holes();
+  for (auto& bad : found->corruptions)
+    recovery_.corruptions.push_back(std::move(bad));
+  std::sort(recovery_.corruptions.begin(), recovery_.corruptions.end(),
+            [](auto& x, auto& y) { return x.offset < y.offset; });
   recovery_.torn_tail_offset = found->torn_tail_offset;
   recovery_.dropped_segments = found->dropped_segments;
   auto end = found->end;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <set>
@@ -300,6 +301,36 @@ TEST_CASE_FIXTURE(fixture, "random flipped bytes never lose an untouched "
     if (round == 0)
       st.reset(); // crash again: recovery must agree with itself
   }
+}
+
+TEST_CASE_FIXTURE(fixture, "a missing segment file keeps every later "
+                           "segment") {
+  bool clean = false;
+  SUBCASE("after a clean shutdown") {
+    clean = true;
+  }
+  SUBCASE("after a crash") {
+    clean = false;
+  }
+  write(100, clean);
+  auto segments = acked.back().phys_offset / static_cast<int64_t>(seg_size)
+                  + 1;
+  REQUIRE_GE(segments, 4);
+  std::filesystem::remove(test::segment_path(dir.path(), 2 * seg_size));
+  std::set<int> lost;
+  for (int i = 0; i < 100; ++i)
+    if (acked[i].phys_offset / static_cast<int64_t>(seg_size) == 2)
+      lost.insert(i);
+  auto rep = verify();
+  CHECK_FALSE(rep.ok());
+  CHECK_EQ(problems_at(rep, 2 * seg_size), 1u);
+  auto st = test::open_store(cfg);
+  CHECK_EQ(st->log().segment_count(), static_cast<size_t>(segments - 1));
+  REQUIRE_GE(st->recovery().corruptions.size(), 1u);
+  CHECK_EQ(st->recovery().corruptions[0].offset, 2 * seg_size);
+  CHECK_EQ(st->recovery().corruptions[0].reason, "segment file missing");
+  CHECK_EQ(st->write_offset(), acked.back().phys_offset + acked.back().size);
+  check_reads(*st, lost);
 }
 
 TEST_CASE("verify_store refuses a folder that is no store") {
