@@ -50,12 +50,14 @@ public:
   caf::error load();
 
   /// Scans from the segment holding `from`, verifying each record, and
-  /// calls `f` for each one (see `scan_handler`). A damaged range with a
+  /// calls `f` for each one (see `scan_handler`) and `on_damage` for each
+  /// damaged range. A damaged range with a
   /// valid record after it anywhere in the log is skipped and reported;
   /// only the torn tail after the last valid record of the log is cut (rest
   /// of that segment zeroed, later segments deleted).
   caf::expected<log_recovery> recover(int64_t from, bool check_crc,
-                                      const scan_handler& f);
+                                      const scan_handler& f,
+                                      const damage_handler& on_damage);
 
   /// Calls `f` for each record starting in [from, to), read-only and
   /// without CRC checks; skips damaged ranges. `from` must be a record

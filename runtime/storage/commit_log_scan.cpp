@@ -34,8 +34,9 @@ void walk(const mapped_file& seg, size_t pos, size_t limit,
 
 } // namespace
 
-caf::expected<log_recovery> commit_log::recover(int64_t from, bool check_crc,
-                                                const scan_handler& f) {
+caf::expected<log_recovery>
+commit_log::recover(int64_t from, bool check_crc, const scan_handler& f,
+                    const damage_handler& on_damage) {
   std::vector<mapped_file_ptr> segs;
   {
     std::lock_guard<std::mutex> guard{mtx_};
@@ -59,7 +60,7 @@ caf::expected<log_recovery> commit_log::recover(int64_t from, bool check_crc,
     // zeros there, they hide nothing in a healthy log.
     bool past_zeros = i + 1 < segs.size();
     scans.push_back(scan_segment(seg.data(), seg.size(), seg.base_offset(),
-                                 check_crc, past_zeros, f));
+                                 check_crc, past_zeros, f, on_damage));
   }
   auto verdict = judge_log(scans);
   res.corruptions = std::move(verdict.corruptions);

@@ -167,7 +167,12 @@ private:
                                                     int32_t queue_id);
   caf::error dispatch_record(const record_view& rec, int64_t phys);
   caf::error damaged_at(int64_t phys) const;
+  static caf::error check_unit(const get_message_request& req,
+                               int64_t queue_offset, const char* record);
+  static bool misplaced_offset(const consume_queue& cq,
+                               const record_view& rec, int64_t phys);
   caf::error fill_damaged_slots(consume_queue& cq, int64_t queue_offset,
+                                int64_t phys,
                                 std::vector<corruption>& damage);
   caf::error dispatch_locked(int64_t up_to);
   caf::error save_checkpoint_locked();

@@ -7,6 +7,7 @@
 
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
+#include "runtime/storage/byte_coding.hpp"
 #include "runtime/storage/log_format.hpp"
 
 namespace rmq::storage {
@@ -72,10 +73,14 @@ message_store::get_messages(const get_message_request& req) {
     // Pulls hand raw bytes on without a body CRC (the consumer side checks
     // it when it decodes them: decode_pulled), so this path stays as fast
     // as a copy; ranges recovery found damaged are refused here.
+    auto before = res.buffer.size();
     auto err = damaged_at(u.phys_offset);
     if (!err)
       err = log_.read_record(u.phys_offset, res.buffer, false);
+    if (!err)
+      err = check_unit(req, offset, res.buffer.data() + before);
     if (err) {
+      res.buffer.resize(before);
       if (err != errc::corrupt_data) {
         found_null = true;
         continue;
@@ -138,6 +143,22 @@ int64_t message_store::search_offset(const search_offset_request& req) {
       hi = mid;
   }
   return lo;
+}
+
+caf::error message_store::check_unit(const get_message_request& req,
+                                     int64_t queue_offset,
+                                     const char* record) {
+  // The unit and the record must agree: a damaged header, or a unit that
+  // recovery pointed at a damaged range, must not pass for this message.
+  auto qid = static_cast<int32_t>(get_be32(record + pos_queue_id));
+  auto qoff = static_cast<int64_t>(get_be64(record + pos_queue_offset));
+  if (qid == req.queue_id && qoff == queue_offset)
+    return caf::none;
+  return make_error(errc::corrupt_data,
+                    "record at offset "
+                      + std::to_string(get_be64(record + pos_physical_offset))
+                      + " names queue " + std::to_string(qid) + " offset "
+                      + std::to_string(qoff) + ", not this unit");
 }
 
 caf::error message_store::damaged_at(int64_t phys) const {

@@ -114,7 +114,16 @@ caf::error message_store::recover(int64_t now_ms) {
   // Damaged ranges not yet given a queue slot: the bytes between two
   // records handed over by the scan.
   std::vector<corruption> unclaimed = log_.holes();
-  int64_t prev_end = -1;
+  auto add_unclaimed = [&](corruption bad) {
+    auto at = std::upper_bound(unclaimed.begin(), unclaimed.end(),
+                               bad.offset,
+                               [](int64_t x, const corruption& c) {
+                                 return x < c.offset;
+                               });
+    unclaimed.insert(at, std::move(bad));
+  };
+  // Valid records whose queue offset cannot be right (see below).
+  std::vector<corruption> misplaced;
   auto seg_size = static_cast<int64_t>(cfg_.segment_size);
   auto found = log_.recover(
     from, cfg_.check_crc_on_recover,
@@ -122,16 +131,6 @@ caf::error message_store::recover(int64_t now_ms) {
       if (dispatch_err)
         return;
       auto seg_base = phys - phys % seg_size;
-      auto gap = std::max(prev_end, seg_base);
-      if (phys > gap) {
-        corruption bad{seg_base, gap, phys - gap, {}};
-        auto at = std::upper_bound(unclaimed.begin(), unclaimed.end(), gap,
-                                   [](int64_t x, const corruption& c) {
-                                     return x < c.offset;
-                                   });
-        unclaimed.insert(at, std::move(bad));
-      }
-      prev_end = phys + rec.total_size;
       auto cq = find_queue(rec.topic, rec.queue_id);
       if (!intact) {
         // Its header decodes: keep its queue unit, so that a read of it
@@ -141,14 +140,27 @@ caf::error message_store::recover(int64_t now_ms) {
           dispatch_err = dispatch_record(rec, phys);
         return;
       }
+      // The body CRC does not cover the queue offset. One that names a
+      // unit of another record, or a gap wider than the records that fit
+      // since the queue's last one, is damage: dispatching it would hide
+      // the records after it.
+      if (cq && misplaced_offset(*cq, rec, phys)) {
+        misplaced.push_back({seg_base, phys, rec.total_size,
+                             "queue offset " + std::to_string(rec.queue_offset)
+                               + " does not fit its queue"});
+        add_unclaimed(misplaced.back());
+        return;
+      }
       ++recovery_.records;
       if (cq && rec.queue_offset > cq->max_offset())
-        dispatch_err = fill_damaged_slots(*cq, rec.queue_offset, unclaimed);
+        dispatch_err = fill_damaged_slots(*cq, rec.queue_offset, phys,
+                                          unclaimed);
       if (!dispatch_err)
         dispatch_err = dispatch_record(rec, phys);
       if (dedup_.enabled())
         remember(rec, phys);
-    });
+    },
+    add_unclaimed);
   if (!found)
     return std::move(found.error());
   if (dispatch_err)
@@ -157,6 +169,11 @@ caf::error message_store::recover(int64_t now_ms) {
   recovery_.corruptions = log_.holes();
   for (auto& bad : found->corruptions)
     recovery_.corruptions.push_back(std::move(bad));
+  for (auto& bad : misplaced) {
+    RMQ_WARN("store", "commit log: record at " << bad.offset << ": "
+                        << bad.reason << ", skipped, kept");
+    recovery_.corruptions.push_back(std::move(bad));
+  }
   std::sort(recovery_.corruptions.begin(), recovery_.corruptions.end(),
             [](auto& x, auto& y) { return x.offset < y.offset; });
   recovery_.torn_tail_offset = found->torn_tail_offset;
@@ -237,26 +254,44 @@ caf::error message_store::dispatch_record(const record_view& rec,
   return index_.put(rec, phys);
 }
 
+bool message_store::misplaced_offset(const consume_queue& cq,
+                                     const record_view& rec, int64_t phys) {
+  auto max = cq.max_offset();
+  if (rec.queue_offset == max)
+    return false;
+  if (rec.queue_offset < max) {
+    cq_unit u;
+    return cq.get(rec.queue_offset, u) && !u.blank() && u.phys_offset != phys;
+  }
+  auto room = (phys - cq.max_phys_end())
+              / static_cast<int64_t>(record_fixed_size_v1);
+  return rec.queue_offset - max > std::max<int64_t>(room, 0);
+}
+
 caf::error message_store::fill_damaged_slots(consume_queue& cq,
                                              int64_t queue_offset,
+                                             int64_t phys,
                                              std::vector<corruption>& damage) {
   // The queue misses units before `queue_offset`: records whose header was
-  // damaged. Point each missing unit at a damaged range after the queue's
-  // last record, so that reading it answers "corrupt" instead of skipping
-  // it. With several queues the range may be another queue's record; it is
+  // damaged. Point each missing unit at a damaged range between the
+  // queue's last record and this one (the last range again when there are
+  // fewer), so that reading it answers "corrupt" instead of skipping it.
+  // With several queues the range may be another queue's record; it is
   // damaged either way, so no read ever gets wrong data from it.
   auto after = cq.max_phys_end();
-  auto i = std::find_if(damage.begin(), damage.end(), [&](auto& bad) {
-    return bad.offset >= after;
-  });
-  if (i == damage.end())
-    return caf::none; // plain gap: blank units
+  auto usable = [&](auto it) {
+    return it != damage.end() && it->offset >= after && it->offset < phys;
+  };
+  auto i = std::find_if(damage.begin(), damage.end(),
+                        [&](auto& bad) { return bad.offset >= after; });
+  if (!usable(i))
+    return caf::none; // a plain gap: blank units
   while (cq.max_offset() < queue_offset) {
     auto len = static_cast<int32_t>(
       std::min<int64_t>(i->length, INT32_MAX - 1));
     if (auto err = cq.put(cq.max_offset(), {i->offset, len, 0}))
       return err;
-    if (std::next(i) != damage.end())
+    if (usable(std::next(i)))
       i = damage.erase(i);
   }
   damage.erase(i);

@@ -18,11 +18,22 @@ bool valid_blank(const char* data, size_t size, size_t pos) {
          && get_be32(data + pos) == size - pos;
 }
 
+// Header fields the body CRC does not cover must be ones the writer can
+// write: a queue id in range, and a queue offset no larger than the number
+// of records that fit before this one.
+bool sane_header(const record_view& rec) {
+  return rec.queue_id >= 0 && rec.queue_id <= max_queue_id
+         && rec.queue_offset >= 0
+         && rec.queue_offset
+              <= rec.phys_offset / static_cast<int64_t>(record_fixed_size_v1);
+}
+
 bool valid_record(const char* data, size_t size, int64_t base, size_t pos,
                   bool check_crc, record_view& rec) {
   return decode_record(data + pos, size - pos, rec, check_crc)
            == decode_status::ok
-         && rec.phys_offset == base + static_cast<int64_t>(pos);
+         && rec.phys_offset == base + static_cast<int64_t>(pos)
+         && sane_header(rec);
 }
 
 // Next position >= from whose byte is `c`, else `size`.
@@ -91,6 +102,11 @@ std::string describe_damage(const char* data, size_t available,
     out << "record claims phys offset " << rec.phys_offset;
     return out.str();
   }
+  if (!sane_header(rec)) {
+    out << "impossible queue id " << rec.queue_id << " or queue offset "
+        << rec.queue_offset;
+    return out.str();
+  }
   if (decode_record(data, available, rec, true) != decode_status::ok)
     return "body CRC mismatch";
   return "valid record";
@@ -98,7 +114,8 @@ std::string describe_damage(const char* data, size_t available,
 
 segment_scan scan_segment(const char* data, size_t size, int64_t base,
                           bool check_crc, bool past_zeros,
-                          const scan_handler& f) {
+                          const scan_handler& f,
+                          const damage_handler& on_damage) {
   segment_scan res;
   size_t pos = 0;
   while (pos < size) {
@@ -123,6 +140,8 @@ segment_scan scan_segment(const char* data, size_t size, int64_t base,
                                                   phys)};
     auto next = find_next_record(data, size, base, pos + 1);
     bad.length = static_cast<int64_t>(next - pos);
+    if (on_damage)
+      on_damage(bad);
     if (next >= size) {
       res.trailing = std::move(bad);
       return res;
@@ -130,7 +149,7 @@ segment_scan scan_segment(const char* data, size_t size, int64_t base,
     // A record whose header still decodes keeps its place in its queue,
     // so that reading it answers "corrupt" instead of skipping it.
     if (decode_record(data + pos, next - pos, rec, false) == decode_status::ok
-        && rec.phys_offset == phys
+        && rec.phys_offset == phys && sane_header(rec)
         && pos + static_cast<size_t>(rec.total_size) == next)
       f(rec, phys, false);
     res.damage.push_back(std::move(bad));

@@ -47,14 +47,18 @@ struct segment_scan {
 using scan_handler = std::function<void(const record_view& rec,
                                         int64_t phys_offset, bool intact)>;
 
+/// Called for each damaged range as the scan finds it, in log order.
+using damage_handler = std::function<void(const corruption& bad)>;
+
 /// Verifies the segment `data[0, size)` that starts at log offset `base`.
 /// On a damaged record it resynchronises at the next valid record. Stops at
 /// zeros where a record would start (the end of the data) unless
 /// `past_zeros`, which looks for valid records after them too (for segments
-/// that must end with a blank marker).
+/// that must end with a blank marker). `on_damage` may be empty.
 segment_scan scan_segment(const char* data, size_t size, int64_t base,
                           bool check_crc, bool past_zeros,
-                          const scan_handler& f);
+                          const scan_handler& f,
+                          const damage_handler& on_damage = {});
 
 /// How the scans of consecutive segments, oldest first, judge the log.
 struct log_verdict {
