@@ -111,8 +111,8 @@ caf::error message_store::recover(int64_t now_ms) {
   if (dedup_.enabled())
     log_.scan(log_.first_segment_since(window_start), from, remember);
   caf::error dispatch_err;
-  // Damaged ranges not yet given a queue slot: the bytes between two
-  // records handed over by the scan.
+  // Damaged ranges (and missing segments) not yet given a queue slot, in
+  // log order, as the scan reports them.
   std::vector<corruption> unclaimed = log_.holes();
   auto add_unclaimed = [&](corruption bad) {
     auto at = std::upper_bound(unclaimed.begin(), unclaimed.end(),
