@@ -157,6 +157,8 @@ nlohmann::json commit_log_state::dump_fields() const {
     {"flush_requests", st.flush_requests},
     {"failed_batches", st.failed_batches},
     {"deleted_segments", st.deleted_segments},
+    {"recovery_corrupt_ranges", st.store->recovery().corruptions.size()},
+    {"recovery_torn_tail_offset", st.store->recovery().torn_tail_offset},
   };
 }
 

@@ -71,8 +71,11 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
         return err;
       return self->state.store->dispatched_offset();
     },
-    [=](const get_message_request& req) {
-      return self->state.store->get_messages(req);
+    [=](const get_message_request& req) -> caf::result<get_message_result> {
+      auto res = self->state.store->get_messages(req);
+      if (!res)
+        return std::move(res.error());
+      return std::move(*res);
     },
     [=](const get_offset_request& req) {
       return self->state.store->offsets(req.topic, req.queue_id);
@@ -103,6 +106,8 @@ nlohmann::json dispatch_state::dump_fields() const {
     {"checkpoints", checkpoints},
     {"dispatch_requests", dispatch_requests},
     {"last_error", last_error},
+    {"recovery_corrupt_ranges", store->recovery().corruptions.size()},
+    {"corrupt_reads", store->corrupt_reads()},
   };
 }
 

@@ -21,6 +21,7 @@ constexpr option_name option_names[] = {
   {'n', "namesrv"},   {'T', "timeout-ms"}, {'t', "topic"},
   {'c', "cluster"},   {'s', "namespace"},  {'k', "key"},
   {'v', "value"},     {'b', "broker"},
+  {'d', "store-dir"},
 };
 
 std::optional<char> lookup(const std::string& name) {
@@ -108,6 +109,8 @@ std::optional<std::string> parse_args(int argc, char** argv,
   }
   std::string list = out.opt('n');
   out.opts.erase('n');
+  if (auto cmd = find_command(out.command); cmd != nullptr && cmd->offline)
+    return std::nullopt; // needs no NameServer
   if (list.empty())
     if (auto env = std::getenv("NAMESRV_ADDR"))
       list = env;
@@ -133,9 +136,9 @@ std::string usage_text() {
     out << line;
   }
   out << "options: -t/--topic -c/--cluster -s/--namespace -k/--key "
-         "-v/--value -b/--broker\n"
-         "exit codes: 0 ok, 1 unreachable NameServer or error answer, "
-         "2 usage error\n";
+         "-v/--value -b/--broker -d/--store-dir\n"
+         "exit codes: 0 ok, 1 unreachable NameServer, error answer or "
+         "damaged store, 2 usage error\n";
   return out.str();
 }
 

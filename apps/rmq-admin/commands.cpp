@@ -39,6 +39,9 @@ const std::vector<command_spec>& command_table() {
     {"updateNamesrvConfig", "updateNamesrvConfig -k KEY -v VALUE",
      "change a setting on every NameServer of the list", "kv", "",
      update_namesrv_config_cmd},
+    {"verifyStore", "verifyStore --store-dir DIR",
+     "check a stopped store offline (exit 1 if damaged)", "d", "",
+     verify_store_cmd, true},
   };
   return table;
 }

@@ -1,7 +1,7 @@
 // The command table of rmq-admin: mqadmin's command names, the options each
 // one needs, and the function that runs it. Commands live in
-// topic_commands.cpp, broker_commands.cpp, kv_commands.cpp and
-// config_commands.cpp.
+// topic_commands.cpp, broker_commands.cpp, kv_commands.cpp,
+// config_commands.cpp and store_commands.cpp.
 #pragma once
 
 #include <string>
@@ -44,6 +44,8 @@ struct command_spec {
   /// Options the command may get in addition.
   std::string optional;
   command_fn run;
+  /// Runs without a NameServer (e.g. on a stopped store's files).
+  bool offline = false;
 };
 
 /// Every command, in the order of the usage text.
@@ -69,5 +71,6 @@ int delete_kv_config_cmd(const command_env& env);
 int get_kv_list_cmd(const command_env& env);
 int get_namesrv_config_cmd(const command_env& env);
 int update_namesrv_config_cmd(const command_env& env);
+int verify_store_cmd(const command_env& env);
 
 } // namespace rmq::admin

@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "messages/errors.hpp"
+#include "runtime/storage/byte_coding.hpp"
 
 namespace rmq::storage {
 
@@ -32,23 +33,19 @@ checkpoint checkpoint::load(const std::string& path) {
   char buf[fields * 8 + 4];
   auto n = ::pread(fd, buf, sizeof(buf), 0);
   ::close(fd);
-  if (n != static_cast<ssize_t>(sizeof(buf)))
+  if (n != static_cast<ssize_t>(sizeof(buf))
+      || get_be32(buf + fields * 8) != crc_of(buf, fields * 8)) {
+    result.damaged = true;
     return result;
-  uint32_t crc;
-  memcpy(&crc, buf + fields * 8, 4);
-  if (__builtin_bswap32(crc) != crc_of(buf, fields * 8))
-    return result;
+  }
   int64_t* dst[fields] = {&result.physic_msg_timestamp,
                           &result.logics_msg_timestamp,
                           &result.index_msg_timestamp,
                           &result.master_flushed_offset,
                           &result.confirm_phy_offset,
                           &result.dispatched_offset};
-  for (size_t i = 0; i < fields; ++i) {
-    uint64_t x;
-    memcpy(&x, buf + i * 8, 8);
-    *dst[i] = static_cast<int64_t>(__builtin_bswap64(x));
-  }
+  for (size_t i = 0; i < fields; ++i)
+    *dst[i] = static_cast<int64_t>(get_be64(buf + i * 8));
   return result;
 }
 
@@ -57,12 +54,9 @@ caf::error checkpoint::save(const std::string& path) const {
   const int64_t src[fields] = {physic_msg_timestamp, logics_msg_timestamp,
                                index_msg_timestamp,  master_flushed_offset,
                                confirm_phy_offset,   dispatched_offset};
-  for (size_t i = 0; i < fields; ++i) {
-    auto x = __builtin_bswap64(static_cast<uint64_t>(src[i]));
-    memcpy(buf + i * 8, &x, 8);
-  }
-  auto crc = __builtin_bswap32(crc_of(buf, fields * 8));
-  memcpy(buf + fields * 8, &crc, 4);
+  for (size_t i = 0; i < fields; ++i)
+    put_be64(buf + i * 8, static_cast<uint64_t>(src[i]));
+  put_be32(buf + fields * 8, crc_of(buf, fields * 8));
   auto fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0)
     return make_error(errc::io_error, "open " + path + ": "

@@ -21,6 +21,10 @@ struct checkpoint {
   /// durable. Recovery re-dispatches from here.
   int64_t dispatched_offset = 0;
 
+  /// Set by `load` (not stored): the file was there but short or failed its
+  /// CRC.
+  bool damaged = false;
+
   /// Reads `path`; a missing or damaged file (CRC mismatch) yields zeros,
   /// which makes recovery scan the whole log.
   static checkpoint load(const std::string& path);

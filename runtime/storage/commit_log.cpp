@@ -2,23 +2,19 @@
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
+#include "runtime/storage/byte_coding.hpp"
 #include "runtime/storage/log_format.hpp"
-
-namespace fs = std::filesystem;
 
 namespace rmq::storage {
 
 namespace {
 
 void write_blank(char* p, size_t remaining) {
-  auto n = __builtin_bswap32(static_cast<uint32_t>(remaining));
-  auto m = __builtin_bswap32(blank_magic);
-  memcpy(p, &n, 4);
-  memcpy(p + 4, &m, 4);
+  put_be32(p, static_cast<uint32_t>(remaining));
+  put_be32(p + 4, blank_magic);
 }
 
 } // namespace
@@ -34,16 +30,24 @@ caf::error commit_log::load() {
   auto bases = list_offset_files(dir_);
   std::lock_guard<std::mutex> guard{mtx_};
   segments_.clear();
+  holes_.clear();
+  auto seg_size = static_cast<int64_t>(cfg_.segment_size);
   for (auto base : bases) {
-    if (!segments_.empty()
-        && base != segments_.back()->base_offset()
-                     + static_cast<int64_t>(cfg_.segment_size)) {
-      // A hole in the log: nothing after it can be trusted in order.
-      RMQ_WARN("store", "commit log gap before segment " << base
-                                                         << ", deleting it");
-      std::error_code ec;
-      fs::remove(dir_ + "/" + offset_file_name(base), ec);
-      continue;
+    if (!segments_.empty()) {
+      auto expected = segments_.back()->base_offset() + seg_size;
+      if (base < expected || (base - expected) % seg_size != 0)
+        return make_error(errc::corrupt_data,
+                          "commit log segment " + offset_file_name(base)
+                            + " does not follow the segment before it at "
+                            + std::to_string(seg_size)
+                            + "-byte steps (segment size changed?)");
+      if (base > expected) {
+        // Missing segment files: keep every later one, report the hole.
+        RMQ_WARN("store", "commit log: segments missing in [" << expected
+                            << ", " << base << "), keeping the later ones");
+        holes_.push_back({expected, expected, base - expected,
+                          "segment file missing"});
+      }
     }
     auto seg = mapped_file::open(dir_ + "/" + offset_file_name(base),
                                  cfg_.segment_size, base, cfg_.faults);
@@ -148,7 +152,8 @@ const char* commit_log::at(int64_t offset, mapped_file_ptr& hold,
   return hold->data() + pos;
 }
 
-caf::error commit_log::read_record(int64_t offset, std::string& out) const {
+caf::error commit_log::read_record(int64_t offset, std::string& out,
+                                   bool check_crc) const {
   mapped_file_ptr hold;
   size_t available = 0;
   auto ptr = at(offset, hold, available);
@@ -156,10 +161,11 @@ caf::error commit_log::read_record(int64_t offset, std::string& out) const {
     return make_error(errc::query_not_found,
                       "no record at offset " + std::to_string(offset));
   record_view rec;
-  if (decode_record(ptr, available, rec, false) != decode_status::ok
+  if (decode_record(ptr, available, rec, check_crc) != decode_status::ok
       || rec.phys_offset != offset)
     return make_error(errc::corrupt_data,
-                      "no valid record at offset " + std::to_string(offset));
+                      "corrupt record at offset " + std::to_string(offset)
+                        + ": " + describe_damage(ptr, available, offset));
   out.append(ptr, static_cast<size_t>(rec.total_size));
   return caf::none;
 }

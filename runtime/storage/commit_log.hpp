@@ -20,9 +20,22 @@
 
 #include "runtime/storage/mapped_file.hpp"
 #include "runtime/storage/message_record.hpp"
+#include "runtime/storage/segment_scan.hpp"
 #include "runtime/storage/store_config.hpp"
 
 namespace rmq::storage {
+
+/// What `commit_log::recover` found and did.
+struct log_recovery {
+  /// End of the last valid record: the new write offset.
+  int64_t end = 0;
+  /// Damaged ranges with valid records after them: kept, skipped, reported.
+  std::vector<corruption> corruptions;
+  /// Start of the cut torn tail (bytes no valid record follows), or -1.
+  int64_t torn_tail_offset = -1;
+  /// Segments after the last valid record, deleted with the tail.
+  size_t dropped_segments = 0;
+};
 
 class commit_log {
 public:
@@ -31,18 +44,24 @@ public:
 
   explicit commit_log(const store_config& cfg);
 
-  /// Maps every segment file of `<dir>/commitlog`.
+  /// Maps every segment file of `<dir>/commitlog`. Missing segments
+  /// between two stored ones are kept as `holes()`; segments that do not
+  /// follow at segment-size steps make it fail.
   caf::error load();
 
-  /// Scans from the segment holding `from`, verifying each record, calls
-  /// `f` for each valid one, and cuts everything after the last valid record
-  /// (rest of that segment zeroed, later segments deleted). Returns the end.
-  caf::expected<int64_t> recover(int64_t from, bool check_crc,
-                                 const record_handler& f);
+  /// Scans from the segment holding `from`, verifying each record, and
+  /// calls `f` for each one (see `scan_handler`) and `on_damage` for each
+  /// damaged range. A damaged range with a
+  /// valid record after it anywhere in the log is skipped and reported;
+  /// only the torn tail after the last valid record of the log is cut (rest
+  /// of that segment zeroed, later segments deleted).
+  caf::expected<log_recovery> recover(int64_t from, bool check_crc,
+                                      const scan_handler& f,
+                                      const damage_handler& on_damage);
 
   /// Calls `f` for each record starting in [from, to), read-only and
-  /// without CRC checks; stops at the first invalid one. `from` must be a
-  /// record start.
+  /// without CRC checks; skips damaged ranges. `from` must be a record
+  /// start.
   void scan(int64_t from, int64_t to, const record_handler& f) const;
 
   /// Base of the last segment whose first record was stored before `ts`,
@@ -65,8 +84,11 @@ public:
   const char* at(int64_t offset, mapped_file_ptr& hold,
                  size_t& available) const;
 
-  /// Copies the verified record at `offset` into `out` (appends).
-  caf::error read_record(int64_t offset, std::string& out) const;
+  /// Copies the record at `offset` into `out` (appends) after verifying
+  /// its header, and its body CRC if `check_crc`; `corrupt_data` names the
+  /// damage.
+  caf::error read_record(int64_t offset, std::string& out,
+                         bool check_crc) const;
 
   /// Deletes segments older than `max_age_ms` (or the oldest `force` ones),
   /// never the last one and none ending above `safe_offset`. Writer only.
@@ -89,6 +111,11 @@ public:
   /// Base offset of the last segment (0 without segments).
   int64_t last_segment_base() const;
 
+  /// Ranges of missing segment files between stored ones, found by `load`.
+  const std::vector<corruption>& holes() const {
+    return holes_;
+  }
+
   const std::string& dir() const {
     return dir_;
   }
@@ -102,6 +129,7 @@ private:
   std::string dir_;
   mutable std::mutex mtx_;
   std::vector<mapped_file_ptr> segments_; // sorted by base offset
+  std::vector<corruption> holes_;         // missing segments, from load
   mapped_file_ptr current_;               // writer's cached last segment
   std::atomic<int64_t> write_offset_{0};
   std::atomic<int64_t> flushed_offset_{0};

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "runtime/log.hpp"
+#include "runtime/storage/byte_coding.hpp"
 #include "runtime/storage/log_format.hpp"
 
 namespace rmq::storage {
@@ -11,24 +12,15 @@ namespace rmq::storage {
 namespace {
 
 void write_unit(char* p, const cq_unit& u) {
-  auto off = __builtin_bswap64(static_cast<uint64_t>(u.phys_offset));
-  auto size = __builtin_bswap32(static_cast<uint32_t>(u.size));
-  auto tags = __builtin_bswap64(static_cast<uint64_t>(u.tags_code));
-  memcpy(p, &off, 8);
-  memcpy(p + 8, &size, 4);
-  memcpy(p + 12, &tags, 8);
+  put_be64(p, static_cast<uint64_t>(u.phys_offset));
+  put_be32(p + 8, static_cast<uint32_t>(u.size));
+  put_be64(p + 12, static_cast<uint64_t>(u.tags_code));
 }
 
 cq_unit read_unit(const char* p) {
-  uint64_t off;
-  uint32_t size;
-  uint64_t tags;
-  memcpy(&off, p, 8);
-  memcpy(&size, p + 8, 4);
-  memcpy(&tags, p + 12, 8);
-  return {static_cast<int64_t>(__builtin_bswap64(off)),
-          static_cast<int32_t>(__builtin_bswap32(size)),
-          static_cast<int64_t>(__builtin_bswap64(tags))};
+  return {static_cast<int64_t>(get_be64(p)),
+          static_cast<int32_t>(get_be32(p + 8)),
+          static_cast<int64_t>(get_be64(p + 12))};
 }
 
 } // namespace

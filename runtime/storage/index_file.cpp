@@ -1,7 +1,6 @@
 #include "runtime/storage/index_file.hpp"
 
-#include <cstring>
-
+#include "runtime/storage/byte_coding.hpp"
 #include "runtime/storage/log_format.hpp"
 #include "runtime/storage/message_record.hpp"
 
@@ -19,25 +18,19 @@ constexpr size_t h_slot_count = 32;
 constexpr size_t h_index_count = 36;
 
 int64_t get64(const char* p) {
-  uint64_t x;
-  memcpy(&x, p, 8);
-  return static_cast<int64_t>(__builtin_bswap64(x));
+  return static_cast<int64_t>(get_be64(p));
 }
 
 int32_t get32(const char* p) {
-  uint32_t x;
-  memcpy(&x, p, 4);
-  return static_cast<int32_t>(__builtin_bswap32(x));
+  return static_cast<int32_t>(get_be32(p));
 }
 
 void put64(char* p, int64_t x) {
-  auto y = __builtin_bswap64(static_cast<uint64_t>(x));
-  memcpy(p, &y, 8);
+  put_be64(p, static_cast<uint64_t>(x));
 }
 
 void put32(char* p, int32_t x) {
-  auto y = __builtin_bswap32(static_cast<uint32_t>(x));
-  memcpy(p, &y, 4);
+  put_be32(p, static_cast<uint32_t>(x));
 }
 
 } // namespace

@@ -38,6 +38,9 @@ constexpr size_t pos_sys_flag = 36;
 constexpr size_t pos_born_timestamp = 40;
 constexpr size_t pos_born_host = 48;
 
+/// Largest queue id the writer accepts.
+constexpr int32_t max_queue_id = 65535;
+
 /// Largest properties field (its length is an int16).
 constexpr size_t max_properties_size = 32767;
 

@@ -1,36 +1,18 @@
 #include "runtime/storage/message_record.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include <zlib.h>
 
+#include "messages/errors.hpp"
+#include "runtime/storage/byte_coding.hpp"
 #include "runtime/storage/log_format.hpp"
+#include "runtime/storage/segment_scan.hpp"
 
 namespace rmq::storage {
 
 namespace {
-
-inline void put32(char* p, uint32_t x) {
-  x = __builtin_bswap32(x);
-  memcpy(p, &x, 4);
-}
-
-inline void put64(char* p, uint64_t x) {
-  x = __builtin_bswap64(x);
-  memcpy(p, &x, 8);
-}
-
-inline uint32_t get32(const char* p) {
-  uint32_t x;
-  memcpy(&x, p, 4);
-  return __builtin_bswap32(x);
-}
-
-inline uint64_t get64(const char* p) {
-  uint64_t x;
-  memcpy(&x, p, 8);
-  return __builtin_bswap64(x);
-}
 
 inline uint32_t body_crc(std::string_view body) {
   auto crc = crc32(0L, Z_NULL, 0);
@@ -57,38 +39,35 @@ void encode_record(const store_message& msg, const record_stamp& st,
   // Always IPv4 hosts: the v6 bits are cleared from the sender's flags.
   auto flags = msg.sys_flag & ~(sys_flag::born_host_v6 | sys_flag::store_host_v6);
   auto p = out + 4;
-  put32(p, v2 ? message_magic_v2 : message_magic_v1), p += 4;
-  put32(p, body_crc(msg.body)), p += 4;
-  put32(p, static_cast<uint32_t>(msg.queue_id)), p += 4;
-  put32(p, static_cast<uint32_t>(msg.flag)), p += 4;
-  put64(p, static_cast<uint64_t>(st.queue_offset)), p += 8;
-  put64(p, static_cast<uint64_t>(st.phys_offset)), p += 8;
-  put32(p, static_cast<uint32_t>(flags)), p += 4;
-  put64(p, static_cast<uint64_t>(msg.born_timestamp)), p += 8;
-  put32(p, msg.born_ip), p += 4;
-  put32(p, msg.born_port), p += 4;
-  put64(p, static_cast<uint64_t>(st.store_timestamp)), p += 8;
-  put32(p, st.store_ip), p += 4;
-  put32(p, st.store_port), p += 4;
-  put32(p, static_cast<uint32_t>(msg.reconsume_times)), p += 4;
-  put64(p, static_cast<uint64_t>(msg.prepared_transaction_offset)), p += 8;
-  put32(p, static_cast<uint32_t>(msg.body.size())), p += 4;
+  put_be32(p, v2 ? message_magic_v2 : message_magic_v1), p += 4;
+  put_be32(p, body_crc(msg.body)), p += 4;
+  put_be32(p, static_cast<uint32_t>(msg.queue_id)), p += 4;
+  put_be32(p, static_cast<uint32_t>(msg.flag)), p += 4;
+  put_be64(p, static_cast<uint64_t>(st.queue_offset)), p += 8;
+  put_be64(p, static_cast<uint64_t>(st.phys_offset)), p += 8;
+  put_be32(p, static_cast<uint32_t>(flags)), p += 4;
+  put_be64(p, static_cast<uint64_t>(msg.born_timestamp)), p += 8;
+  put_be32(p, msg.born_ip), p += 4;
+  put_be32(p, msg.born_port), p += 4;
+  put_be64(p, static_cast<uint64_t>(st.store_timestamp)), p += 8;
+  put_be32(p, st.store_ip), p += 4;
+  put_be32(p, st.store_port), p += 4;
+  put_be32(p, static_cast<uint32_t>(msg.reconsume_times)), p += 4;
+  put_be64(p, static_cast<uint64_t>(msg.prepared_transaction_offset));
+  p += 8;
+  put_be32(p, static_cast<uint32_t>(msg.body.size())), p += 4;
   memcpy(p, msg.body.data(), msg.body.size()), p += msg.body.size();
   if (v2) {
-    auto n = static_cast<uint16_t>(msg.topic.size());
-    *p++ = static_cast<char>(n >> 8);
-    *p++ = static_cast<char>(n & 0xFF);
+    put_be16(p, static_cast<uint16_t>(msg.topic.size())), p += 2;
   } else {
     *p++ = static_cast<char>(msg.topic.size());
   }
   memcpy(p, msg.topic.data(), msg.topic.size()), p += msg.topic.size();
-  auto props = static_cast<uint16_t>(msg.properties.size());
-  *p++ = static_cast<char>(props >> 8);
-  *p++ = static_cast<char>(props & 0xFF);
+  put_be16(p, static_cast<uint16_t>(msg.properties.size())), p += 2;
   memcpy(p, msg.properties.data(), msg.properties.size());
   p += msg.properties.size();
   // Last, so that a torn write never shows a plausible length.
-  put32(out, static_cast<uint32_t>(p - out));
+  put_be32(out, static_cast<uint32_t>(p - out));
 }
 
 decode_status decode_record(const char* data, size_t available,
@@ -96,8 +75,8 @@ decode_status decode_record(const char* data, size_t available,
   if (available < 8)
     return available == 0 ? decode_status::end_of_data
                            : decode_status::corrupt;
-  auto total = static_cast<int32_t>(get32(data));
-  auto magic = get32(data + 4);
+  auto total = static_cast<int32_t>(get_be32(data));
+  auto magic = get_be32(data + 4);
   if (magic == blank_magic)
     return decode_status::blank;
   if (total == 0 && magic == 0)
@@ -111,22 +90,22 @@ decode_status decode_record(const char* data, size_t available,
   auto p = data + 8;
   out.total_size = total;
   out.magic = magic;
-  out.body_crc = get32(p), p += 4;
-  out.queue_id = static_cast<int32_t>(get32(p)), p += 4;
-  out.flag = static_cast<int32_t>(get32(p)), p += 4;
-  out.queue_offset = static_cast<int64_t>(get64(p)), p += 8;
-  out.phys_offset = static_cast<int64_t>(get64(p)), p += 8;
-  out.sys_flag = static_cast<int32_t>(get32(p)), p += 4;
-  out.born_timestamp = static_cast<int64_t>(get64(p)), p += 8;
+  out.body_crc = get_be32(p), p += 4;
+  out.queue_id = static_cast<int32_t>(get_be32(p)), p += 4;
+  out.flag = static_cast<int32_t>(get_be32(p)), p += 4;
+  out.queue_offset = static_cast<int64_t>(get_be64(p)), p += 8;
+  out.phys_offset = static_cast<int64_t>(get_be64(p)), p += 8;
+  out.sys_flag = static_cast<int32_t>(get_be32(p)), p += 4;
+  out.born_timestamp = static_cast<int64_t>(get_be64(p)), p += 8;
   p += host_size(out.sys_flag, sys_flag::born_host_v6);
   // Fixed part with the (possibly larger) hosts, before the body length.
   if (p + 8 + host_size(out.sys_flag, sys_flag::store_host_v6) + 12 + 4 > end)
     return decode_status::corrupt;
-  out.store_timestamp = static_cast<int64_t>(get64(p)), p += 8;
+  out.store_timestamp = static_cast<int64_t>(get_be64(p)), p += 8;
   p += host_size(out.sys_flag, sys_flag::store_host_v6);
-  out.reconsume_times = static_cast<int32_t>(get32(p)), p += 4;
-  out.prepared_transaction_offset = static_cast<int64_t>(get64(p)), p += 8;
-  auto body_len = get32(p);
+  out.reconsume_times = static_cast<int32_t>(get_be32(p)), p += 4;
+  out.prepared_transaction_offset = static_cast<int64_t>(get_be64(p)), p += 8;
+  auto body_len = get_be32(p);
   p += 4;
   if (body_len > static_cast<size_t>(end - p))
     return decode_status::corrupt;
@@ -136,8 +115,7 @@ decode_status decode_record(const char* data, size_t available,
   if (magic == message_magic_v2) {
     if (end - p < 2)
       return decode_status::corrupt;
-    topic_len = (static_cast<uint8_t>(p[0]) << 8) | static_cast<uint8_t>(p[1]);
-    p += 2;
+    topic_len = get_be16(p), p += 2;
   } else {
     if (end - p < 1)
       return decode_status::corrupt;
@@ -149,8 +127,7 @@ decode_status decode_record(const char* data, size_t available,
   p += topic_len;
   if (end - p < 2)
     return decode_status::corrupt;
-  size_t props_len = (static_cast<uint8_t>(p[0]) << 8)
-                     | static_cast<uint8_t>(p[1]);
+  size_t props_len = get_be16(p);
   p += 2;
   // The recomputed length must match the stored one exactly.
   if (props_len != static_cast<size_t>(end - p))
@@ -161,10 +138,35 @@ decode_status decode_record(const char* data, size_t available,
   return decode_status::ok;
 }
 
+caf::expected<std::vector<record_view>>
+decode_pulled(const get_message_result& res) {
+  std::vector<record_view> result;
+  size_t pos = 0;
+  for (size_t i = 0; i < res.phys_offsets.size(); ++i) {
+    record_view rec;
+    auto avail = res.buffer.size() - std::min(pos, res.buffer.size());
+    auto phys = res.phys_offsets[i];
+    if (decode_record(res.buffer.data() + pos, avail, rec, true)
+          != decode_status::ok
+        || rec.phys_offset != phys) {
+      auto qoff = i < res.queue_offsets.size() ? res.queue_offsets[i] : -1;
+      return make_error(errc::corrupt_data,
+                        "queue offset " + std::to_string(qoff)
+                          + ": corrupt record at offset "
+                          + std::to_string(phys) + ": "
+                          + describe_damage(res.buffer.data() + pos, avail,
+                                            phys));
+    }
+    result.push_back(rec);
+    pos += static_cast<size_t>(rec.total_size);
+  }
+  return result;
+}
+
 int64_t stored_timestamp(const char* record) {
-  auto flags = static_cast<int32_t>(get32(record + pos_sys_flag));
+  auto flags = static_cast<int32_t>(get_be32(record + pos_sys_flag));
   auto pos = pos_born_host + host_size(flags, sys_flag::born_host_v6);
-  return static_cast<int64_t>(get64(record + pos));
+  return static_cast<int64_t>(get_be64(record + pos));
 }
 
 std::string_view find_property(std::string_view props, std::string_view key) {
@@ -204,9 +206,9 @@ int64_t tags_code(std::string_view tags) {
 std::string offset_msg_id(uint32_t ip, uint32_t port, int64_t phys_offset) {
   static constexpr char digits[] = "0123456789ABCDEF";
   char raw[16];
-  put32(raw, ip);
-  put32(raw + 4, port);
-  put64(raw + 8, static_cast<uint64_t>(phys_offset));
+  put_be32(raw, ip);
+  put_be32(raw + 4, port);
+  put_be64(raw + 8, static_cast<uint64_t>(phys_offset));
   std::string result;
   result.reserve(32);
   for (auto c : raw) {

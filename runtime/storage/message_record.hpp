@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "caf/expected.hpp"
 
 #include "messages/store.hpp"
 
@@ -63,6 +66,12 @@ enum class decode_status {
 /// Decodes the record at `data` with `available` bytes left in the segment.
 decode_status decode_record(const char* data, size_t available,
                             record_view& out, bool check_crc = true);
+
+/// The consumer side of a pull: decodes every record of `res.buffer`,
+/// body CRC included, so a corrupt body is an error (`corrupt_data` naming
+/// its queue and phys offset), never data. The views point into `res`.
+caf::expected<std::vector<record_view>>
+decode_pulled(const get_message_result& res);
 
 /// Returns the store timestamp of an encoded, already verified record.
 int64_t stored_timestamp(const char* record);

@@ -82,7 +82,7 @@ put_result message_store::put_locked(const store_message& msg,
                            "topic must have 1..255 bytes");
     return res;
   }
-  if (msg.queue_id < 0 || msg.queue_id >= 65536) {
+  if (msg.queue_id < 0 || msg.queue_id > max_queue_id) {
     res.error = make_error(errc::invalid_parameter,
                            "queue id " + std::to_string(msg.queue_id)
                              + " out of range");

@@ -39,6 +39,15 @@ struct recovery_info {
   int64_t end_offset = 0;   // end of the last valid record
   int64_t records = 0;      // records verified
   int64_t duration_us = 0;
+  /// Damaged commit-log ranges with valid records after them: skipped and
+  /// kept; reads of a record in them answer `corrupt_data`.
+  std::vector<corruption> corruptions;
+  /// Where the torn tail began that recovery cut, or -1.
+  int64_t torn_tail_offset = -1;
+  /// Segments deleted because no valid record followed the cut.
+  size_t dropped_segments = 0;
+  /// The checkpoint was missing or damaged: the whole log was scanned.
+  bool checkpoint_damaged = false;
 };
 
 class message_store {
@@ -94,7 +103,13 @@ public:
   /// Moves queue minimums past deleted segments and drops unused files.
   void clean_consume_queues();
 
-  get_message_result get_messages(const get_message_request& req);
+  /// Records of a queue from `req.offset`, as stored (no body CRC: the
+  /// consumer checks it, see `decode_pulled`). A read that starts at a
+  /// record recovery found damaged, or whose header is invalid, answers
+  /// `corrupt_data` naming it; a read that reaches one stops before it
+  /// (`next_begin_offset` is its queue offset).
+  caf::expected<get_message_result>
+  get_messages(const get_message_request& req);
   queue_offsets offsets(const std::string& topic, int32_t queue_id);
   int64_t search_offset(const search_offset_request& req);
   caf::expected<std::string> lookup(int64_t phys_offset);
@@ -133,6 +148,11 @@ public:
   size_t consume_queue_count();
   size_t dedup_size();
 
+  /// Reads so far that met a corrupt record (refused, or stopped before it).
+  int64_t corrupt_reads() const {
+    return corrupt_reads_.load(std::memory_order_relaxed);
+  }
+
   commit_log& log() {
     return log_;
   }
@@ -146,6 +166,14 @@ private:
   caf::expected<consume_queue*> get_or_create_queue(std::string_view topic,
                                                     int32_t queue_id);
   caf::error dispatch_record(const record_view& rec, int64_t phys);
+  caf::error damaged_at(int64_t phys) const;
+  static caf::error check_unit(const get_message_request& req,
+                               int64_t queue_offset, const char* record);
+  static bool misplaced_offset(const consume_queue& cq,
+                               const record_view& rec, int64_t phys);
+  caf::error fill_damaged_slots(consume_queue& cq, int64_t queue_offset,
+                                int64_t phys,
+                                std::vector<corruption>& damage);
   caf::error dispatch_locked(int64_t up_to);
   caf::error save_checkpoint_locked();
   put_result put_locked(const store_message& msg, int64_t store_ts,
@@ -171,6 +199,7 @@ private:
   std::atomic<bool> failed_{false};
   std::atomic<bool> closed_{false};
   std::atomic<double> disk_usage_{0.0};
+  std::atomic<int64_t> corrupt_reads_{0};
 };
 
 } // namespace rmq::storage

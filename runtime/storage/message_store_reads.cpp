@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include "messages/errors.hpp"
+#include "runtime/log.hpp"
+#include "runtime/storage/byte_coding.hpp"
 #include "runtime/storage/log_format.hpp"
 
 namespace rmq::storage {
@@ -18,7 +20,8 @@ constexpr int64_t max_scan_units = 16000;
 
 } // namespace
 
-get_message_result message_store::get_messages(const get_message_request& req) {
+caf::expected<get_message_result>
+message_store::get_messages(const get_message_request& req) {
   std::lock_guard<std::mutex> guard{reader_mtx_};
   get_message_result res;
   auto set = [&](get_status st) { res.status = static_cast<uint8_t>(st); };
@@ -67,9 +70,31 @@ get_message_result message_store::get_messages(const get_message_request& req) {
         && res.buffer.size() + static_cast<size_t>(u.size)
              > static_cast<size_t>(req.max_bytes))
       break;
-    if (log_.read_record(u.phys_offset, res.buffer)) {
-      found_null = true;
-      continue;
+    // Pulls hand raw bytes on without a body CRC (the consumer side checks
+    // it when it decodes them: decode_pulled), so this path stays as fast
+    // as a copy; ranges recovery found damaged are refused here.
+    auto before = res.buffer.size();
+    auto err = damaged_at(u.phys_offset);
+    if (!err)
+      err = log_.read_record(u.phys_offset, res.buffer, false);
+    if (!err)
+      err = check_unit(req, offset, res.buffer.data() + before);
+    if (err) {
+      res.buffer.resize(before);
+      if (err != errc::corrupt_data) {
+        found_null = true;
+        continue;
+      }
+      // Never skipped silently: stop before it, or refuse a read that
+      // starts at it, naming the offset to continue from.
+      corrupt_reads_.fetch_add(1, std::memory_order_relaxed);
+      if (!res.phys_offsets.empty())
+        break;
+      return make_error(errc::corrupt_data,
+                        req.topic + "/" + std::to_string(req.queue_id)
+                          + " queue offset " + std::to_string(offset) + ": "
+                          + error_detail(err) + "; next offset "
+                          + std::to_string(offset + 1));
     }
     res.phys_offsets.push_back(u.phys_offset);
     res.queue_offsets.push_back(offset);
@@ -120,10 +145,47 @@ int64_t message_store::search_offset(const search_offset_request& req) {
   return lo;
 }
 
+caf::error message_store::check_unit(const get_message_request& req,
+                                     int64_t queue_offset,
+                                     const char* record) {
+  // The unit and the record must agree: a damaged header, or a unit that
+  // recovery pointed at a damaged range, must not pass for this message.
+  auto qid = static_cast<int32_t>(get_be32(record + pos_queue_id));
+  auto qoff = static_cast<int64_t>(get_be64(record + pos_queue_offset));
+  if (qid == req.queue_id && qoff == queue_offset)
+    return caf::none;
+  return make_error(errc::corrupt_data,
+                    "record at offset "
+                      + std::to_string(get_be64(record + pos_physical_offset))
+                      + " names queue " + std::to_string(qid) + " offset "
+                      + std::to_string(qoff) + ", not this unit");
+}
+
+caf::error message_store::damaged_at(int64_t phys) const {
+  // Sorted by offset (the scan's order); empty unless recovery found damage.
+  auto& bad = recovery_.corruptions;
+  auto i = std::upper_bound(bad.begin(), bad.end(), phys,
+                            [](int64_t x, const corruption& c) {
+                              return x < c.offset;
+                            });
+  if (i == bad.begin() || phys >= std::prev(i)->offset + std::prev(i)->length)
+    return caf::none;
+  --i;
+  return make_error(errc::corrupt_data,
+                    "corrupt record at offset " + std::to_string(phys) + ": "
+                      + i->reason + " (damaged range "
+                      + std::to_string(i->offset) + ", "
+                      + std::to_string(i->length) + " bytes)");
+}
+
 caf::expected<std::string> message_store::lookup(int64_t phys_offset) {
   std::string out;
-  if (auto err = log_.read_record(phys_offset, out))
+  // An admin read: the body CRC is checked, a corrupt body is no data.
+  if (auto err = log_.read_record(phys_offset, out, true)) {
+    if (err == errc::corrupt_data)
+      corrupt_reads_.fetch_add(1, std::memory_order_relaxed);
     return err;
+  }
   return out;
 }
 
@@ -148,8 +210,13 @@ message_store::query(const query_message_request& req) {
         != res.phys_offsets.end())
       continue;
     std::string rec_bytes;
-    if (log_.read_record(phys, rec_bytes))
+    if (auto err = log_.read_record(phys, rec_bytes, true)) {
+      if (err == errc::corrupt_data) {
+        corrupt_reads_.fetch_add(1, std::memory_order_relaxed);
+        RMQ_WARN("store", "query " << req.key << ": " << describe(err));
+      }
       continue;
+    }
     record_view rec;
     decode_record(rec_bytes.data(), rec_bytes.size(), rec, false);
     if (rec.topic != req.topic || rec.store_timestamp < req.begin_timestamp

@@ -3,6 +3,7 @@
 // DefaultMessageStore#recover, ReputMessageService). See docs/storage.md.
 #include "runtime/storage/message_store.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -57,6 +58,10 @@ caf::error message_store::recover(int64_t now_ms) {
   auto abort_path = cfg_.dir + "/abort";
   recovery_.crashed = ::access(abort_path.c_str(), F_OK) == 0;
   auto cp = checkpoint::load(cfg_.dir + "/checkpoint");
+  recovery_.checkpoint_damaged = cp.damaged;
+  if (cp.damaged)
+    RMQ_WARN("store", "checkpoint of " << cfg_.dir
+                        << " is damaged: scanning the whole commit log");
   if (auto err = log_.load())
     return err;
   if (auto err = index_.load())
@@ -106,23 +111,78 @@ caf::error message_store::recover(int64_t now_ms) {
   if (dedup_.enabled())
     log_.scan(log_.first_segment_since(window_start), from, remember);
   caf::error dispatch_err;
-  auto end = log_.recover(
+  // Damaged ranges (and missing segments) not yet given a queue slot, in
+  // log order, as the scan reports them.
+  std::vector<corruption> unclaimed = log_.holes();
+  auto add_unclaimed = [&](corruption bad) {
+    auto at = std::upper_bound(unclaimed.begin(), unclaimed.end(),
+                               bad.offset,
+                               [](int64_t x, const corruption& c) {
+                                 return x < c.offset;
+                               });
+    unclaimed.insert(at, std::move(bad));
+  };
+  // Valid records whose queue offset cannot be right (see below).
+  std::vector<corruption> misplaced;
+  auto seg_size = static_cast<int64_t>(cfg_.segment_size);
+  auto found = log_.recover(
     from, cfg_.check_crc_on_recover,
-    [&](const record_view& rec, int64_t phys) {
+    [&](const record_view& rec, int64_t phys, bool intact) {
+      if (dispatch_err)
+        return;
+      auto seg_base = phys - phys % seg_size;
+      auto cq = find_queue(rec.topic, rec.queue_id);
+      if (!intact) {
+        // Its header decodes: keep its queue unit, so that a read of it
+        // answers "corrupt". Only where it opens no gap in its queue: a
+        // damaged header could name any offset.
+        if (rec.queue_offset <= (cq ? cq->max_offset() : 0))
+          dispatch_err = dispatch_record(rec, phys);
+        return;
+      }
+      // The body CRC does not cover the queue offset. One that names a
+      // unit of another record, or a gap wider than the records that fit
+      // since the queue's last one, is damage: dispatching it would hide
+      // the records after it.
+      if (cq && misplaced_offset(*cq, rec, phys)) {
+        misplaced.push_back({seg_base, phys, rec.total_size,
+                             "queue offset " + std::to_string(rec.queue_offset)
+                               + " does not fit its queue"});
+        add_unclaimed(misplaced.back());
+        return;
+      }
       ++recovery_.records;
+      if (cq && rec.queue_offset > cq->max_offset())
+        dispatch_err = fill_damaged_slots(*cq, rec.queue_offset, phys,
+                                          unclaimed);
       if (!dispatch_err)
         dispatch_err = dispatch_record(rec, phys);
       if (dedup_.enabled())
         remember(rec, phys);
-    });
-  if (!end)
-    return std::move(end.error());
+    },
+    add_unclaimed);
+  if (!found)
+    return std::move(found.error());
   if (dispatch_err)
     return dispatch_err;
-  recovery_.end_offset = *end;
+  // Missing segments and damaged ranges, in log order.
+  recovery_.corruptions = log_.holes();
+  for (auto& bad : found->corruptions)
+    recovery_.corruptions.push_back(std::move(bad));
+  for (auto& bad : misplaced) {
+    RMQ_WARN("store", "commit log: record at " << bad.offset << ": "
+                        << bad.reason << ", skipped, kept");
+    recovery_.corruptions.push_back(std::move(bad));
+  }
+  std::sort(recovery_.corruptions.begin(), recovery_.corruptions.end(),
+            [](auto& x, auto& y) { return x.offset < y.offset; });
+  recovery_.torn_tail_offset = found->torn_tail_offset;
+  recovery_.dropped_segments = found->dropped_segments;
+  auto end = found->end;
+  recovery_.end_offset = end;
   // Units that point past the end of the log (the log was cut) go.
   each_queue([&](consume_queue& cq) {
-    cq.truncate_dirty(*end);
+    cq.truncate_dirty(end);
     if (cq.max_offset() > 0) {
       auto& offs = next_offsets_[cq.topic()];
       auto qid = static_cast<size_t>(cq.queue_id());
@@ -131,9 +191,9 @@ caf::error message_store::recover(int64_t now_ms) {
       offs[qid] = cq.max_offset();
     }
   });
-  dispatched_ = *end;
+  dispatched_ = end;
   // What recovery found is only in the page cache so far.
-  if (auto res = log_.sync(*end); !res)
+  if (auto res = log_.sync(end); !res)
     return std::move(res.error());
   if (auto err = save_checkpoint_locked())
     return err;
@@ -149,8 +209,10 @@ caf::error message_store::recover(int64_t now_ms) {
                                                        : "clean")
                                  << ", scanned " << recovery_.records
                                  << " records from " << from << ", end "
-                                 << *end << ", " << recovery_.duration_us
-                                 << " us");
+                                 << end << ", "
+                                 << recovery_.corruptions.size()
+                                 << " corrupt ranges kept, "
+                                 << recovery_.duration_us << " us");
   return caf::none;
 }
 
@@ -190,6 +252,50 @@ caf::error message_store::dispatch_record(const record_view& rec,
     return err;
   last_store_ts_ = rec.store_timestamp;
   return index_.put(rec, phys);
+}
+
+bool message_store::misplaced_offset(const consume_queue& cq,
+                                     const record_view& rec, int64_t phys) {
+  auto max = cq.max_offset();
+  if (rec.queue_offset == max)
+    return false;
+  if (rec.queue_offset < max) {
+    cq_unit u;
+    return cq.get(rec.queue_offset, u) && !u.blank() && u.phys_offset != phys;
+  }
+  auto room = (phys - cq.max_phys_end())
+              / static_cast<int64_t>(record_fixed_size_v1);
+  return rec.queue_offset - max > std::max<int64_t>(room, 0);
+}
+
+caf::error message_store::fill_damaged_slots(consume_queue& cq,
+                                             int64_t queue_offset,
+                                             int64_t phys,
+                                             std::vector<corruption>& damage) {
+  // The queue misses units before `queue_offset`: records whose header was
+  // damaged. Point each missing unit at a damaged range between the
+  // queue's last record and this one (the last range again when there are
+  // fewer), so that reading it answers "corrupt" instead of skipping it.
+  // With several queues the range may be another queue's record; it is
+  // damaged either way, so no read ever gets wrong data from it.
+  auto after = cq.max_phys_end();
+  auto usable = [&](auto it) {
+    return it != damage.end() && it->offset >= after && it->offset < phys;
+  };
+  auto i = std::find_if(damage.begin(), damage.end(),
+                        [&](auto& bad) { return bad.offset >= after; });
+  if (!usable(i))
+    return caf::none; // a plain gap: blank units
+  while (cq.max_offset() < queue_offset) {
+    auto len = static_cast<int32_t>(
+      std::min<int64_t>(i->length, INT32_MAX - 1));
+    if (auto err = cq.put(cq.max_offset(), {i->offset, len, 0}))
+      return err;
+    if (usable(std::next(i)))
+      i = damage.erase(i);
+  }
+  damage.erase(i);
+  return caf::none;
 }
 
 caf::error message_store::dispatch_locked(int64_t up_to) {

@@ -192,4 +192,38 @@ TEST_CASE_FIXTURE(fixture, "the dispatcher answers offsets, lookups and "
   CHECK_EQ(d["consume_queues"], 1);
 }
 
+TEST_CASE_FIXTURE(fixture, "a corrupt record is an error answer, counted "
+                           "in the dumps") {
+  std::vector<put_result> res;
+  {
+    auto st = test::open_store(cfg);
+    res = test::put_n(*st, 6);
+    REQUIRE_FALSE(st->close());
+  }
+  // A flipped magic in the last segment: recovery skips and reports it.
+  test::flip_byte(test::segment_path(dir.path(), 0),
+                  static_cast<size_t>(res[2].phys_offset + 5));
+  start(storage::flush_mode::async);
+  CHECK_EQ(dump(actors.commit_log)["recovery_corrupt_ranges"], 1);
+  CHECK_EQ(dump(actors.commit_log)["recovery_torn_tail_offset"], -1);
+  CHECK_EQ(dump(actors.dispatcher)["recovery_corrupt_ranges"], 1);
+  // A read from offset 0 stops before it; a read at it is an error.
+  get_message_request req{"T", 0, 0, 1000, 1 << 20, {}};
+  auto first = ask<get_message_result>(actors.dispatcher, req);
+  CHECK_EQ(test::bodies(first.buffer), (std::vector<std::string>{"m0", "m1"}));
+  CHECK_EQ(first.next_begin_offset, 2);
+  req.offset = 2;
+  auto err = ask_error<get_message_result>(actors.dispatcher, req);
+  CHECK_EQ(err, errc::corrupt_data);
+  CHECK_NE(error_detail(err).find("next offset 3"), std::string::npos);
+  req.offset = 3;
+  CHECK_EQ(test::bodies(ask<get_message_result>(actors.dispatcher, req).buffer),
+           (std::vector<std::string>{"m3", "m4", "m5"}));
+  CHECK_EQ(ask_error<std::string>(actors.dispatcher, caf::get_atom::value,
+                                  res[2].phys_offset),
+           errc::corrupt_data);
+  // Every read that met it: the one stopped before it and the two refused.
+  CHECK_EQ(dump(actors.dispatcher)["corrupt_reads"], 3);
+}
+
 } // TEST_SUITE

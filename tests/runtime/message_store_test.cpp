@@ -68,7 +68,7 @@ TEST_CASE("reads honour max count, max bytes and the tag filter") {
             1, 0);
   REQUIRE_FALSE(st->dispatch(st->write_offset()));
   get_message_request req{"T", 1, 2, 3, 1 << 20, {}};
-  auto res = st->get_messages(req);
+  auto res = *st->get_messages(req);
   CHECK_EQ(res.status, static_cast<uint8_t>(get_status::found));
   CHECK_EQ(test::bodies(res.buffer),
            std::vector<std::string>{"b2", "b3", "b4"});
@@ -76,18 +76,18 @@ TEST_CASE("reads honour max count, max bytes and the tag filter") {
   CHECK_EQ(res.next_begin_offset, 5);
   CHECK_EQ(res.max_offset, 10);
   req.max_bytes = 1; // always at least one record
-  CHECK_EQ(test::bodies(st->get_messages(req).buffer).size(), 1u);
+  CHECK_EQ(test::bodies(st->get_messages(req)->buffer).size(), 1u);
   req = {"T", 1, 0, 32, 1 << 20, {tags_code("odd")}};
-  CHECK_EQ(test::bodies(st->get_messages(req).buffer),
+  CHECK_EQ(test::bodies(st->get_messages(req)->buffer),
            (std::vector<std::string>{"b1", "b3", "b5", "b7", "b9"}));
   req = {"T", 1, 10, 32, 1 << 20, {}};
-  CHECK_EQ(st->get_messages(req).status,
+  CHECK_EQ(st->get_messages(req)->status,
            static_cast<uint8_t>(get_status::offset_overflow_one));
   req.offset = 11;
-  CHECK_EQ(st->get_messages(req).status,
+  CHECK_EQ(st->get_messages(req)->status,
            static_cast<uint8_t>(get_status::offset_overflow_badly));
   req.topic = "none";
-  CHECK_EQ(st->get_messages(req).status,
+  CHECK_EQ(st->get_messages(req)->status,
            static_cast<uint8_t>(get_status::no_message_in_queue));
 }
 
@@ -223,7 +223,7 @@ TEST_CASE("expired segments are deleted and queues skip them") {
   CHECK_EQ(offs.min_offset, 9);
   CHECK_EQ(offs.max_offset, 10);
   get_message_request req{"T", 0, 0, 32, 1 << 20, {}};
-  auto res = st->get_messages(req);
+  auto res = *st->get_messages(req);
   CHECK_EQ(res.status, static_cast<uint8_t>(get_status::offset_too_small));
   CHECK_EQ(res.next_begin_offset, 9);
 }

@@ -106,24 +106,32 @@ TEST_CASE_FIXTURE(fixture, "a torn last record (truncated file) is cut") {
   CHECK_EQ(test::read_all(*st), names(0, 12));
 }
 
-TEST_CASE_FIXTURE(fixture, "a corrupt record in the middle cuts everything "
-                           "after it") {
+TEST_CASE_FIXTURE(fixture, "a corrupt record in the middle is skipped, "
+                           "everything after it kept") {
   auto res = write(10, true);
   test::flip_byte(test::segment_path(dir.path(), 0),
                   static_cast<size_t>(res[4].phys_offset + 6)); // magic
   auto st = open();
-  CHECK_EQ(st->write_offset(), res[4].phys_offset);
-  CHECK_EQ(test::read_all(*st), names(0, 4));
-  // Bytes of the cut records can never come back as records.
+  CHECK_EQ(st->write_offset(), res[9].phys_offset + res[9].size);
+  REQUIRE_EQ(st->recovery().corruptions.size(), 1u);
+  CHECK_EQ(st->recovery().corruptions[0].offset, res[4].phys_offset);
+  CHECK_EQ(st->recovery().corruptions[0].length, res[4].size);
+  CHECK_EQ(st->recovery().torn_tail_offset, -1);
+  auto got = test::read_skipping(*st);
+  auto expected = names(0, 4);
+  for (auto& name : names(5, 5))
+    expected.push_back(name);
+  CHECK_EQ(got.bodies, expected);
+  CHECK_EQ(got.corrupt, std::vector<int64_t>{4});
+  // New writes continue the queue; the damage stays skipped after restarts.
   test::put_n(*st, 1, 50);
   REQUIRE_FALSE(st->close());
   auto again = open();
-  auto expected = names(0, 4);
   expected.push_back("m50");
-  CHECK_EQ(test::read_all(*again), expected);
+  CHECK_EQ(test::read_skipping(*again).bodies, expected);
 }
 
-TEST_CASE_FIXTURE(fixture, "a cut in an earlier segment drops later "
+TEST_CASE_FIXTURE(fixture, "damage in an earlier segment keeps later "
                            "segments") {
   cfg.segment_size = 4096;
   auto st = open();
@@ -133,13 +141,18 @@ TEST_CASE_FIXTURE(fixture, "a cut in an earlier segment drops later "
                           1, 0));
   REQUIRE(st->flush(st->write_offset()));
   REQUIRE_EQ(st->log().segment_count(), 3u);
-  st.reset(); // crash
-  test::flip_byte(test::segment_path(dir.path(), 4096), 100);
+  st.reset(); // crash before anything was dispatched
+  test::flip_byte(test::segment_path(dir.path(), 4096), 100); // a body
   st = open();
-  CHECK_EQ(st->write_offset(), 4096);
-  CHECK_EQ(st->offsets("T", 0).max_offset, 3);
-  CHECK_EQ(st->log().segment_count(), 2u);
-  CHECK_FALSE(std::filesystem::exists(test::segment_path(dir.path(), 8192)));
+  CHECK_EQ(st->write_offset(), res[6].phys_offset + res[6].size);
+  CHECK_EQ(st->log().segment_count(), 3u);
+  REQUIRE_EQ(st->recovery().corruptions.size(), 1u);
+  CHECK_EQ(st->recovery().corruptions[0].reason, "body CRC mismatch");
+  // The damaged record keeps its queue offset and reads as corrupt.
+  CHECK_EQ(st->offsets("T", 0).max_offset, 7);
+  auto got = test::read_skipping(*st);
+  CHECK_EQ(got.bodies.size(), 6u);
+  CHECK_EQ(got.corrupt, std::vector<int64_t>{3});
 }
 
 TEST_CASE_FIXTURE(fixture, "consume queues ahead of the commit log are "

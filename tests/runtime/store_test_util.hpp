@@ -120,7 +120,54 @@ inline std::vector<std::string> read_all(storage::message_store& st,
   req.queue_id = qid;
   req.max_count = 100000;
   req.max_bytes = 1 << 30;
-  return bodies(st.get_messages(req).buffer);
+  auto res = st.get_messages(req);
+  REQUIRE_MESSAGE(res, rmq::describe(res.error()));
+  return bodies(res->buffer);
+}
+
+/// What a consumer reading a whole queue gets when it steps over corrupt
+/// records: the bodies it read, and the queue offsets the store refused or
+/// whose body failed the CRC when decoded (the consumer side).
+struct queue_read {
+  std::vector<std::string> bodies;
+  std::vector<int64_t> corrupt;
+};
+
+inline queue_read read_skipping(storage::message_store& st,
+                                const std::string& topic = "T",
+                                int32_t qid = 0) {
+  queue_read result;
+  get_message_request req;
+  req.topic = topic;
+  req.queue_id = qid;
+  req.max_count = 100000;
+  req.max_bytes = 1 << 30;
+  auto max = st.offsets(topic, qid).max_offset;
+  while (req.offset < max) {
+    auto res = st.get_messages(req);
+    if (!res) {
+      REQUIRE_EQ(res.error(), errc::corrupt_data);
+      result.corrupt.push_back(req.offset++);
+      continue;
+    }
+    size_t pos = 0;
+    for (size_t i = 0; i < res->phys_offsets.size(); ++i) {
+      storage::record_view rec;
+      auto avail = res->buffer.size() - pos;
+      REQUIRE(storage::decode_record(res->buffer.data() + pos, avail, rec,
+                                     false)
+              == storage::decode_status::ok);
+      if (storage::decode_record(res->buffer.data() + pos, avail, rec)
+          == storage::decode_status::ok)
+        result.bodies.emplace_back(rec.body);
+      else
+        result.corrupt.push_back(res->queue_offsets[i]);
+      pos += static_cast<size_t>(rec.total_size);
+    }
+    REQUIRE_GT(res->next_begin_offset, req.offset);
+    req.offset = res->next_begin_offset;
+  }
+  return result;
 }
 
 } // namespace rmq::test

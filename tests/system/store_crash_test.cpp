@@ -44,7 +44,9 @@ void verify(const std::string& dir, const std::map<int64_t, ack>& acks) {
   int64_t next = 0;
   while (next < offs.max_offset) {
     get_message_request req{"crash", 0, next, 1000, 8 << 20, {}};
-    auto res = st->get_messages(req);
+    auto got = st->get_messages(req);
+    REQUIRE_MESSAGE(got, describe(got.error()));
+    auto& res = *got;
     REQUIRE_EQ(res.status, static_cast<uint8_t>(get_status::found));
     auto bodies = test::bodies(res.buffer);
     for (size_t i = 0; i < bodies.size(); ++i) {
