@@ -30,38 +30,7 @@ std::optional<char> lookup(const std::string& name) {
   return std::nullopt;
 }
 
-bool parse_port(const std::string& text, uint16_t& out) {
-  if (text.empty() || text.size() > 5
-      || text.find_first_not_of("0123456789") != std::string::npos)
-    return false;
-  auto value = std::stoul(text);
-  if (value == 0 || value > 65535)
-    return false;
-  out = static_cast<uint16_t>(value);
-  return true;
-}
-
 } // namespace
-
-bool parse_namesrv_list(const std::string& text,
-                        std::vector<namesrv_addr>& out) {
-  out.clear();
-  std::istringstream in{text};
-  std::string entry;
-  while (std::getline(in, entry, ';')) {
-    if (entry.empty())
-      continue;
-    auto colon = entry.rfind(':');
-    if (colon == std::string::npos || colon == 0)
-      return false;
-    namesrv_addr addr;
-    addr.host = entry.substr(0, colon);
-    if (!parse_port(entry.substr(colon + 1), addr.port))
-      return false;
-    out.push_back(std::move(addr));
-  }
-  return !out.empty();
-}
 
 std::optional<std::string> parse_args(int argc, char** argv,
                                       admin_args& out) {
@@ -113,8 +82,10 @@ std::optional<std::string> parse_args(int argc, char** argv,
       list = env;
   if (list.empty())
     return "no NameServer address (--namesrv/-n or NAMESRV_ADDR)";
-  if (!parse_namesrv_list(list, out.namesrvs))
+  auto addrs = parse_host_port_list(list);
+  if (!addrs)
     return "bad NameServer address '" + list + "' (want host:port;...)";
+  out.namesrvs = std::move(*addrs);
   return std::nullopt;
 }
 

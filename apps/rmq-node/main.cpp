@@ -18,6 +18,7 @@
 #include "runtime/cli_args.hpp"
 #include "runtime/log.hpp"
 #include "runtime/node_config.hpp"
+#include "runtime/publish.hpp"
 
 namespace {
 
@@ -77,8 +78,7 @@ int run_namesrv(caf::actor_system& sys, const config& cfg,
   opts.delete_topic_with_broker_registration
     = cfg.delete_topic_with_broker_registration;
   auto node = rmq::spawn_namesrv(sys, opts);
-  auto port = sys.middleman().publish(node.frontend, cfg.port,
-                                      cfg.host.c_str());
+  auto port = rmq::publish(sys, node.frontend, cfg.port, cfg.host);
   if (!port) {
     std::cerr << "rmq-node: cannot listen on " << cfg.host << ":" << cfg.port
               << ": " << sys.render(port.error()) << std::endl;

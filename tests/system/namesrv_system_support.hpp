@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
@@ -38,6 +39,17 @@ struct namesrv_process {
 /// `kv_path` empty: KV config in memory only.
 namesrv_process start_namesrv(const std::string& kv_path = "");
 
+/// How `start_namesrv` runs a node beyond the defaults.
+struct namesrv_launch {
+  /// Empty: KV config in memory only.
+  std::string kv_path;
+  /// 0 picks a free port.
+  uint16_t port = 0;
+};
+
+/// Starts a NameServer as `how` says; REQUIREs that it comes up.
+namesrv_process start_namesrv(const namesrv_launch& how);
+
 /// Starts a stand-in broker registering `topics` (4/4 queues) with every
 /// NameServer in `addrs`; REQUIREs one "registered with" line per address.
 std::unique_ptr<child_process>
@@ -60,11 +72,21 @@ admin_run run_admin(const std::vector<std::string>& args);
 /// Returns a loopback port nobody listens on (bound, then closed).
 uint16_t unused_port();
 
+/// Connects a plain TCP socket to 127.0.0.1:`port`; -1 on failure.
+int raw_connect(uint16_t port);
+
+/// Sends all of `bytes` (stops early if the peer closed).
+void raw_send(int fd, const std::vector<uint8_t>& bytes);
+
 
 /// A client actor system inside the test process.
 class remote_client {
 public:
   remote_client();
+
+  /// Connects to 127.0.0.1:`port` with a 5 s bound; returns the error on
+  /// failure.
+  caf::expected<namesrv_actor> try_connect(uint16_t port);
 
   /// Connects with a 5 s bound; returns a null handle on failure.
   namesrv_actor connect(uint16_t port);
