@@ -1,7 +1,7 @@
 // The one way an rmq process connects to a published actor: what
 // middleman::remote_actor<T> does, but bounded by a timeout (remote_actor
 // waits forever for a peer that accepts TCP and never answers the
-// handshake).
+// handshake) and over TLS when the process runs with TLS (node_config).
 #pragma once
 
 #include <set>
@@ -23,7 +23,8 @@
 
 namespace rmq {
 
-/// Returns the actor that opens connections. Requests to it are
+/// Returns the actor that opens connections: the openssl manager's when
+/// TLS is loaded, else the middleman's. Requests to it are
 /// `(connect_atom, host, port)`, answered with
 /// `(node_id, strong_actor_ptr, std::set<std::string>)`.
 caf::io::middleman_actor connector(caf::actor_system& sys);

@@ -14,7 +14,7 @@
 // Cadence as in RocketMQ's BrokerController: register at start and every
 // --register-interval-ms (registerNameServerPeriod, 30 s), heart-beat every
 // --heartbeat-interval-ms. A NameServer that goes away is reconnected at the
-// next registration round.
+// next registration round. With --tls-dir=DIR it talks mutual TLS.
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -23,7 +23,6 @@
 #include "caf/actor_system.hpp"
 #include "caf/atom.hpp"
 #include "caf/event_based_actor.hpp"
-#include "caf/io/middleman.hpp"
 #include "caf/stateful_actor.hpp"
 
 #include "messages/errors.hpp"
@@ -256,7 +255,10 @@ int main(int argc, char** argv) {
     std::cerr << "standin_broker: intervals and timeouts must be > 0\n";
     return 2;
   }
-  cfg.load<caf::io::middleman>();
+  if (auto why = cfg.load_network(); !why.empty()) {
+    std::cerr << "standin_broker: " << why << std::endl;
+    return 2;
+  }
   caf::actor_system sys{cfg};
   sys.spawn(standin_broker, std::move(peers), make_registration(cfg),
             std::chrono::milliseconds{cfg.register_interval_ms},

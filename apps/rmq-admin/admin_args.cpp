@@ -15,12 +15,12 @@ struct option_name {
   const char* long_name;
 };
 
-// Every option takes a value. 'n' and 'T' are global, the rest belong to
-// commands; a command rejects options it does not know.
+// Every option takes a value. 'n', 'T' and 'X' (--tls-dir) are global, the
+// rest belong to commands; a command rejects options it does not know.
 constexpr option_name option_names[] = {
   {'n', "namesrv"},   {'T', "timeout-ms"}, {'t', "topic"},
   {'c', "cluster"},   {'s', "namespace"},  {'k', "key"},
-  {'v', "value"},     {'b', "broker"},
+  {'v', "value"},     {'b', "broker"},     {'X', "tls-dir"},
 };
 
 std::optional<char> lookup(const std::string& name) {
@@ -75,6 +75,8 @@ std::optional<std::string> parse_args(int argc, char** argv,
     out.timeout = std::chrono::milliseconds{ms};
     out.opts.erase(t);
   }
+  out.tls_dir = out.opt('X');
+  out.opts.erase('X');
   std::string list = out.opt('n');
   out.opts.erase('n');
   if (list.empty())
@@ -92,10 +94,12 @@ std::optional<std::string> parse_args(int argc, char** argv,
 std::string usage_text() {
   std::ostringstream out;
   out << "usage: rmq-admin --namesrv HOST:PORT[;HOST:PORT...] "
-         "[--timeout-ms MS] <command> [options]\n"
+         "[--timeout-ms MS] [--tls-dir DIR] <command> [options]\n"
          "  -n, --namesrv     NameServer list (default: $NAMESRV_ADDR)\n"
          "      --timeout-ms  bound for connecting and each request "
          "(default 5000)\n"
+         "      --tls-dir     mutual TLS: DIR/ca.pem, cert.pem, key.pem "
+         "(make-dev-certs.sh)\n"
          "commands:\n";
   for (auto& cmd : command_table()) {
     char line[160];

@@ -21,6 +21,9 @@ struct admin_args {
   std::vector<namesrv_addr> namesrvs;
   /// Upper bound for connecting and for every request.
   std::chrono::milliseconds timeout{5000};
+  /// `--tls-dir`: mutual TLS with this directory's ca.pem, cert.pem,
+  /// key.pem (see node_config::tls_dir); empty for plain TCP.
+  std::string tls_dir;
   std::string command;
   /// Command options by their short name ('t' for -t / --topic).
   std::map<char, std::string> opts;

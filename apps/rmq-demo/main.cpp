@@ -207,7 +207,7 @@ int main() {
   int rc = 1;
   {
     rmq::node_config cfg;
-    cfg.load<caf::io::middleman>();
+    cfg.load_network(); // plain TCP: nothing to check
     caf::actor_system sys{cfg};
     rc = run(d, sys, tmp);
   }

@@ -2,13 +2,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include "caf/io/middleman.hpp"
 
 #include "runtime/connect.hpp"
 
@@ -16,8 +16,10 @@ namespace rmq::test {
 
 namespace {
 
-node_config& with_middleman(node_config& cfg) {
-  cfg.load<caf::io::middleman>();
+node_config& with_network(node_config& cfg, const std::string& tls_dir) {
+  cfg.tls_dir = tls_dir;
+  auto why = cfg.load_network();
+  REQUIRE_MESSAGE(why.empty(), why);
   return cfg;
 }
 
@@ -35,6 +37,8 @@ namesrv_process start_namesrv(const namesrv_launch& how) {
                                 "--port=" + std::to_string(how.port),
                                 "--kv-config-path=" + how.kv_path,
                                 "--log-level=warn"};
+  if (!how.tls_dir.empty())
+    argv.push_back("--tls-dir=" + how.tls_dir);
   result.proc = std::make_unique<child_process>(std::move(argv));
   std::string rest;
   REQUIRE(result.proc->wait_for("namesrv listening on 127.0.0.1:", rest));
@@ -51,11 +55,14 @@ std::string join_addrs(const std::vector<std::string>& addrs) {
 
 std::unique_ptr<child_process>
 start_broker(const std::vector<std::string>& addrs,
-             const std::string& broker_name, const std::string& topics) {
+             const std::string& broker_name, const std::string& topics,
+             const std::string& tls_dir) {
   std::vector<std::string> argv{
     bin_dir() + "/standin_broker", "--namesrv=" + join_addrs(addrs),
     "--broker-name=" + broker_name, "--topics=" + topics, "--queues=4",
     "--heartbeat-interval-ms=1000"};
+  if (!tls_dir.empty())
+    argv.push_back("--tls-dir=" + tls_dir);
   auto proc = std::make_unique<child_process>(std::move(argv));
   std::set<std::string> registered;
   std::string addr;
@@ -64,6 +71,30 @@ start_broker(const std::vector<std::string>& addrs,
     registered.insert(addr);
   }
   return proc;
+}
+
+void make_dev_certs(const std::string& dir,
+                    const std::vector<std::string>& names) {
+  std::vector<std::string> argv{source_dir()
+                                  + "/apps/rmq-node/make-dev-certs.sh",
+                                dir};
+  argv.insert(argv.end(), names.begin(), names.end());
+  std::string out;
+  REQUIRE_MESSAGE(run_command(argv, out) == 0, out);
+}
+
+long rss_kib(pid_t pid) {
+  std::ifstream in{"/proc/" + std::to_string(pid) + "/status"};
+  std::string key;
+  while (in >> key) {
+    if (key == "VmRSS:") {
+      long kib = -1;
+      in >> kib;
+      return kib;
+    }
+    in.ignore(4096, '\n');
+  }
+  return -1;
 }
 
 admin_run run_admin(const std::vector<std::string>& args) {
@@ -114,7 +145,25 @@ void raw_send(int fd, const std::vector<uint8_t>& bytes) {
   }
 }
 
-remote_client::remote_client() : sys(with_middleman(cfg)), self(sys) {
+bool wait_closed_by_peer(int fd, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  char buf[4096];
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0)
+      return false;
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left.count())) <= 0)
+      continue;
+    auto n = recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0)
+      return true; // EOF or reset
+  }
+}
+
+remote_client::remote_client(const std::string& tls_dir)
+  : sys(with_network(cfg, tls_dir)), self(sys) {
   // nop
 }
 
