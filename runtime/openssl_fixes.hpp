@@ -10,8 +10,10 @@
 // the next read on any good connection "fails" and CAF closes it. Verified:
 // a stand-in broker lost its NameServer connection to one garbage peer.
 //
-// 2. CAF sets TCP_NODELAY on its plain connections but not on TLS ones, so
-// Nagle's algorithm may hold back small BASP messages.
+// 2. CAF sets TCP_NODELAY on plain connections (strace: right after
+// connect()), but its openssl module makes client sockets on its own and
+// skips that (accepted ones inherit it from the listening socket), so
+// Nagle's algorithm could hold back a TLS client's small BASP messages.
 //
 // The fix defines those four functions in our executables; the dynamic
 // linker then binds libcaf_openssl's calls to them, and each empties the
