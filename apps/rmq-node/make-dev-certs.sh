@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes a development CA and certificates for rmq's mutual TLS (--tls-dir).
 #
-#   apps/rmq-node/make-dev-certs.sh OUT [NAME...]     (default NAMEs: node client)
+#   apps/rmq-node/make-dev-certs.sh OUT [NAME...]   (default: node client)
 #
 # OUT/ca.pem, OUT/ca.key   the cluster's CA (reused if it exists already, so
 #                          more names can be added later)
@@ -17,7 +17,10 @@ if [ $# -lt 1 ] || [ "$1" = "-h" ] || [ "$1" = "--help" ]; then
   sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
-command -v openssl >/dev/null || { echo "$0: needs the openssl CLI" >&2; exit 1; }
+if ! command -v openssl >/dev/null; then
+  echo "$0: needs the openssl CLI" >&2
+  exit 1
+fi
 out=$1
 shift
 names=("$@")
