@@ -6,7 +6,9 @@
 // and one other CA.
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -143,14 +145,28 @@ TEST_CASE_FIXTURE(tls_fixture, "a 32-byte oversize BASP header sent to a TLS "
 
 TEST_CASE_FIXTURE(tls_fixture, "rmq-node refuses to start with unusable "
                                "TLS files") {
+  auto run_node = [&](const std::string& tls_dir, std::string& out) {
+    return run_command({"/bin/sh", "-c",
+                        "exec '" + bin_dir() + "/rmq-node' --port=0 "
+                          + "--tls-dir='" + tls_dir + "' 2>&1"},
+                       out);
+  };
   std::string out;
-  auto rc = run_command({"/bin/sh", "-c",
-                         "exec '" + bin_dir() + "/rmq-node' --port=0 "
-                           + "--tls-dir='" + dir.path() + "/missing' 2>&1"},
-                        out);
-  CHECK_EQ(rc, 2);
+  CHECK_EQ(run_node(dir.path() + "/missing", out), 2);
   CHECK(out.find("rmq-node: cannot load certificate '" + dir.path()
                  + "/missing/cert.pem'")
+        != std::string::npos);
+  // The node's certificate with the client's key.
+  auto mixed = dir.path() + "/mixed";
+  std::filesystem::create_directory(mixed);
+  for (auto [from, name] : {std::pair{"node", "cert.pem"},
+                            std::pair{"node", "ca.pem"},
+                            std::pair{"client", "key.pem"}})
+    std::filesystem::copy_file(cluster + "/" + from + "/" + name,
+                               mixed + "/" + name);
+  CHECK_EQ(run_node(mixed, out), 2);
+  CHECK(out.find("rmq-node: cannot load private key '" + mixed
+                 + "/key.pem': ")
         != std::string::npos);
 }
 
