@@ -3,6 +3,8 @@
 // on both ends of a connection; remote_actor<T> compares them.
 #pragma once
 
+#include <string>
+
 #include "caf/actor_system_config.hpp"
 
 namespace rmq {
@@ -20,6 +22,22 @@ public:
   /// Parses main's arguments with the shared option syntax
   /// (runtime/option_parser.hpp) and then the config file, if any.
   caf::error parse_command_line(int argc, char** argv);
+
+  /// `--tls-dir`: a directory holding `ca.pem` (the cluster's CA),
+  /// `cert.pem` and `key.pem` (this process), as made by
+  /// apps/rmq-node/make-dev-certs.sh. Non-empty turns on mutual TLS; so do
+  /// CAF's own `openssl.certificate`, `openssl.key` and `openssl.cafile`.
+  std::string tls_dir;
+
+  /// Returns whether this process talks TLS (see `tls_dir`).
+  bool tls() const;
+
+  /// Call once after parsing, before the actor system starts: fills the
+  /// `openssl.*` settings from `tls_dir`, checks that the certificate, key
+  /// and CA load (CAF would find out only at the first connection, and
+  /// throw in its I/O thread), loads the middleman and, with TLS, the
+  /// openssl manager. Returns why TLS cannot start, or an empty string.
+  std::string load_network();
 };
 
 } // namespace rmq

@@ -14,9 +14,8 @@
 // Cadence as in RocketMQ's BrokerController: register at start and every
 // --register-interval-ms (registerNameServerPeriod, 30 s), heart-beat every
 // --heartbeat-interval-ms. A NameServer that goes away is reconnected at the
-// next registration round.
+// next registration round. With --tls-dir=DIR it talks mutual TLS.
 #include <iostream>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,11 +23,12 @@
 #include "caf/actor_system.hpp"
 #include "caf/atom.hpp"
 #include "caf/event_based_actor.hpp"
-#include "caf/io/middleman.hpp"
 #include "caf/stateful_actor.hpp"
 
 #include "messages/errors.hpp"
 #include "messages/namesrv.hpp"
+#include "runtime/connect.hpp"
+#include "runtime/host_port.hpp"
 #include "runtime/node_config.hpp"
 
 namespace {
@@ -82,9 +82,8 @@ std::vector<std::string> split(const std::string& text, char sep) {
 }
 
 struct peer {
-  std::string addr; // "host:port", as given
-  std::string host;
-  uint16_t port = 0;
+  rmq::host_port where;
+  std::string addr; // "host:port"
   rmq::namesrv_actor hdl; // null while not connected
   bool connecting = false;
 };
@@ -119,36 +118,27 @@ void register_with(self_ptr self, size_t i) {
       });
 }
 
-// Same as middleman::remote_actor<namesrv_actor>, but asynchronous and with
-// a timeout, so one dead NameServer does not stall the others.
+// Asynchronous and bounded, so one dead NameServer does not stall the others.
 void connect(self_ptr self, size_t i) {
   auto& p = self->state.peers[i];
   if (p.connecting)
     return;
   p.connecting = true;
-  auto mm = self->system().middleman().actor_handle();
-  self
-    ->request(mm, self->state.timeout, caf::connect_atom::value, p.host,
-              p.port)
-    .then(
-      [=](caf::node_id&, caf::strong_actor_ptr& ptr,
-          std::set<std::string>& ifs) {
-        auto& p = self->state.peers[i];
-        p.connecting = false;
-        if (!ptr || !self->system().assignable<rmq::namesrv_actor>(ifs)) {
-          say("no NameServer at " + p.addr);
-          return;
-        }
-        p.hdl = caf::actor_cast<rmq::namesrv_actor>(std::move(ptr));
-        self->monitor(p.hdl);
-        say("connected to " + p.addr);
-        register_with(self, i);
-      },
-      [=](const caf::error& err) {
-        auto& p = self->state.peers[i];
-        p.connecting = false;
-        say("cannot connect to " + p.addr + ": " + rmq::describe(err));
-      });
+  rmq::connect_async<rmq::namesrv_actor>(
+    self, p.where, self->state.timeout,
+    [=](caf::expected<rmq::namesrv_actor> hdl) {
+      auto& p = self->state.peers[i];
+      p.connecting = false;
+      if (!hdl) {
+        say("cannot connect to " + p.addr + ": "
+            + rmq::describe(hdl.error()));
+        return;
+      }
+      p.hdl = std::move(*hdl);
+      self->monitor(p.hdl);
+      say("connected to " + p.addr);
+      register_with(self, i);
+    });
 }
 
 void heartbeat(self_ptr self, size_t i) {
@@ -210,20 +200,16 @@ caf::behavior standin_broker(self_ptr self, std::vector<peer> peers,
 }
 
 bool parse_peers(const std::string& list, std::vector<peer>& out) {
-  for (auto& entry : split(list, ';')) {
-    auto colon = entry.rfind(':');
-    if (colon == std::string::npos || colon == 0)
-      return false;
+  auto addrs = rmq::parse_host_port_list(list);
+  if (!addrs)
+    return false;
+  for (auto& where : *addrs) {
     peer p;
-    p.addr = entry;
-    p.host = entry.substr(0, colon);
-    auto port = std::atoi(entry.c_str() + colon + 1);
-    if (port <= 0 || port > 65535)
-      return false;
-    p.port = static_cast<uint16_t>(port);
+    p.addr = where.to_string();
+    p.where = std::move(where);
     out.push_back(std::move(p));
   }
-  return !out.empty();
+  return true;
 }
 
 rmq::register_broker_request make_registration(const config& cfg) {
@@ -267,7 +253,10 @@ int main(int argc, char** argv) {
     std::cerr << "standin_broker: intervals and timeouts must be > 0\n";
     return 2;
   }
-  cfg.load<caf::io::middleman>();
+  if (auto why = cfg.load_network(); !why.empty()) {
+    std::cerr << "standin_broker: " << why << std::endl;
+    return 2;
+  }
   caf::actor_system sys{cfg};
   sys.spawn(standin_broker, std::move(peers), make_registration(cfg),
             std::chrono::milliseconds{cfg.register_interval_ms},

@@ -15,12 +15,12 @@ struct option_name {
   const char* long_name;
 };
 
-// Every option takes a value. 'n' and 'T' are global, the rest belong to
-// commands; a command rejects options it does not know.
+// Every option takes a value. 'n', 'T' and 'X' (--tls-dir) are global, the
+// rest belong to commands; a command rejects options it does not know.
 constexpr option_name option_names[] = {
   {'n', "namesrv"},   {'T', "timeout-ms"}, {'t', "topic"},
   {'c', "cluster"},   {'s', "namespace"},  {'k', "key"},
-  {'v', "value"},     {'b', "broker"},
+  {'v', "value"},     {'b', "broker"},     {'X', "tls-dir"},
   {'d', "store-dir"},
 };
 
@@ -31,38 +31,7 @@ std::optional<char> lookup(const std::string& name) {
   return std::nullopt;
 }
 
-bool parse_port(const std::string& text, uint16_t& out) {
-  if (text.empty() || text.size() > 5
-      || text.find_first_not_of("0123456789") != std::string::npos)
-    return false;
-  auto value = std::stoul(text);
-  if (value == 0 || value > 65535)
-    return false;
-  out = static_cast<uint16_t>(value);
-  return true;
-}
-
 } // namespace
-
-bool parse_namesrv_list(const std::string& text,
-                        std::vector<namesrv_addr>& out) {
-  out.clear();
-  std::istringstream in{text};
-  std::string entry;
-  while (std::getline(in, entry, ';')) {
-    if (entry.empty())
-      continue;
-    auto colon = entry.rfind(':');
-    if (colon == std::string::npos || colon == 0)
-      return false;
-    namesrv_addr addr;
-    addr.host = entry.substr(0, colon);
-    if (!parse_port(entry.substr(colon + 1), addr.port))
-      return false;
-    out.push_back(std::move(addr));
-  }
-  return !out.empty();
-}
 
 std::optional<std::string> parse_args(int argc, char** argv,
                                       admin_args& out) {
@@ -107,6 +76,8 @@ std::optional<std::string> parse_args(int argc, char** argv,
     out.timeout = std::chrono::milliseconds{ms};
     out.opts.erase(t);
   }
+  out.tls_dir = out.opt('X');
+  out.opts.erase('X');
   std::string list = out.opt('n');
   out.opts.erase('n');
   if (auto cmd = find_command(out.command); cmd != nullptr && cmd->offline)
@@ -116,18 +87,22 @@ std::optional<std::string> parse_args(int argc, char** argv,
       list = env;
   if (list.empty())
     return "no NameServer address (--namesrv/-n or NAMESRV_ADDR)";
-  if (!parse_namesrv_list(list, out.namesrvs))
+  auto addrs = parse_host_port_list(list);
+  if (!addrs)
     return "bad NameServer address '" + list + "' (want host:port;...)";
+  out.namesrvs = std::move(*addrs);
   return std::nullopt;
 }
 
 std::string usage_text() {
   std::ostringstream out;
   out << "usage: rmq-admin --namesrv HOST:PORT[;HOST:PORT...] "
-         "[--timeout-ms MS] <command> [options]\n"
+         "[--timeout-ms MS] [--tls-dir DIR] <command> [options]\n"
          "  -n, --namesrv     NameServer list (default: $NAMESRV_ADDR)\n"
          "      --timeout-ms  bound for connecting and each request "
          "(default 5000)\n"
+         "      --tls-dir     mutual TLS: DIR/ca.pem, cert.pem, key.pem "
+         "(make-dev-certs.sh)\n"
          "commands:\n";
   for (auto& cmd : command_table()) {
     char line[160];

@@ -9,23 +9,21 @@
 #include <string>
 #include <vector>
 
+#include "runtime/host_port.hpp"
+
 namespace rmq::admin {
 
 /// A NameServer address, "host:port".
-struct namesrv_addr {
-  std::string host;
-  uint16_t port = 0;
-
-  std::string to_string() const {
-    return host + ":" + std::to_string(port);
-  }
-};
+using namesrv_addr = host_port;
 
 struct admin_args {
   /// RocketMQ's semicolon list ("127.0.0.1:9876;127.0.0.1:9877").
   std::vector<namesrv_addr> namesrvs;
   /// Upper bound for connecting and for every request.
   std::chrono::milliseconds timeout{5000};
+  /// `--tls-dir`: mutual TLS with this directory's ca.pem, cert.pem,
+  /// key.pem (see node_config::tls_dir); empty for plain TCP.
+  std::string tls_dir;
   std::string command;
   /// Command options by their short name ('t' for -t / --topic).
   std::map<char, std::string> opts;
@@ -42,10 +40,6 @@ struct admin_args {
 /// NAMESRV_ADDR environment variable, as mqadmin does.
 std::optional<std::string> parse_args(int argc, char** argv,
                                       admin_args& out);
-
-/// Parses "host:port[;host:port...]"; false on a malformed entry.
-bool parse_namesrv_list(const std::string& text,
-                        std::vector<namesrv_addr>& out);
 
 /// The text printed for `--help` and usage errors.
 std::string usage_text();

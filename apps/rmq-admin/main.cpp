@@ -78,7 +78,11 @@ int main(int argc, char** argv) {
   if (auto why = check_options(*cmd, args); !why.empty())
     return usage_error(why);
   rmq::node_config cfg;
-  cfg.load<caf::io::middleman>();
+  cfg.tls_dir = args.tls_dir;
+  if (auto why = cfg.load_network(); !why.empty()) {
+    std::cerr << "rmq-admin: " << why << std::endl;
+    return 2;
+  }
   caf::actor_system sys{cfg};
   command_env env{args, sys};
   return cmd->run(env);

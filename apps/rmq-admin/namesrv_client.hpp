@@ -1,7 +1,5 @@
 // One connection to a NameServer plus a blocking request helper. Every step
-// has a finite timeout: middleman::remote_actor waits forever for a peer
-// that accepts TCP but never answers the handshake, so we send the connect
-// request to the middleman actor ourselves and bound it.
+// has a finite timeout (the connect through runtime/connect.hpp).
 #pragma once
 
 #include <chrono>
@@ -43,7 +41,6 @@ public:
   }
 
 private:
-  caf::actor_system& sys_;
   std::chrono::milliseconds timeout_;
   caf::scoped_actor self_;
   namesrv_actor hdl_;

@@ -24,8 +24,10 @@ struct namesrv_child {
   ~namesrv_child();
 };
 
-/// Starts `rmq-node --role=namesrv --port=0` (memory-only KV config) from
-/// the bench's own directory and waits for its address; null on failure.
-std::unique_ptr<namesrv_child> start_namesrv();
+/// Starts `rmq-node --role=namesrv --port=0` (memory-only KV config, plus
+/// `extra_args`) from the bench's own directory and waits for its address;
+/// null on failure.
+std::unique_ptr<namesrv_child>
+start_namesrv(const std::vector<std::string>& extra_args = {});
 
 } // namespace rmq::bench

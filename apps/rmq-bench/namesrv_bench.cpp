@@ -1,16 +1,20 @@
 // rmq-bench namesrv [--namesrv=host:port] [--brokers=100] [--topics=1000]
 //                   [--seconds=3] [--rounds=3] [--big-topics=10000]
+//                   [--tls-certs=DIR]
 // Starts an rmq-node NameServer in its own process (unless --namesrv is
 // given), registers brokers, then measures from this second process:
 // GET_ROUTEINFO_BY_TOPIC round trips per second with 1 and 64 requests in
 // flight (route cache warmed first), and REGISTER_BROKER latency for a broker
-// with many topics.
+// with many topics. --tls-certs (the output of make-dev-certs.sh) runs it
+// twice in one go, over plain TCP and over mutual TLS (DIR/node for the
+// node, DIR/client for us), and prints the TLS/plain ratios.
 #include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +27,8 @@
 #include "apps/rmq-bench/bench_util.hpp"
 #include "messages/errors.hpp"
 #include "messages/namesrv.hpp"
+#include "runtime/connect.hpp"
+#include "runtime/host_port.hpp"
 #include "runtime/node_config.hpp"
 
 namespace rmq::bench {
@@ -38,6 +44,18 @@ struct options {
   int seconds = 3;
   int rounds = 3;
   int big_topics = 10'000;
+  std::string tls_certs;
+};
+
+/// The medians of one measurement.
+struct figures {
+  double rt1 = 0;
+  double p50 = 0;
+  double p99 = 0;
+  double rt64 = 0;
+  double reg_first = 0;
+  double reg_same = 0;
+  double reg_changed = 0;
 };
 
 std::string topic_name(int broker, int j, int topics) {
@@ -165,40 +183,38 @@ double register_ms(caf::scoped_actor& self, const namesrv_actor& ns,
   return ok ? ms : -1;
 }
 
-} // namespace
-
-int namesrv(int argc, char** argv) {
-  options opt;
-  option_parser flags{"rmq-bench namesrv"};
-  flags.add("namesrv", opt.namesrv, "use a running NameServer host:port");
-  flags.add("brokers", opt.brokers, "brokers to register");
-  flags.add("topics", opt.topics, "topics per broker");
-  flags.add("seconds", opt.seconds, "duration of each load run");
-  flags.add("rounds", opt.rounds, "repetitions (the median is reported)");
-  flags.add("big-topics", opt.big_topics, "topics of the big registration");
-  if (auto rc = flags.parse(argc, argv); rc >= 0)
-    return rc;
+// Measures against `opt.namesrv` (or a child node started with `node_args`)
+// from an actor system with TLS iff `tls_dir` is set; nullopt on failure.
+std::optional<figures> measure(options opt, const std::string& tls_dir,
+                               const std::vector<std::string>& node_args) {
   std::unique_ptr<namesrv_child> node;
   if (opt.namesrv.empty()) {
-    node = start_namesrv();
+    node = start_namesrv(node_args);
     if (!node)
-      return 1;
+      return std::nullopt;
     opt.namesrv = node->address;
   }
+  auto addr = parse_host_port(opt.namesrv);
+  if (!addr) {
+    std::cerr << "bad --namesrv '" << opt.namesrv << "' (want host:port)\n";
+    return std::nullopt;
+  }
   node_config cfg;
-  cfg.load<caf::io::middleman>();
+  cfg.tls_dir = tls_dir;
+  if (auto why = cfg.load_network(); !why.empty()) {
+    std::cerr << why << '\n';
+    return std::nullopt;
+  }
   caf::actor_system sys{cfg};
-  auto colon = opt.namesrv.rfind(':');
-  auto ns = sys.middleman().remote_actor<namesrv_actor>(
-    opt.namesrv.substr(0, colon),
-    static_cast<uint16_t>(std::stoi(opt.namesrv.substr(colon + 1))));
+  caf::scoped_actor self{sys};
+  auto ns = connect<namesrv_actor>(self, *addr, std::chrono::seconds{10});
   if (!ns) {
     std::cerr << "cannot connect to " << opt.namesrv << ": "
-              << sys.render(ns.error()) << '\n';
-    return 1;
+              << describe(ns.error()) << '\n';
+    return std::nullopt;
   }
-  caf::scoped_actor self{sys};
-  std::cout << "# rmq-bench namesrv against " << opt.namesrv << ": "
+  std::cout << "# rmq-bench namesrv against " << opt.namesrv
+            << (tls_dir.empty() ? " (plain TCP)" : " (mutual TLS)") << ": "
             << opt.brokers << " brokers x " << opt.topics << " topics\n";
   auto setup_start = clock_type::now();
   std::vector<std::string> topics;
@@ -208,7 +224,7 @@ int namesrv(int argc, char** argv) {
       for (auto& t : req.topics)
         topics.push_back(t.topic_name);
     if (register_ms(self, *ns, req) < 0)
-      return 1;
+      return std::nullopt;
   }
   std::cout << "setup: registered in "
             << std::chrono::duration<double>(clock_type::now() - setup_start)
@@ -242,13 +258,52 @@ int namesrv(int argc, char** argv) {
               << reg_first.back() << " ms, same version " << reg_same.back()
               << " ms, new version " << reg_changed.back() << " ms\n";
   }
-  std::cout << "median: route queries 1 in flight " << median(rt1)
-            << " rt/s (p50 " << median(p50) << " us, p99 " << median(p99)
-            << " us); 64 in flight " << median(rt64) << " rt/s\n"
+  figures out{median(rt1),       median(p50),      median(p99),
+              median(rt64),      median(reg_first), median(reg_same),
+              median(reg_changed)};
+  std::cout << "median: route queries 1 in flight " << out.rt1
+            << " rt/s (p50 " << out.p50 << " us, p99 " << out.p99
+            << " us); 64 in flight " << out.rt64 << " rt/s\n"
             << "median: REGISTER_BROKER with " << opt.big_topics
-            << " topics: first " << median(reg_first) << " ms, same version "
-            << median(reg_same) << " ms, new version " << median(reg_changed)
+            << " topics: first " << out.reg_first << " ms, same version "
+            << out.reg_same << " ms, new version " << out.reg_changed
             << " ms\n";
+  return out;
+}
+
+} // namespace
+
+int namesrv(int argc, char** argv) {
+  options opt;
+  option_parser flags{"rmq-bench namesrv"};
+  flags.add("namesrv", opt.namesrv, "use a running NameServer host:port");
+  flags.add("brokers", opt.brokers, "brokers to register");
+  flags.add("topics", opt.topics, "topics per broker");
+  flags.add("seconds", opt.seconds, "duration of each load run");
+  flags.add("rounds", opt.rounds, "repetitions (the median is reported)");
+  flags.add("big-topics", opt.big_topics, "topics of the big registration");
+  flags.add("tls-certs", opt.tls_certs,
+            "make-dev-certs.sh output: also run over mutual TLS, compare");
+  if (auto rc = flags.parse(argc, argv); rc >= 0)
+    return rc;
+  if (!opt.tls_certs.empty() && !opt.namesrv.empty()) {
+    std::cerr << "--tls-certs starts its own nodes: drop --namesrv\n";
+    return 2;
+  }
+  auto plain = measure(opt, "", {});
+  if (!plain)
+    return 1;
+  if (opt.tls_certs.empty())
+    return 0;
+  auto tls = measure(opt, opt.tls_certs + "/client",
+                     {"--tls-dir=" + opt.tls_certs + "/node"});
+  if (!tls)
+    return 1;
+  std::cout << "TLS / plain: route queries 1 in flight "
+            << tls->rt1 / plain->rt1 << " (p50 " << tls->p50 / plain->p50
+            << "x latency); 64 in flight " << tls->rt64 / plain->rt64
+            << "; REGISTER_BROKER " << opt.big_topics << " topics first "
+            << tls->reg_first / plain->reg_first << "x time\n";
   return 0;
 }
 

@@ -91,10 +91,6 @@ std::string start_namesrv(child& proc) {
   return rest;
 }
 
-uint16_t port_of(const std::string& addr) {
-  return static_cast<uint16_t>(std::stoi(addr.substr(addr.rfind(':') + 1)));
-}
-
 int run(demo& d, caf::actor_system& sys, const std::string& tmp) {
   auto t_start = clock_type::now();
   d.banner("starting two NameServers");
@@ -113,8 +109,12 @@ int run(demo& d, caf::actor_system& sys, const std::string& tmp) {
     return 1;
   std::vector<std::unique_ptr<rmq::demo::probe>> probes;
   for (auto& addr : addrs) {
-    probes.push_back(
-      std::make_unique<rmq::demo::probe>(sys, "127.0.0.1", port_of(addr)));
+    auto where = rmq::parse_host_port(addr);
+    if (!where) {
+      d.check(false, "rmq-node printed a bad address '" + addr + "'");
+      return 1;
+    }
+    probes.push_back(std::make_unique<rmq::demo::probe>(sys, *where));
     if (auto err = probes.back()->connect(5s)) {
       d.check(false, "connect to " + addr + ": " + rmq::describe(err));
       return 1;
@@ -207,7 +207,7 @@ int main() {
   int rc = 1;
   {
     rmq::node_config cfg;
-    cfg.load<caf::io::middleman>();
+    cfg.load_network(); // plain TCP: nothing to check
     caf::actor_system sys{cfg};
     rc = run(d, sys, tmp);
   }

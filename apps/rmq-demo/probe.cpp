@@ -1,12 +1,7 @@
 #include "apps/rmq-demo/probe.hpp"
 
-#include <set>
-
-#include "caf/actor_cast.hpp"
-#include "caf/io/middleman.hpp"
-#include "caf/node_id.hpp"
-
 #include "messages/errors.hpp"
+#include "runtime/connect.hpp"
 
 namespace rmq::demo {
 
@@ -16,35 +11,17 @@ constexpr auto request_timeout = std::chrono::seconds{2};
 
 } // namespace
 
-probe::probe(caf::actor_system& sys, std::string host, uint16_t port)
-  : sys_(sys),
-    host_(std::move(host)),
-    port_(port),
-    addr_(host_ + ":" + std::to_string(port)),
-    self_(sys) {
+probe::probe(caf::actor_system& sys, host_port addr)
+  : where_(std::move(addr)), addr_(where_.to_string()), self_(sys) {
   // nop
 }
 
 caf::error probe::connect(std::chrono::milliseconds timeout) {
-  // middleman::remote_actor<T> with a bound: it would wait forever for a
-  // peer that accepts TCP but never answers the handshake.
-  caf::error result = caf::make_error(caf::sec::request_timeout);
-  self_
-    ->request(sys_.middleman().actor_handle(), timeout,
-              caf::connect_atom::value, host_, port_)
-    .receive(
-      [&](const caf::node_id&, caf::strong_actor_ptr& ptr,
-          const std::set<std::string>& ifs) {
-        if (!ptr || !sys_.assignable<namesrv_actor>(ifs)) {
-          result
-            = caf::make_error(caf::sec::unexpected_actor_messaging_interface);
-          return;
-        }
-        hdl_ = caf::actor_cast<namesrv_actor>(std::move(ptr));
-        result = caf::error{};
-      },
-      [&](caf::error& err) { result = std::move(err); });
-  return result;
+  auto hdl = rmq::connect<namesrv_actor>(self_, where_, timeout);
+  if (!hdl)
+    return std::move(hdl.error());
+  hdl_ = std::move(*hdl);
+  return caf::error{};
 }
 
 std::optional<bool> probe::knows_broker(const std::string& broker_name) {

@@ -13,12 +13,13 @@
 #include "caf/scoped_actor.hpp"
 
 #include "messages/namesrv.hpp"
+#include "runtime/host_port.hpp"
 
 namespace rmq::demo {
 
 class probe {
 public:
-  probe(caf::actor_system& sys, std::string host, uint16_t port);
+  probe(caf::actor_system& sys, host_port addr);
 
   /// Connects with a timeout; returns the reason on failure.
   caf::error connect(std::chrono::milliseconds timeout);
@@ -37,9 +38,7 @@ public:
   }
 
 private:
-  caf::actor_system& sys_;
-  std::string host_;
-  uint16_t port_;
+  host_port where_;
   std::string addr_;
   caf::scoped_actor self_;
   namesrv_actor hdl_;

@@ -1,4 +1,4 @@
-// rmq-node --role=namesrv [--port=9876] [--host=127.0.0.1] [...]
+// rmq-node --role=namesrv [--port=9876] [--host=127.0.0.1] [--tls-dir=D]
 // Runs one node until SIGINT or SIGTERM, then shuts down gracefully (KV
 // config saved, connections closed) and exits 0. Options can also come from
 // a CAF config file: --config-file=rmq-node.ini. `--help` lists them all.
@@ -18,6 +18,7 @@
 #include "runtime/home_dir.hpp"
 #include "runtime/log.hpp"
 #include "runtime/node_config.hpp"
+#include "runtime/publish.hpp"
 
 namespace {
 
@@ -38,8 +39,8 @@ struct config : rmq::node_config {
   config() {
     opt_group{custom_options_, "global"}
       .add(role, "role", "namesrv (broker: coming with the broker issue)")
-      .add(host, "host", "address to listen on (no authentication yet: "
-                         "keep it on loopback unless you trust the network)")
+      .add(host, "host", "address to listen on (without --tls-dir anyone "
+                         "who can connect is trusted: keep it on loopback)")
       .add(port, "port,p", "port to listen on; 0 picks a free one")
       .add(scan_interval_ms, "scan-interval-ms",
            "how often silent brokers are looked for (0: never)")
@@ -77,8 +78,7 @@ int run_namesrv(caf::actor_system& sys, const config& cfg,
   opts.delete_topic_with_broker_registration
     = cfg.delete_topic_with_broker_registration;
   auto node = rmq::spawn_namesrv(sys, opts);
-  auto port = sys.middleman().publish(node.frontend, cfg.port,
-                                      cfg.host.c_str());
+  auto port = rmq::publish(sys, node.frontend, cfg.port, cfg.host);
   if (!port) {
     std::cerr << "rmq-node: cannot listen on " << cfg.host << ":" << cfg.port
               << ": " << sys.render(port.error()) << std::endl;
@@ -89,6 +89,7 @@ int run_namesrv(caf::actor_system& sys, const config& cfg,
   std::cout << "namesrv listening on " << cfg.host << ":" << *port
             << std::endl;
   RMQ_INFO("namesrv", "listening on " << cfg.host << ":" << *port
+                                      << (cfg.tls() ? " (mutual TLS)" : "")
                                       << ", KV config at '"
                                       << cfg.kv_config_path << "'");
   // Any peer that can connect can also send the front actor an exit
@@ -148,7 +149,10 @@ int main(int argc, char** argv) {
               << "' is not available yet (only namesrv)" << std::endl;
     return 2;
   }
-  cfg.load<caf::io::middleman>();
+  if (auto why = cfg.load_network(); !why.empty()) {
+    std::cerr << "rmq-node: " << why << std::endl;
+    return 2;
+  }
   caf::actor_system sys{cfg};
   return run_namesrv(sys, cfg, signals);
 }

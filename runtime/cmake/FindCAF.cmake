@@ -1,11 +1,13 @@
 # Finds Debian's libcaf-dev (CAF 0.17), which ships no CMake config.
-# Defines CAF::core and CAF::io.
+# Defines CAF::core, CAF::io and CAF::openssl (TLS; needs OpenSSL).
 find_path(CAF_INCLUDE_DIR caf/all.hpp)
 find_library(CAF_CORE_LIBRARY caf_core)
 find_library(CAF_IO_LIBRARY caf_io)
+find_library(CAF_OPENSSL_LIBRARY caf_openssl)
 include(FindPackageHandleStandardArgs)
 find_package_handle_standard_args(CAF REQUIRED_VARS CAF_INCLUDE_DIR
-                                  CAF_CORE_LIBRARY CAF_IO_LIBRARY)
+                                  CAF_CORE_LIBRARY CAF_IO_LIBRARY
+                                  CAF_OPENSSL_LIBRARY)
 if(CAF_FOUND AND NOT TARGET CAF::core)
   add_library(CAF::core UNKNOWN IMPORTED)
   set_target_properties(CAF::core PROPERTIES
@@ -15,4 +17,9 @@ if(CAF_FOUND AND NOT TARGET CAF::core)
   set_target_properties(CAF::io PROPERTIES
     IMPORTED_LOCATION "${CAF_IO_LIBRARY}"
     INTERFACE_LINK_LIBRARIES CAF::core)
+  find_package(OpenSSL REQUIRED)
+  add_library(CAF::openssl UNKNOWN IMPORTED)
+  set_target_properties(CAF::openssl PROPERTIES
+    IMPORTED_LOCATION "${CAF_OPENSSL_LIBRARY}"
+    INTERFACE_LINK_LIBRARIES "CAF::io;OpenSSL::SSL;OpenSSL::Crypto")
 endif()

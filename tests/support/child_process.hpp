@@ -14,4 +14,7 @@ using rmq::run_command;
 /// Directory that holds the built executables (rmq-node, rmq-admin, ...).
 std::string bin_dir();
 
+/// The source tree (for scripts such as apps/rmq-node/make-dev-certs.sh).
+std::string source_dir();
+
 } // namespace rmq::test

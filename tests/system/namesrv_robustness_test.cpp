@@ -7,9 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <doctest/doctest.h>
@@ -25,31 +22,6 @@ using namespace std::chrono_literals;
 using namespace rmq::test;
 
 namespace {
-
-// Connects with a plain socket; -1 on failure.
-int raw_connect(uint16_t port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_port = htons(port);
-  inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-void raw_send(int fd, const std::vector<uint8_t>& bytes) {
-  // MSG_NOSIGNAL: the node may close first; that must not kill the test.
-  size_t off = 0;
-  while (off < bytes.size()) {
-    auto n = send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
-    if (n <= 0)
-      return;
-    off += static_cast<size_t>(n);
-  }
-}
 
 std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
   std::mt19937 gen{seed};

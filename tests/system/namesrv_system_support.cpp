@@ -2,32 +2,44 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "caf/actor_cast.hpp"
-#include "caf/io/middleman.hpp"
-#include "caf/node_id.hpp"
+#include "runtime/connect.hpp"
 
 namespace rmq::test {
 
 namespace {
 
-node_config& with_middleman(node_config& cfg) {
-  cfg.load<caf::io::middleman>();
+node_config& with_network(node_config& cfg, const std::string& tls_dir) {
+  cfg.tls_dir = tls_dir;
+  auto why = cfg.load_network();
+  REQUIRE_MESSAGE(why.empty(), why);
   return cfg;
 }
 
 } // namespace
 
 namesrv_process start_namesrv(const std::string& kv_path) {
+  namesrv_launch how;
+  how.kv_path = kv_path;
+  return start_namesrv(how);
+}
+
+namesrv_process start_namesrv(const namesrv_launch& how) {
   namesrv_process result;
-  result.proc = std::make_unique<child_process>(
-    std::vector<std::string>{bin_dir() + "/rmq-node", "--role=namesrv",
-                             "--port=0", "--kv-config-path=" + kv_path,
-                             "--log-level=warn"});
+  std::vector<std::string> argv{bin_dir() + "/rmq-node", "--role=namesrv",
+                                "--port=" + std::to_string(how.port),
+                                "--kv-config-path=" + how.kv_path,
+                                "--log-level=warn"};
+  if (!how.tls_dir.empty())
+    argv.push_back("--tls-dir=" + how.tls_dir);
+  result.proc = std::make_unique<child_process>(std::move(argv));
   std::string rest;
   REQUIRE(result.proc->wait_for("namesrv listening on 127.0.0.1:", rest));
   result.port = static_cast<uint16_t>(std::stoi(rest));
@@ -43,11 +55,15 @@ std::string join_addrs(const std::vector<std::string>& addrs) {
 
 std::unique_ptr<child_process>
 start_broker(const std::vector<std::string>& addrs,
-             const std::string& broker_name, const std::string& topics) {
-  auto proc = std::make_unique<child_process>(std::vector<std::string>{
+             const std::string& broker_name, const std::string& topics,
+             const std::string& tls_dir) {
+  std::vector<std::string> argv{
     bin_dir() + "/standin_broker", "--namesrv=" + join_addrs(addrs),
     "--broker-name=" + broker_name, "--topics=" + topics, "--queues=4",
-    "--heartbeat-interval-ms=1000"});
+    "--heartbeat-interval-ms=1000"};
+  if (!tls_dir.empty())
+    argv.push_back("--tls-dir=" + tls_dir);
+  auto proc = std::make_unique<child_process>(std::move(argv));
   std::set<std::string> registered;
   std::string addr;
   while (registered.size() < addrs.size()) {
@@ -55,6 +71,30 @@ start_broker(const std::vector<std::string>& addrs,
     registered.insert(addr);
   }
   return proc;
+}
+
+void make_dev_certs(const std::string& dir,
+                    const std::vector<std::string>& names) {
+  std::vector<std::string> argv{source_dir()
+                                  + "/apps/rmq-node/make-dev-certs.sh",
+                                dir};
+  argv.insert(argv.end(), names.begin(), names.end());
+  std::string out;
+  REQUIRE_MESSAGE(run_command(argv, out) == 0, out);
+}
+
+long rss_kib(pid_t pid) {
+  std::ifstream in{"/proc/" + std::to_string(pid) + "/status"};
+  std::string key;
+  while (in >> key) {
+    if (key == "VmRSS:") {
+      long kib = -1;
+      in >> kib;
+      return kib;
+    }
+    in.ignore(4096, '\n');
+  }
+  return -1;
 }
 
 admin_run run_admin(const std::vector<std::string>& args) {
@@ -81,25 +121,61 @@ uint16_t unused_port() {
   return ntohs(sa.sin_port);
 }
 
-remote_client::remote_client() : sys(with_middleman(cfg)), self(sys) {
+int raw_connect(uint16_t port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sa{};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(port);
+  inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void raw_send(int fd, const std::vector<uint8_t>& bytes) {
+  // MSG_NOSIGNAL: the node may close first; that must not kill the test.
+  size_t off = 0;
+  while (off < bytes.size()) {
+    auto n = send(fd, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+    if (n <= 0)
+      return;
+    off += static_cast<size_t>(n);
+  }
+}
+
+bool wait_closed_by_peer(int fd, std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  char buf[4096];
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0)
+      return false;
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left.count())) <= 0)
+      continue;
+    auto n = recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0)
+      return true; // EOF or reset
+  }
+}
+
+remote_client::remote_client(const std::string& tls_dir)
+  : sys(with_network(cfg, tls_dir)), self(sys) {
   // nop
 }
 
+caf::expected<namesrv_actor> remote_client::try_connect(uint16_t port) {
+  // Bounded: a hung handshake must fail the test, not block it.
+  return rmq::connect<namesrv_actor>(self, host_port{"127.0.0.1", port},
+                                     std::chrono::seconds{5});
+}
+
 namesrv_actor remote_client::connect(uint16_t port) {
-  // middleman::remote_actor, bounded: a hung handshake must fail the test,
-  // not block it.
-  namesrv_actor result;
-  self
-    ->request(sys.middleman().actor_handle(), std::chrono::seconds{5},
-              caf::connect_atom::value, std::string{"127.0.0.1"}, port)
-    .receive(
-      [&](const caf::node_id&, caf::strong_actor_ptr& ptr,
-          const std::set<std::string>& ifs) {
-        if (ptr && sys.assignable<namesrv_actor>(ifs))
-          result = caf::actor_cast<namesrv_actor>(std::move(ptr));
-      },
-      [&](const caf::error&) {});
-  return result;
+  auto hdl = try_connect(port);
+  return hdl ? *hdl : namesrv_actor{};
 }
 
 bool remote_client::knows_broker(const namesrv_actor& hdl,

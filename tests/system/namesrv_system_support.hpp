@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <set>
 #include <string>
@@ -38,12 +39,35 @@ struct namesrv_process {
 /// `kv_path` empty: KV config in memory only.
 namesrv_process start_namesrv(const std::string& kv_path = "");
 
+/// How `start_namesrv` runs a node beyond the defaults.
+struct namesrv_launch {
+  /// Empty: KV config in memory only.
+  std::string kv_path;
+  /// 0 picks a free port.
+  uint16_t port = 0;
+  /// Non-empty: mutual TLS with this directory's certificates.
+  std::string tls_dir;
+};
+
+/// Starts a NameServer as `how` says; REQUIREs that it comes up.
+namesrv_process start_namesrv(const namesrv_launch& how);
+
 /// Starts a stand-in broker registering `topics` (4/4 queues) with every
 /// NameServer in `addrs`; REQUIREs one "registered with" line per address.
+/// `tls_dir` non-empty: over mutual TLS.
 std::unique_ptr<child_process>
 start_broker(const std::vector<std::string>& addrs,
              const std::string& broker_name = "broker-a",
-             const std::string& topics = "TopicA,TopicB");
+             const std::string& topics = "TopicA,TopicB",
+             const std::string& tls_dir = "");
+
+/// Runs apps/rmq-node/make-dev-certs.sh: a CA in `dir` and one certificate
+/// directory `dir`/NAME per name; REQUIREs that it works.
+void make_dev_certs(const std::string& dir,
+                    const std::vector<std::string>& names);
+
+/// Returns the resident memory of process `pid` in KiB (/proc, VmRSS).
+long rss_kib(pid_t pid);
 
 /// Joins addresses with ';' (RocketMQ's NameServer list).
 std::string join_addrs(const std::vector<std::string>& addrs);
@@ -60,11 +84,26 @@ admin_run run_admin(const std::vector<std::string>& args);
 /// Returns a loopback port nobody listens on (bound, then closed).
 uint16_t unused_port();
 
+/// Connects a plain TCP socket to 127.0.0.1:`port`; -1 on failure.
+int raw_connect(uint16_t port);
+
+/// Sends all of `bytes` (stops early if the peer closed).
+void raw_send(int fd, const std::vector<uint8_t>& bytes);
+
+/// Waits up to `timeout` for the peer to close `fd` (reads and drops what
+/// it sends); returns whether it did.
+bool wait_closed_by_peer(int fd, std::chrono::milliseconds timeout);
+
 
 /// A client actor system inside the test process.
 class remote_client {
 public:
-  remote_client();
+  /// `tls_dir` non-empty: mutual TLS with this directory's certificates.
+  explicit remote_client(const std::string& tls_dir = "");
+
+  /// Connects to 127.0.0.1:`port` with a 5 s bound; returns the error on
+  /// failure.
+  caf::expected<namesrv_actor> try_connect(uint16_t port);
 
   /// Connects with a 5 s bound; returns a null handle on failure.
   namesrv_actor connect(uint16_t port);
