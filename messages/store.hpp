@@ -29,7 +29,8 @@ using checkpoint_atom = caf::atom_constant<caf::atom("checkpnt")>;
 // -- message types ----------------------------------------------------------------
 
 /// One message to append (RocketMQ MessageExtBrokerInner). `properties` is
-/// RocketMQ's encoded form `k\x01v\x02...` (see storage/message_record.hpp).
+/// RocketMQ's encoded form `k\x01v\x02...` (see
+/// runtime/storage/message_record.hpp).
 struct store_message {
   std::string topic;
   int32_t queue_id = 0;

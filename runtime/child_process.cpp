@@ -44,7 +44,7 @@ child_process::child_process(std::vector<std::string> argv,
   pid_ = fork();
   if (pid_ == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) // the demo died before prctl
+    if (getppid() != parent) // the parent died before prctl
       _exit(127);
     dup2(fds[1], STDOUT_FILENO);
     close(fds[0]);

@@ -1,7 +1,8 @@
-// Spawns the message store's three actors around one opened store. The real
-// node runs them detached (each on its own thread: they block on file I/O
-// and fdatasync, which must not stall CAF's shared scheduler); tests on the
-// deterministic coordinator spawn them attached.
+// Spawns the message store's three actors around one opened store. Real use
+// (rmq-bench store/store-writer today, the broker node later) runs them
+// detached (each on its own thread: they block on file I/O and fdatasync,
+// which must not stall CAF's shared scheduler); tests on the deterministic
+// coordinator spawn them attached.
 #pragma once
 
 #include <chrono>

@@ -1,6 +1,7 @@
 // Broker name -> its master/slave group: cluster, id -> address
-// (RocketMQ RouteInfoManager#brokerAddrTable). Written by the route writer,
-// read by the front actor for routes and member groups.
+// (RocketMQ RouteInfoManager#brokerAddrTable). Written by the route writer;
+// read by the route reader (routes), the route writer, and the front actor
+// (member groups, cluster info).
 #pragma once
 
 #include <map>

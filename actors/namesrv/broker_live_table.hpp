@@ -2,8 +2,9 @@
 // version, HA address and the broker's actor (RocketMQ
 // RouteInfoManager#brokerLiveTable, BrokerLiveInfo). It never removes
 // anything on its own: expiries and lost connections become unregistrations
-// that the batcher applies, and every unregistration carries a token so a
-// broker that came back in between is not wiped.
+// that the batcher queues and the route writer applies, and every
+// unregistration carries a token so a broker that came back in between is
+// not wiped.
 #pragma once
 
 #include <cstdint>

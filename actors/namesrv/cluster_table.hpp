@@ -1,5 +1,6 @@
 // Cluster name -> broker names (RocketMQ RouteInfoManager#clusterAddrTable).
-// Written by the route writer, read by the front actor.
+// Written by the route writer; read by it (topic deletion per cluster) and
+// by the front actor (cluster info, topics by cluster).
 #pragma once
 
 #include <map>

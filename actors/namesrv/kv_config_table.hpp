@@ -1,5 +1,5 @@
 // The NameServer's KV config table (RocketMQ KVConfigManager): namespace ->
-// key -> value, e.g. ORDER_TOPIC_CONFIG. Front actors send it the
+// key -> value, e.g. ORDER_TOPIC_CONFIG. The front actor relays it the
 // PUT/GET/DELETE_KV_CONFIG and GET_KVLIST_BY_NAMESPACE requests; it rewrites
 // the whole table to its file after every change. It does blocking file
 // I/O, so the node spawns it detached:

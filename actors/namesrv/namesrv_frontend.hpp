@@ -1,8 +1,12 @@
 // The one actor a NameServer publishes (RocketMQ DefaultRequestProcessor +
-// ClientRequestProcessor + BrokerHousekeepingService). It validates every
-// request, delegates reads to the table that owns the data (routes to the
-// route reader), every write to the route writer, and watches registered brokers: when CAF reports a broker's
-// connection lost, the broker is unregistered at once.
+// ClientRequestProcessor + BrokerHousekeepingService). It validates each
+// request and passes it on: routes to the route reader, registrations and
+// topic/perm writes to the route writer, heartbeats and data-version queries
+// to the live table, unregistrations through the live table to the batcher,
+// KV requests relayed to the KV table; member groups, cluster info and topic
+// lists it reads from their tables, and a namesrv config update it hands to
+// the actors that use each setting. It watches registered brokers: when CAF
+// reports a broker's connection lost, the broker is unregistered at once.
 #pragma once
 
 #include <cstdint>

@@ -13,7 +13,8 @@
 
 namespace rmq {
 
-/// NameServer settings (RocketMQ NamesrvConfig; its defaults).
+/// NameServer settings (RocketMQ NamesrvConfig; its defaults, except an
+/// empty kv_config_path: rmq-node passes ~/namesrv/kvConfig.json).
 struct namesrv_options {
   std::string listen_addr = "127.0.0.1";
   uint16_t port = 9876;

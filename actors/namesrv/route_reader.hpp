@@ -20,7 +20,7 @@
 
 namespace rmq {
 
-/// Sent by the route writer after every write it applied.
+/// Sent by the route writer after a write that changed a route.
 using routes_changed_atom = caf::atom_constant<caf::atom("rt_changed")>;
 
 using route_reader_actor = dumpable_actor::extend<

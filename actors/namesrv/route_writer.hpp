@@ -1,10 +1,11 @@
 // Applies the NameServer writes that span several tables (register and
-// unregister brokers, register and delete topics) one at a time: the
-// actor-shaped replacement of RouteInfoManager's write lock. It awaits its
-// own reads, so no second write starts before the first one is sent; table
-// writes are sends, which CAF delivers in order per table. A route read from
-// the front actor may see a write half-applied (clients retry, as with
-// RocketMQ's multiple NameServers).
+// unregister brokers, register and delete topics; wipe/add write perm pass
+// through too) one at a time: the actor-shaped replacement of
+// RouteInfoManager's write lock. It awaits its own reads, so no second write
+// starts before the first one is sent; table writes are sends, which CAF
+// delivers in order per table. A route the route reader assembles may see a
+// write half-applied (clients retry, as with RocketMQ's multiple
+// NameServers).
 #pragma once
 
 #include <cstdint>
@@ -68,7 +69,8 @@ struct namesrv_tables {
 
 struct route_writer_state {
   namesrv_tables tables;
-  /// Told after every write, so it drops cached routes.
+  /// Told after every write that changed a route, so it drops cached
+  /// routes.
   route_reader_actor reader;
   route_writer_options options;
   uint64_t registrations = 0;

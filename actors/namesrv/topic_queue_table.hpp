@@ -1,7 +1,7 @@
 // Topic -> broker name -> queue data (RocketMQ
-// RouteInfoManager#topicQueueTable). Written by the route writer (broker
-// registrations and removals, topic registration and deletion) and by the
-// front actor (wipe/add write perm, each a single atomic step here).
+// RouteInfoManager#topicQueueTable). Written only by the route writer (broker
+// registrations and removals, topic registration and deletion, wipe/add write
+// perm, each a single atomic step here).
 #pragma once
 
 #include <map>

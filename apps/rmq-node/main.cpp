@@ -1,7 +1,8 @@
 // rmq-node --role=namesrv [--port=9876] [--host=127.0.0.1] [--tls-dir=D]
 // Runs one node until SIGINT or SIGTERM, then shuts down gracefully (KV
-// config saved, connections closed) and exits 0. Options can also come from
-// a CAF config file: --config-file=rmq-node.ini. `--help` lists them all.
+// config saved, connections closed) and exits 0 (1 if the front actor was
+// stopped). Options can also come from a CAF config file, e.g.
+// --config-file=apps/rmq-node/namesrv.example.ini. `--help` lists them all.
 #include <csignal>
 #include <iostream>
 #include <string>

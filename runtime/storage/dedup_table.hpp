@@ -28,7 +28,7 @@ public:
   }
 
   /// Returns the stored result for `key`, or null. `now_ms` is the
-  /// caller's clock (virtual in tests).
+  /// caller's clock (the wall clock in the node; tests pass their own).
   const put_result* find(std::string_view key, int64_t now_ms);
 
   /// Remembers `res` for `key` as stored at `now_ms`, unless `key` is

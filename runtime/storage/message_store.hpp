@@ -52,7 +52,7 @@ struct recovery_info {
 
 class message_store {
 public:
-  /// Opens `cfg.dir` and recovers it (section 2.3 of the reference).
+  /// Opens `cfg.dir` and recovers it (docs/storage.md, Recovery).
   /// `now_ms` is the dedup clock (the wall clock in the node): unique ids
   /// stored in [now_ms - dedup_window, now_ms] go back into the dedup table.
   static caf::expected<std::shared_ptr<message_store>>

@@ -1,5 +1,6 @@
 // Settings of one message store (RocketMQ MessageStoreConfig), with
-// RocketMQ's defaults; tests shrink the sizes.
+// RocketMQ's defaults except a tenth of its index geometry; tests shrink the
+// sizes.
 #pragma once
 
 #include <atomic>
@@ -62,8 +63,9 @@ struct store_config {
   /// Verify body CRCs during recovery (RocketMQ checkCRCOnRecover).
   bool check_crc_on_recover = true;
 
-  /// Back-pressure: appended-but-unacknowledged bytes above `high` refuse
-  /// new sends (system_busy) until they fall below `low`.
+  /// Back-pressure: bytes appended but not yet flushed or not yet
+  /// dispatched above `high` refuse new sends (system_busy) until they fall
+  /// below `low`.
   size_t pending_high_watermark = 512 * 1024 * 1024;
   size_t pending_low_watermark = 256 * 1024 * 1024;
 

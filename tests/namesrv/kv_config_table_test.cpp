@@ -53,8 +53,7 @@ struct fixture : rmq::test::deterministic_fixture {
       ask<std::string>(table, rmq::dump_atom::value));
   }
 
-  // The fixture's ask_error takes a `const caf::message&` reply handler,
-  // which CAF rejects for typed actors; here the reply type is explicit.
+  // The same as the fixture's ask_error<T>.
   template <class T, class... Ts>
   caf::error ask_failure(const rmq::kv_config_table_actor& table,
                          Ts&&... xs) {

@@ -1,5 +1,6 @@
-// Helpers for storage tests (after LevelDB's db/log_test.cc): a temp folder
-// that cleans up after itself, damage helpers, and message builders.
+// Helpers for storage tests (after LevelDB's db/log_test.cc): damage
+// helpers, a small store config and message builders (the temp folder is in
+// tests/support/temp_dir.hpp).
 #pragma once
 
 #include <cstdlib>

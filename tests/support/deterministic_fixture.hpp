@@ -46,7 +46,8 @@ public:
     return hdl;
   }
 
-  /// Remembers an actor spawned elsewhere (e.g. by a bootstrap function).
+  /// Remembers an actor spawned elsewhere (e.g. by spawn_namesrv or
+  /// spawn_store_actors).
   template <class Handle>
   void track(const Handle& hdl) {
     spawned_.push_back(caf::actor_cast<caf::actor>(hdl));
