@@ -48,7 +48,11 @@ void request_dispatch(self_ptr self, int64_t up_to) {
         self->state.dispatch_in_flight = false;
         request_dispatch(self, 0);
       },
-      [self](const caf::error&) { self->state.dispatch_in_flight = false; });
+      [self](const caf::error& err) {
+        // The next batch asks again; until then readers lag behind.
+        RMQ_ERROR("store", "dispatch failed: " << describe(err));
+        self->state.dispatch_in_flight = false;
+      });
 }
 
 // Acknowledges every waiting batch covered by `flushed`.
