@@ -1,7 +1,10 @@
 #include "actors/namesrv/namesrv_node.hpp"
 
+#include <functional>
+
 #include "caf/actor_cast.hpp"
 #include "caf/actor_system.hpp"
+#include "caf/after.hpp"
 #include "caf/scoped_actor.hpp"
 #include "caf/send.hpp"
 
@@ -42,21 +45,36 @@ namesrv_node spawn_namesrv(caf::actor_system& sys,
   namesrv_node node;
   node.frontend = sys.spawn(namesrv_frontend, t, reader, writer, batcher,
                             scanner, fopts);
-  auto add = [&](const auto& hdl) {
+  std::vector<supervised_child> children;
+  auto add = [&](const char* name, const auto& hdl,
+                 std::function<caf::actor()> respawn = nullptr) {
     node.actors.push_back(caf::actor_cast<caf::actor>(hdl));
+    children.push_back({name, node.actors.back(), std::move(respawn)});
   };
-  add(node.frontend);
-  add(scanner);
-  add(batcher);
-  add(reader);
-  add(writer);
-  add(t.addrs);
-  add(t.clusters);
-  add(t.live);
-  add(t.topics);
-  add(t.filters);
-  add(t.kv);
+  // The scan timer counts scans, nothing more: a new one does the same job.
+  // Everything else holds state (tables, the writer's and batcher's
+  // pending work, the front actor's watched channels) or is held by
+  // handle by others (the route reader: its cache is only a cache, but the
+  // front actor and the writer would need rewiring), so its exit stops the
+  // node. The front actor's dump keeps the first scan timer's handle.
+  add("namesrv_frontend", node.frontend);
+  add("scan_timer", scanner,
+      [&sys, interval = opts.scan_interval, live = t.live, batcher] {
+        return caf::actor_cast<caf::actor>(
+          sys.spawn(scan_timer, interval, live, batcher));
+      });
+  add("unregistration_batcher", batcher);
+  add("route_reader", reader);
+  add("route_writer", writer);
+  add("broker_addr_table", t.addrs);
+  add("cluster_table", t.clusters);
+  add("broker_live_table", t.live);
+  add("topic_queue_table", t.topics);
+  add("filter_server_table", t.filters);
+  add("kv_config_table", t.kv);
   node.kv = caf::actor_cast<caf::actor>(t.kv);
+  node.supervisor = sys.spawn(supervisor, std::string{"namesrv"},
+                              std::move(children), opts.supervision);
   return node;
 }
 
@@ -65,6 +83,7 @@ void namesrv_node::stop(caf::actor_system& sys) {
     return;
   // The KV config is the only state that outlives the process.
   caf::scoped_actor self{sys};
+  self->monitor(supervisor);
   self
     ->request(caf::actor_cast<kv_config_table_actor>(kv),
               std::chrono::seconds{5}, save_atom::value)
@@ -73,6 +92,13 @@ void namesrv_node::stop(caf::actor_system& sys) {
                RMQ_ERROR("namesrv",
                          "saving the KV config failed: " << describe(err));
              });
+  // The supervisor goes first, or it would take the exits below for
+  // failures.
+  caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+  self->receive([](const caf::down_msg&) {},
+                caf::after(std::chrono::seconds{5}) >> [] {
+                  RMQ_ERROR("namesrv", "the supervisor did not stop");
+                });
   for (auto& hdl : actors)
     caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
   actors.clear();
