@@ -69,6 +69,9 @@ scan_timer(scan_timer_actor::stateful_pointer<scan_timer_state> self,
       self->delayed_send(self, self->state.interval, caf::tick_atom::value,
                          gen);
   };
+  // A scan timer that replaces a dead one: the scan its predecessor had in
+  // flight may have marked brokers reported, for an answer nobody reads.
+  self->send(st.live, unreport_atom::value);
   arm();
   return {
     [=](caf::tick_atom) {

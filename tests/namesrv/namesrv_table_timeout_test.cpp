@@ -85,6 +85,34 @@ TEST_CASE_FIXTURE(deterministic_fixture,
   CHECK_EQ(dump["scans"].get<int>(), scans + 4);
 }
 
+TEST_CASE_FIXTURE(deterministic_fixture,
+                  "a scan timer that replaces one killed mid-scan loses no "
+                  "expiry") {
+  auto live = spawn(broker_live_table, caf::timespan{120s});
+  auto staller = spawn(stalling_live_table, live, caf::timespan{12s});
+  auto batcher = spawn(capture);
+  auto reg = make_registration(cluster_a, "broker-a", addr0, 0, {"T1"});
+  reg.heartbeat_timeout_ms = 3'000;
+  self->send(live, caf::put_atom::value, reg, caf::actor_addr{});
+  self->send(staller, stall_atom::value);
+  sched.run();
+  auto as_batcher = caf::actor_cast<unregistration_batcher_actor>(batcher);
+  auto first = spawn(scan_timer, caf::timespan{5s}, as_live_table(staller),
+                     as_batcher);
+  advance_time(6s, 1s); // its scan at 5 s is stuck in the table
+  caf::anon_send_exit(first, caf::exit_reason::kill);
+  sched.run();
+  // What the supervisor does.
+  auto second = spawn(scan_timer, caf::timespan{5s}, as_live_table(staller),
+                      as_batcher);
+  advance_time(20s, 1s);
+  CHECK_EQ(ask<std::vector<std::string>>(batcher, caf::get_atom::value),
+           std::vector<std::string>{addr0});
+  auto dump = nlohmann::json::parse(ask<std::string>(second,
+                                                     dump_atom::value));
+  CHECK_EQ(dump["expired"], 1);
+}
+
 TEST_CASE_FIXTURE(namesrv_fixture,
                   "the front actor survives a liveness table timeout and "
                   "the lost broker still expires") {
