@@ -57,7 +57,11 @@ void on_down(self_ptr self, const caf::down_msg& dm) {
   }
   recent.push_back(now);
   ++c.restarts;
+  auto& spawned = *st.replacements;
+  spawned.erase(std::remove(spawned.begin(), spawned.end(), c.spec.hdl),
+                spawned.end());
   c.spec.hdl = c.spec.respawn();
+  spawned.push_back(c.spec.hdl);
   self->monitor(c.spec.hdl);
   RMQ_WARN(st.node.c_str(),
            "actor " << c.spec.name << " exited (" << reason << "): respawned");
@@ -74,16 +78,14 @@ supervisor(supervisor_actor::stateful_pointer<supervisor_state> self,
   st.options = options;
   for (auto& x : children) {
     self->monitor(x.hdl);
-    auto original = x.hdl;
-    st.children.push_back({std::move(x), std::move(original), {}, 0});
+    st.children.push_back({std::move(x), {}, 0});
   }
   self->set_down_handler([=](caf::down_msg& dm) { on_down(self, dm); });
   // Whoever stops the node stops the actors it spawned; the replacements
   // exist only here.
-  self->attach_functor([=](const caf::error&) {
-    for (auto& c : self->state.children)
-      if (c.spec.hdl != c.original)
-        caf::anon_send_exit(c.spec.hdl, caf::exit_reason::user_shutdown);
+  self->attach_functor([replacements = st.replacements](const caf::error&) {
+    for (auto& hdl : *replacements)
+      caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
   });
   return {
     [=](caf::get_atom, const std::string& name) {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,6 @@ struct supervisor_options {
 struct supervisor_state {
   struct child {
     supervised_child spec;
-    /// The handle the node spawned; the node stops it, the supervisor
-    /// stops the replacements it spawned itself.
-    caf::actor original;
     std::vector<caf::actor_clock::time_point> recent_restarts;
     size_t restarts = 0;
   };
@@ -57,6 +55,11 @@ struct supervisor_state {
   std::string node;
   supervisor_options options;
   std::vector<child> children;
+  /// The replacements it spawned: the node stops the actors it spawned,
+  /// the supervisor's exit stops these. Shared with the exit cleanup, as
+  /// CAF destroys the state before attached functors run.
+  std::shared_ptr<std::vector<caf::actor>> replacements
+    = std::make_shared<std::vector<caf::actor>>();
 
   static const char* name;
 };
