@@ -1,7 +1,5 @@
 #include "actors/namesrv/namesrv_node.hpp"
 
-#include <functional>
-
 #include "caf/actor_cast.hpp"
 #include "caf/actor_system.hpp"
 #include "caf/after.hpp"
@@ -46,23 +44,18 @@ namesrv_node spawn_namesrv(caf::actor_system& sys,
   node.frontend = sys.spawn(namesrv_frontend, t, reader, writer, batcher,
                             scanner, fopts);
   std::vector<supervised_child> children;
-  auto add = [&](const char* name, const auto& hdl,
-                 std::function<caf::actor()> respawn = nullptr) {
+  // No actor of a NameServer can be respawned: each holds state (tables,
+  // the writer's and batcher's pending work, the front actor's watched
+  // channels and settings, the scan timer's interval as set by
+  // UPDATE_NAMESRV_CONFIG), or others hold its handle and would need
+  // rewiring (the route reader, whose cache is only a cache; the scan
+  // timer). So any exit stops the node.
+  auto add = [&](const char* name, const auto& hdl) {
     node.actors.push_back(caf::actor_cast<caf::actor>(hdl));
-    children.push_back({name, node.actors.back(), std::move(respawn)});
+    children.push_back({name, node.actors.back(), nullptr});
   };
-  // The scan timer counts scans, nothing more: a new one does the same job.
-  // Everything else holds state (tables, the writer's and batcher's
-  // pending work, the front actor's watched channels) or is held by
-  // handle by others (the route reader: its cache is only a cache, but the
-  // front actor and the writer would need rewiring), so its exit stops the
-  // node. The front actor's dump keeps the first scan timer's handle.
   add("namesrv_frontend", node.frontend);
-  add("scan_timer", scanner,
-      [&sys, interval = opts.scan_interval, live = t.live, batcher] {
-        return caf::actor_cast<caf::actor>(
-          sys.spawn(scan_timer, interval, live, batcher));
-      });
+  add("scan_timer", scanner);
   add("unregistration_batcher", batcher);
   add("route_reader", reader);
   add("route_writer", writer);
@@ -74,7 +67,7 @@ namesrv_node spawn_namesrv(caf::actor_system& sys,
   add("kv_config_table", t.kv);
   node.kv = caf::actor_cast<caf::actor>(t.kv);
   node.supervisor = sys.spawn(supervisor, std::string{"namesrv"},
-                              std::move(children), opts.supervision);
+                              std::move(children), supervisor_options{});
   return node;
 }
 

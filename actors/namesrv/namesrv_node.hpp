@@ -1,6 +1,6 @@
 // Spawns the actors of one NameServer, wires them together and puts them
-// under a supervisor (actors/common/supervisor): the scan timer is
-// respawned, the exit of any other actor stops the node.
+// under a supervisor (actors/common/supervisor): the exit of any of them
+// stops the node.
 #pragma once
 
 #include <cstddef>
@@ -38,8 +38,6 @@ struct namesrv_options {
   /// Runs the KV table (file I/O) on its own thread. Off under the
   /// deterministic test scheduler.
   bool detach_io = true;
-  /// How often the scan timer may be respawned before the node stops.
-  supervisor_options supervision;
 };
 
 /// The running actors of one NameServer.
