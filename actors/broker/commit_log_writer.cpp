@@ -48,7 +48,11 @@ void request_dispatch(self_ptr self, int64_t up_to) {
         self->state.dispatch_in_flight = false;
         request_dispatch(self, 0);
       },
-      [self](const caf::error&) { self->state.dispatch_in_flight = false; });
+      [self](const caf::error& err) {
+        // The next batch asks again; until then readers lag behind.
+        RMQ_ERROR("store", "dispatch failed: " << describe(err));
+        self->state.dispatch_in_flight = false;
+      });
 }
 
 // Acknowledges every waiting batch covered by `flushed`.
@@ -179,12 +183,16 @@ commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
   st.store->refresh_disk_usage();
   self->delayed_send(self, st.store->config().flush_interval,
                      tick_atom::value);
-  self->attach_functor([self](const caf::error&) {
+  // Fails every waiting batch when told to stop. Not in an attached
+  // functor: CAF destroys the state before those run. (An exit with reason
+  // kill skips this handler; its senders get no answer.)
+  self->set_exit_handler([self](caf::exit_msg& em) {
     auto& st = self->state;
     st.stopped = true;
     for (auto& w : st.waiting_acks)
       w.rp.deliver(make_error(errc::service_not_available, "store stopped"));
     st.waiting_acks.clear();
+    self->quit(em.reason);
   });
   return {
     [=](caf::put_atom, std::vector<store_message>& batch)

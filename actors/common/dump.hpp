@@ -17,6 +17,7 @@
 
 #include "messages/common.hpp"
 #include "messages/errors.hpp"
+#include "runtime/request_failure.hpp"
 
 namespace rmq {
 
@@ -72,6 +73,7 @@ collect_dumps(Self* self, std::string node, nlohmann::json head,
           done();
         },
         [acc, done](const caf::error& err) mutable {
+          log_request_failure("dump", "dump of an actor", err);
           acc->actors.push_back({{"error", describe(err)}});
           done();
         });

@@ -86,6 +86,19 @@ broker_live_table_state::lost(const caf::actor_addr& channel) {
   return result;
 }
 
+size_t broker_live_table_state::unreport() {
+  // Entries whose unregistration is still queued are reported twice, which
+  // is harmless (see stamp); one whose report was lost would otherwise
+  // never be unregistered.
+  size_t n = 0;
+  for (auto& kvp : entries)
+    if (kvp.second.reported) {
+      kvp.second.reported = false;
+      ++n;
+    }
+  return n;
+}
+
 std::vector<unregister_broker_request>
 broker_live_table_state::remove(const std::vector<unregistration>& batch) {
   std::vector<unregister_broker_request> applied;
@@ -176,6 +189,7 @@ broker_live_table_actor::behavior_type broker_live_table(
     [=](conn_lost_atom, const caf::actor_addr& channel) {
       return self->state.lost(channel);
     },
+    [=](unreport_atom) { self->state.unreport(); },
     [=](caf::delete_atom, const std::vector<unregistration>& batch) {
       return self->state.remove(batch);
     },

@@ -41,6 +41,8 @@ using broker_live_table_actor = dumpable_actor::extend<
   // Brokers that registered through this actor.
   caf::replies_to<conn_lost_atom, caf::actor_addr>::with<
     std::vector<unregistration>>,
+  // A report got lost: every reported entry may be reported again.
+  caf::reacts_to<unreport_atom>,
   // Removes entries unless their token is stale; returns what was applied.
   caf::replies_to<caf::delete_atom, std::vector<unregistration>>::with<
     std::vector<unregister_broker_request>>,
@@ -85,6 +87,8 @@ struct broker_live_table_state {
   unregistration stamp(const unregister_broker_request& req);
   std::vector<unregistration> expire(time_point now);
   std::vector<unregistration> lost(const caf::actor_addr& channel);
+  /// Clears every `reported` flag; returns how many were set.
+  size_t unreport();
   std::vector<unregister_broker_request>
   remove(const std::vector<unregistration>& batch);
   /// This actor's fields for its JSON dump (actors/common/dump.hpp); ages

@@ -9,6 +9,7 @@
 #include "actors/common/dump.hpp"
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
+#include "runtime/request_failure.hpp"
 #include "actors/namesrv/request_checks.hpp"
 #include "runtime/validators.hpp"
 
@@ -39,7 +40,10 @@ caf::result<R> relay(self_ptr self, const Handle& hdl, const Request& req) {
   auto rp = self->make_response_promise<R>();
   self->request(hdl, table_timeout, req)
     .then([=](R& x) mutable { rp.deliver(std::move(x)); },
-          [=](caf::error& err) mutable { rp.deliver(std::move(err)); });
+          [=](caf::error& err) mutable {
+            log_request_failure("namesrv", "KV request", err);
+            rp.deliver(std::move(err));
+          });
   return rp;
 }
 
@@ -67,6 +71,13 @@ void on_down(self_ptr self, const caf::down_msg& dm) {
                                                     << " lost");
       if (!lost.empty())
         self->send(self->state.batcher, lost);
+    },
+    [=](const caf::error& err) {
+      // Its brokers then expire after their heartbeat timeout instead.
+      RMQ_ERROR("namesrv", "a lost connection was not handled ("
+                             << describe(err)
+                             << "): its brokers expire by the scan");
+      self->send(self->state.tables.live, unreport_atom::value);
     });
 }
 
@@ -89,9 +100,17 @@ route_with_order_conf(self_ptr self, const get_route_info_request& req) {
               result->order_topic_conf = conf;
               rp.deliver(std::move(*result));
             },
-            [=](const caf::error&) mutable { rp.deliver(std::move(*result)); });
+            [=](const caf::error& err) mutable {
+              // The route is still worth more to the client than an error.
+              log_request_failure("namesrv", "order topic config lookup",
+                                  err);
+              rp.deliver(std::move(*result));
+            });
       },
-      [=](const caf::error& err) mutable { rp.deliver(err); });
+      [=](const caf::error& err) mutable {
+        log_request_failure("namesrv", "route lookup", err);
+        rp.deliver(err);
+      });
   return rp;
 }
 
@@ -99,7 +118,10 @@ route_with_order_conf(self_ptr self, const get_route_info_request& req) {
 template <class R, class F>
 caf::result<R> from_cluster_info(self_ptr self, F make) {
   auto rp = self->make_response_promise<R>();
-  auto fail = [=](const caf::error& err) mutable { rp.deliver(err); };
+  auto fail = [=](const caf::error& err) mutable {
+    log_request_failure("namesrv", "cluster info", err);
+    rp.deliver(err);
+  };
   self
     ->request(self->state.tables.addrs, table_timeout, caf::get_atom::value)
     .then(
@@ -173,6 +195,7 @@ update_config(self_ptr self, const update_namesrv_config_request& req) {
       rp.deliver(caf::ok_atom::value);
   };
   auto fail = [=](const caf::error& err) mutable {
+    log_request_failure("namesrv", "namesrv config update", err);
     if (*pending > 0) {
       *pending = 0;
       rp.deliver(err);
@@ -198,7 +221,10 @@ caf::result<topic_list> topics_by_cluster(self_ptr self,
   if (auto err = check_broker_name(cluster, "cluster name"))
     return err;
   auto rp = self->make_response_promise<topic_list>();
-  auto fail = [=](const caf::error& err) mutable { rp.deliver(err); };
+  auto fail = [=](const caf::error& err) mutable {
+    log_request_failure("namesrv", "topics of cluster " + cluster, err);
+    rp.deliver(err);
+  };
   self
     ->request(self->state.tables.clusters, table_timeout,
               caf::get_atom::value, cluster)
@@ -224,7 +250,10 @@ caf::result<caf::ok_atom> unregister(self_ptr self,
                               req.broker_addr, req.broker_id))
     return err;
   auto rp = self->make_response_promise<caf::ok_atom>();
-  auto fail = [=](const caf::error& err) mutable { rp.deliver(err); };
+  auto fail = [=](const caf::error& err) mutable {
+    log_request_failure("namesrv", "unregistration", err);
+    rp.deliver(err);
+  };
   self->request(self->state.tables.live, table_timeout, req)
     .then(
       [=](const unregistration& x) mutable {
@@ -257,8 +286,10 @@ member_group(self_ptr self, const get_broker_member_group_request& req) {
         if (err == errc::broker_not_found)
           rp.deliver(broker_member_group{req.cluster_name, req.broker_name,
                                          {}});
-        else
+        else {
+          log_request_failure("namesrv", "broker member group", err);
           rp.deliver(err);
+        }
       });
   return rp;
 }

@@ -2,6 +2,7 @@
 
 #include "caf/actor_cast.hpp"
 #include "caf/actor_system.hpp"
+#include "caf/after.hpp"
 #include "caf/scoped_actor.hpp"
 #include "caf/send.hpp"
 
@@ -42,21 +43,31 @@ namesrv_node spawn_namesrv(caf::actor_system& sys,
   namesrv_node node;
   node.frontend = sys.spawn(namesrv_frontend, t, reader, writer, batcher,
                             scanner, fopts);
-  auto add = [&](const auto& hdl) {
+  std::vector<supervised_child> children;
+  // No actor of a NameServer can be respawned: each holds state (tables,
+  // the writer's and batcher's pending work, the front actor's watched
+  // channels and settings, the scan timer's interval as set by
+  // UPDATE_NAMESRV_CONFIG), or others hold its handle and would need
+  // rewiring (the route reader, whose cache is only a cache; the scan
+  // timer). So any exit stops the node.
+  auto add = [&](const char* name, const auto& hdl) {
     node.actors.push_back(caf::actor_cast<caf::actor>(hdl));
+    children.push_back({name, node.actors.back(), nullptr});
   };
-  add(node.frontend);
-  add(scanner);
-  add(batcher);
-  add(reader);
-  add(writer);
-  add(t.addrs);
-  add(t.clusters);
-  add(t.live);
-  add(t.topics);
-  add(t.filters);
-  add(t.kv);
+  add("namesrv_frontend", node.frontend);
+  add("scan_timer", scanner);
+  add("unregistration_batcher", batcher);
+  add("route_reader", reader);
+  add("route_writer", writer);
+  add("broker_addr_table", t.addrs);
+  add("cluster_table", t.clusters);
+  add("broker_live_table", t.live);
+  add("topic_queue_table", t.topics);
+  add("filter_server_table", t.filters);
+  add("kv_config_table", t.kv);
   node.kv = caf::actor_cast<caf::actor>(t.kv);
+  node.supervisor = sys.spawn(supervisor, std::string{"namesrv"},
+                              std::move(children), supervisor_options{});
   return node;
 }
 
@@ -65,6 +76,7 @@ void namesrv_node::stop(caf::actor_system& sys) {
     return;
   // The KV config is the only state that outlives the process.
   caf::scoped_actor self{sys};
+  self->monitor(supervisor);
   self
     ->request(caf::actor_cast<kv_config_table_actor>(kv),
               std::chrono::seconds{5}, save_atom::value)
@@ -73,6 +85,13 @@ void namesrv_node::stop(caf::actor_system& sys) {
                RMQ_ERROR("namesrv",
                          "saving the KV config failed: " << describe(err));
              });
+  // The supervisor goes first, or it would take the exits below for
+  // failures.
+  caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+  self->receive([](const caf::down_msg&) {},
+                caf::after(std::chrono::seconds{5}) >> [] {
+                  RMQ_ERROR("namesrv", "the supervisor did not stop");
+                });
   for (auto& hdl : actors)
     caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
   actors.clear();

@@ -1,4 +1,6 @@
-// Spawns the actors of one NameServer and wires them together.
+// Spawns the actors of one NameServer, wires them together and puts them
+// under a supervisor (actors/common/supervisor): the exit of any of them
+// stops the node.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +11,7 @@
 #include "caf/fwd.hpp"
 #include "caf/timespan.hpp"
 
+#include "actors/common/supervisor.hpp"
 #include "messages/namesrv.hpp"
 
 namespace rmq {
@@ -41,12 +44,16 @@ struct namesrv_options {
 /// The running actors of one NameServer.
 struct namesrv_node {
   namesrv_actor frontend;
-  /// Every actor of the node, for shutdown.
+  /// Every actor of the node as spawned, for shutdown (the supervisor
+  /// stops the replacements it spawned).
   std::vector<caf::actor> actors;
+  /// Watches `actors`; it exits with an error naming the actor when the
+  /// node can no longer work. Watch it to learn that the node failed.
+  supervisor_actor supervisor;
   /// The KV config table, saved at shutdown.
   caf::actor kv;
 
-  /// Saves the KV config and stops every actor.
+  /// Saves the KV config, stops the supervisor, then every actor.
   void stop(caf::actor_system& sys);
 };
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "messages/errors.hpp"
+#include "runtime/request_failure.hpp"
 
 #include "actors/common/dump.hpp"
 
@@ -33,7 +34,10 @@ caf::result<topic_route_data> fetch(self_ptr self, const std::string& topic) {
   auto rp = self->make_response_promise<topic_route_data>();
   auto route = std::make_shared<topic_route_data>();
   auto generation = self->state.generation;
-  auto fail = [=](const caf::error& err) mutable { rp.deliver(err); };
+  auto fail = [=](const caf::error& err) mutable {
+    log_request_failure("namesrv", "route of " + topic, err);
+    rp.deliver(err);
+  };
   self
     ->request(self->state.topics, table_timeout, caf::get_atom::value, topic)
     .then(

@@ -8,6 +8,7 @@
 #include "actors/namesrv/registration_plan.hpp"
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
+#include "runtime/request_failure.hpp"
 
 #include "actors/common/dump.hpp"
 
@@ -21,6 +22,14 @@ using self_ptr = route_writer_actor::stateful_pointer<route_writer_state>;
 
 // Local tables answer in microseconds; this only guards against a dead one.
 constexpr auto table_timeout = std::chrono::seconds{10};
+
+// Answers a write whose table request failed; the writer goes on with the
+// next write.
+template <class T>
+void fail(caf::typed_response_promise<T>& rp, const caf::error& err) {
+  log_request_failure("namesrv", "route write", err);
+  rp.deliver(err);
+}
 
 // Answers a registration, with the ORDER_TOPIC_CONFIG namespace if
 // RocketMQ's returnOrderTopicConfigToBroker is on.
@@ -38,7 +47,12 @@ void reply_registration(self_ptr self, register_broker_result result,
         result.kv_table = kv.table;
         rp.deliver(result);
       },
-      [=](const caf::error&) mutable { rp.deliver(result); });
+      [=](const caf::error& err) mutable {
+        // The registration itself is applied: answer it without the
+        // order topic config rather than fail it.
+        log_request_failure("namesrv", "order topic config lookup", err);
+        rp.deliver(result);
+      });
 }
 
 // Writes an accepted registration. The route reader's cache is dropped only
@@ -73,7 +87,7 @@ void apply_registration(
           self->send(self->state.reader, routes_changed_atom::value);
         reply_registration(self, result, rp);
       },
-      [=](const caf::error& err) mutable { rp.deliver(err); });
+      [=](const caf::error& err) mutable { fail(rp, err); });
 }
 
 void register_broker(self_ptr self, register_broker_request req,
@@ -108,7 +122,7 @@ void register_broker(self_ptr self, register_broker_request req,
           apply_registration(self, req, channel, std::move(plan),
                              group_changed, rp);
         },
-        [=](const caf::error& err) mutable { rp.deliver(err); });
+        [=](const caf::error& err) mutable { fail(rp, err); });
   };
   self->request(t.addrs, table_timeout, caf::get_atom::value, req.broker_name)
     .await([=](const broker_data& current) mutable { with_group(&current); },
@@ -116,7 +130,7 @@ void register_broker(self_ptr self, register_broker_request req,
              if (err == errc::broker_not_found)
                with_group(nullptr);
              else
-               rp.deliver(err);
+               fail(rp, err);
            });
 }
 
@@ -150,9 +164,9 @@ void unregister_batch(
                                       << " of cluster " << x.cluster_name);
               rp.deliver(applied);
             },
-            [=](const caf::error& err) mutable { rp.deliver(err); });
+            [=](const caf::error& err) mutable { fail(rp, err); });
       },
-      [=](const caf::error& err) mutable { rp.deliver(err); });
+      [=](const caf::error& err) mutable { fail(rp, err); });
 }
 
 void register_topic(self_ptr self, register_topic_request req,
@@ -185,7 +199,7 @@ void register_topic(self_ptr self, register_topic_request req,
         self->send(self->state.reader, routes_changed_atom::value);
         rp.deliver(caf::ok_atom::value);
       },
-      [=](const caf::error& err) mutable { rp.deliver(err); });
+      [=](const caf::error& err) mutable { fail(rp, err); });
 }
 
 // RocketMQ answers success whether or not the topic or cluster is known:
@@ -213,7 +227,7 @@ void delete_topic(self_ptr self, delete_topic_request req,
         }
         rp.deliver(caf::ok_atom::value);
       },
-      [=](const caf::error& err) mutable { rp.deliver(err); });
+      [=](const caf::error& err) mutable { fail(rp, err); });
 }
 
 } // namespace

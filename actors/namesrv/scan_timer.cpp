@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "messages/errors.hpp"
 #include "runtime/log.hpp"
 
 #include "actors/common/dump.hpp"
@@ -11,6 +12,46 @@
 namespace rmq {
 
 const char* scan_timer_state::name = "scan_timer";
+
+namespace {
+
+using self_ptr = scan_timer_actor::stateful_pointer<scan_timer_state>;
+
+void scan(self_ptr self) {
+  auto& st = self->state;
+  if (st.scan_in_flight) {
+    RMQ_WARN("namesrv", "liveness scan skipped: the previous one is still "
+                        "unanswered");
+    return;
+  }
+  ++st.scans;
+  st.scan_in_flight = true;
+  self->request(st.live, scan_timeout, scan_atom::value)
+    .then(
+      [=](const std::vector<unregistration>& expired) {
+        auto& st = self->state;
+        st.scan_in_flight = false;
+        if (expired.empty())
+          return;
+        st.expired += expired.size();
+        for (auto& x : expired)
+          RMQ_WARN("namesrv", "broker " << x.request.broker_addr
+                                        << " expired (no heartbeat)");
+        self->send(st.batcher, expired);
+      },
+      [=](const caf::error& err) {
+        auto& st = self->state;
+        st.scan_in_flight = false;
+        ++st.failed_scans;
+        RMQ_ERROR("namesrv", "liveness scan failed (" << describe(err)
+                               << "): retrying on the next scan");
+        // The table may still answer, after we stopped listening: the
+        // brokers it reported then would never be unregistered.
+        self->send(st.live, unreport_atom::value);
+      });
+}
+
+} // namespace
 
 scan_timer_actor::behavior_type
 scan_timer(scan_timer_actor::stateful_pointer<scan_timer_state> self,
@@ -28,21 +69,13 @@ scan_timer(scan_timer_actor::stateful_pointer<scan_timer_state> self,
       self->delayed_send(self, self->state.interval, caf::tick_atom::value,
                          gen);
   };
+  // A scan timer that replaces a dead one: the scan its predecessor had in
+  // flight may have marked brokers reported, for an answer nobody reads.
+  self->send(st.live, unreport_atom::value);
   arm();
   return {
     [=](caf::tick_atom) {
-      ++self->state.scans;
-      self->request(self->state.live, std::chrono::seconds{10},
-                    scan_atom::value)
-        .then([=](const std::vector<unregistration>& expired) {
-          if (expired.empty())
-            return;
-          self->state.expired += expired.size();
-          for (auto& x : expired)
-            RMQ_WARN("namesrv", "broker " << x.request.broker_addr
-                                          << " expired (no heartbeat)");
-          self->send(self->state.batcher, expired);
-        });
+      scan(self);
       arm();
     },
     [=](caf::tick_atom, uint64_t gen) {
@@ -62,7 +95,8 @@ nlohmann::json scan_timer_state::dump_fields() const {
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(interval);
   return {{"scan_interval_ms", ms.count()},
           {"scans", scans},
-          {"expired", expired}};
+          {"expired", expired},
+          {"failed_scans", failed_scans}};
 }
 
 } // namespace rmq

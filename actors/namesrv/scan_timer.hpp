@@ -1,8 +1,11 @@
 // Every scan interval (RocketMQ scanNotActiveBrokerInterval, 5 s) asks the
 // liveness table for brokers whose heartbeat timed out and hands them to the
-// unregistration batcher as one batch. The tables stay timer-free.
+// unregistration batcher as one batch. The tables stay timer-free. A scan
+// that fails (the table answers late) is logged and retried on the next
+// tick; the timer never stops for it.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 
 #include <nlohmann/json_fwd.hpp>
@@ -31,12 +34,20 @@ struct scan_timer_state {
   uint64_t expired = 0;
   /// Generation of the one armed tick.
   uint64_t generation = 0;
+  /// Scans that timed out or failed.
+  uint64_t failed_scans = 0;
+  /// A scan is awaiting its answer: ticks skip theirs meanwhile, so a slow
+  /// table is not buried under scans.
+  bool scan_in_flight = false;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;
 
   static const char* name;
 };
+
+/// How long a scan may take before it counts as failed.
+constexpr auto scan_timeout = std::chrono::seconds{10};
 
 /// A zero interval turns scanning off.
 scan_timer_actor::behavior_type

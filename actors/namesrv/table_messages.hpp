@@ -20,6 +20,10 @@ using scan_atom = caf::atom_constant<caf::atom("scan")>;
 /// Tells the liveness table that a broker's connection is gone.
 using conn_lost_atom = caf::atom_constant<caf::atom("conn_lost")>;
 
+/// Tells the liveness table that a list it reported (scan, conn_lost) never
+/// reached its asker (timeout): those entries may be reported again.
+using unreport_atom = caf::atom_constant<caf::atom("unreport")>;
+
 /// An unregistration waiting in the batcher. `token` is the liveness entry's
 /// sequence number when it was queued: if the broker registered or heart-beat
 /// after that, the entry's number is higher and the unregistration is stale

@@ -93,14 +93,14 @@ int run_namesrv(caf::actor_system& sys, const config& cfg,
                                       << (cfg.tls() ? " (mutual TLS)" : "")
                                       << ", KV config at '"
                                       << cfg.kv_config_path << "'");
-  // Any peer that can connect can also send the front actor an exit
-  // message (CAF 0.17 cannot refuse one). A node without its front actor
-  // would accept connections and answer nothing, so it exits instead and a
-  // supervisor can restart it.
+  // The node's supervisor stops when an actor with state died (any peer
+  // that can connect can send the front actor an exit message, which CAF
+  // 0.17 cannot refuse). A node with a dead part would look alive and not
+  // work, so it exits instead and a supervisor can restart it.
   std::string down_reason;
-  std::thread watchdog{[&sys, &down_reason, front = node.frontend] {
+  std::thread watchdog{[&sys, &down_reason, sup = node.supervisor] {
     caf::scoped_actor self{sys};
-    self->monitor(front);
+    self->monitor(sup);
     self->receive([&](caf::down_msg& dm) { down_reason = sys.render(dm.reason); });
     kill(getpid(), SIGUSR1);
   }};
@@ -112,8 +112,7 @@ int run_namesrv(caf::actor_system& sys, const config& cfg,
   node.stop(sys);
   watchdog.join();
   if (sig == SIGUSR1) {
-    RMQ_ERROR("namesrv", "front actor stopped (" << down_reason
-                                                 << "): exiting");
+    RMQ_ERROR("namesrv", "node failed (" << down_reason << "): exiting");
     return 1;
   }
   return 0;
@@ -129,7 +128,7 @@ int main(int argc, char** argv) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGUSR1); // raised by the front actor's watchdog
+  sigaddset(&signals, SIGUSR1); // raised by the supervisor's watchdog
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   config cfg;
   if (auto err = cfg.parse_command_line(argc, argv)) {

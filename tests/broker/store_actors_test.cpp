@@ -119,6 +119,22 @@ TEST_CASE_FIXTURE(fixture, "concurrent sync appends share fdatasyncs") {
   CHECK_GE(syncs, 1);
 }
 
+TEST_CASE_FIXTURE(fixture, "a sync append waiting for its fdatasync when "
+                           "the store stops gets an error, not silence") {
+  start(storage::flush_mode::sync);
+  auto rh = self->request(actors.commit_log, caf::infinite,
+                          caf::put_atom::value, batch(1));
+  sched.run_once(); // the writer appends and asks the flusher
+  caf::anon_send_exit(actors.commit_log, caf::exit_reason::user_shutdown);
+  sched.run();
+  REQUIRE_FALSE(self->mailbox().empty());
+  caf::error err;
+  rh.receive([](std::vector<put_result>&) { FAIL("acknowledged"); },
+             [&](caf::error& x) { err = std::move(x); });
+  CHECK(err == errc::service_not_available);
+  actors.commit_log = nullptr; // stopped already
+}
+
 TEST_CASE_FIXTURE(fixture, "a failed fdatasync is an error to the sender, "
                            "never an ack") {
   start(storage::flush_mode::sync);

@@ -79,6 +79,7 @@ public:
   explicit namesrv_fixture(namesrv_options opts = test_options()) {
     opts.detach_io = false;
     node = spawn_namesrv(sys, opts);
+    track(node.supervisor); // first: it stops before the actors it watches
     for (auto& hdl : node.actors)
       track(hdl);
     sched.run();

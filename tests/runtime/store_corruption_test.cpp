@@ -15,6 +15,7 @@
 
 #include "runtime/storage/byte_coding.hpp"
 #include "tests/runtime/store_test_util.hpp"
+#include "tests/support/test_seed.hpp"
 
 using namespace rmq;
 using namespace rmq::storage;
@@ -262,12 +263,7 @@ TEST_CASE_FIXTURE(fixture, "a torn tail is cut and only the tail") {
 
 TEST_CASE_FIXTURE(fixture, "random flipped bytes never lose an untouched "
                            "record") {
-  // RMQ_TEST_SEED repeats a run.
-  auto env = std::getenv("RMQ_TEST_SEED");
-  auto seed = env ? static_cast<unsigned>(std::stoul(env))
-                  : std::random_device{}();
-  MESSAGE("seed " << seed);
-  std::mt19937 rng{seed};
+  std::mt19937 rng{test::test_seed()}; // RMQ_TEST_SEED repeats a run
   bool clean = rng() % 2 == 0;
   write(120, clean);
   // Bytes recovery is built to judge: length, magic, body CRC, phys

@@ -16,6 +16,7 @@
 #include "caf/send.hpp"
 
 #include "messages/errors.hpp"
+#include "tests/support/test_seed.hpp"
 #include "tests/system/namesrv_system_support.hpp"
 
 using namespace std::chrono_literals;
@@ -48,8 +49,9 @@ TEST_SUITE("system.namesrv.robustness") {
 
 TEST_CASE("raw garbage on the TCP port does not stop the NameServer") {
   auto ns = start_namesrv();
+  auto seed = test_seed();
   std::vector<std::vector<uint8_t>> payloads{
-    random_bytes(64, 1), random_bytes(100'000, 2),
+    random_bytes(64, seed), random_bytes(100'000, seed + 1),
     std::vector<uint8_t>(4096, 0xFF), std::vector<uint8_t>(4096, 0x00),
     {'G', 'E', 'T', ' ', '/', ' ', 'H', 'T', 'T', 'P', '/', '1', '.', '1',
      '\r', '\n', '\r', '\n'}};
@@ -62,7 +64,7 @@ TEST_CASE("raw garbage on the TCP port does not stop the NameServer") {
   // A garbage connection left open while a real client works.
   int idle = raw_connect(ns.port);
   REQUIRE(idle >= 0);
-  raw_send(idle, random_bytes(10, 3));
+  raw_send(idle, random_bytes(10, seed + 2));
   remote_client client;
   check_serves(client, ns.port);
   close(idle);

@@ -2,12 +2,13 @@
 // processes read, and NameServers react to processes dying.
 #include <chrono>
 #include <csignal>
-#include <thread>
+#include <string>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include "messages/errors.hpp"
+#include "tests/support/wait_until.hpp"
 #include "tests/system/namesrv_system_support.hpp"
 
 using namespace std::chrono_literals;
@@ -16,6 +17,20 @@ using namespace rmq::test;
 namespace {
 
 using clock_type = std::chrono::steady_clock;
+
+// The liveness sequence number of the node's one broker (it grows with
+// every heartbeat), 0 if the node has none or does not answer.
+int64_t live_seq(remote_client& client, const rmq::namesrv_actor& hdl) {
+  auto text = client.ask<std::string>(hdl, rmq::dump_atom::value);
+  if (!text)
+    return 0;
+  auto dump = nlohmann::json::parse(*text);
+  for (auto& actor : dump["actors"])
+    if (actor.value("actor", "") == "broker_live_table"
+        && actor["brokers"].size() == 1)
+      return actor["brokers"][0]["seq"].get<int64_t>();
+  return 0;
+}
 
 } // namespace
 
@@ -47,7 +62,8 @@ TEST_CASE("a broker registered by one process is routed to another") {
   CHECK_EQ(direct->broker_datas[0].broker_name, "broker-a");
 }
 
-TEST_CASE("killing the broker process removes it from routes within 1 s") {
+TEST_CASE("killing the broker process removes it from routes at once, "
+          "not after its heartbeat timeout") {
   auto ns = start_namesrv();
   auto broker = start_broker({ns.addr()});
   remote_client client;
@@ -56,17 +72,13 @@ TEST_CASE("killing the broker process removes it from routes within 1 s") {
   REQUIRE(client.knows_broker(hdl, "broker-a"));
   broker->signal(SIGKILL);
   auto t0 = clock_type::now();
-  bool gone = false;
-  while (!gone && clock_type::now() - t0 < 2s) {
-    gone = !client.knows_broker(hdl, "broker-a");
-    if (!gone)
-      std::this_thread::sleep_for(2ms);
-  }
-  auto elapsed = clock_type::now() - t0;
-  REQUIRE(gone);
-  CHECK(elapsed < 1s);
+  // Far below the 120 s heartbeat timeout: only the lost connection can
+  // have removed it. How fast is measured, not asserted.
+  REQUIRE(wait_until([&] { return !client.knows_broker(hdl, "broker-a"); },
+                     30s));
   MESSAGE("broker removed "
-          << std::chrono::duration_cast<std::chrono::milliseconds>(elapsed)
+          << std::chrono::duration_cast<std::chrono::milliseconds>(
+               clock_type::now() - t0)
                .count()
           << " ms after SIGKILL");
   auto route = client.ask<rmq::topic_route_data>(
@@ -100,8 +112,11 @@ TEST_CASE("two NameServers hold the broker independently") {
   CHECK_EQ(ns1.proc->wait(), 128 + SIGKILL);
   std::string lost;
   CHECK(broker->wait_for("lost " + ns1.addr(), lost, 5s));
-  // Past one heartbeat round, so the broker had a chance to trip over it.
-  std::this_thread::sleep_for(1200ms);
+  // A heartbeat reaches the other NameServer after the loss: the broker
+  // did not trip over the dead one.
+  auto seq = live_seq(client, hdl2);
+  REQUIRE_GT(seq, 0);
+  CHECK(wait_until([&] { return live_seq(client, hdl2) > seq; }, 30s));
   CHECK(client.knows_broker(hdl2, "broker-a"));
   auto res = run_admin({"-n", ns2.addr(), "topicRoute", "-t", "TopicB"});
   CHECK_EQ(res.rc, 0);

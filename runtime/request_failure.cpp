@@ -1,0 +1,22 @@
+#include "runtime/request_failure.hpp"
+
+#include "caf/atom.hpp"
+
+#include "messages/errors.hpp"
+#include "runtime/log.hpp"
+
+namespace rmq {
+
+bool is_system_failure(const caf::error& err) {
+  return err && err.category() == caf::atom("system");
+}
+
+void log_request_failure(const char* component, const std::string& what,
+                         const caf::error& err) {
+  if (is_system_failure(err))
+    RMQ_ERROR(component, what << " failed: " << describe(err));
+  else
+    RMQ_DEBUG(component, what << " failed: " << describe(err));
+}
+
+} // namespace rmq
