@@ -2,9 +2,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <sstream>
 
 #include "apps/rmq-admin/commands.hpp"
+#include "runtime/option_parser.hpp"
 
 namespace rmq::admin {
 
@@ -24,46 +26,35 @@ constexpr option_name option_names[] = {
   {'d', "store-dir"},
 };
 
-std::optional<char> lookup(const std::string& name) {
-  for (auto& x : option_names)
-    if (name.size() == 1 ? name[0] == x.key : name == x.long_name)
-      return x.key;
-  return std::nullopt;
-}
-
 } // namespace
 
 std::optional<std::string> parse_args(int argc, char** argv,
                                       admin_args& out) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "-h" || arg == "--help") {
-      out.help = true;
-      continue;
-    }
-    if (arg.size() < 2 || arg[0] != '-') {
-      if (!out.command.empty())
-        return "unexpected argument '" + arg + "'";
-      out.command = arg;
-      continue;
-    }
-    // "-t T", "--topic T" or "--topic=T".
-    auto name = arg.substr(arg[1] == '-' ? 2 : 1);
-    std::optional<std::string> value;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name.erase(eq);
-    }
-    auto key = lookup(name);
-    if (!key)
-      return "unknown option '" + arg + "'";
-    if (!value) {
-      if (i + 1 >= argc)
-        return "option '" + arg + "' needs a value";
-      value = argv[++i];
-    }
-    out.opts[*key] = *value;
+  // The shared parser (runtime/option_parser.hpp) with every option as a
+  // string: each command says which of them it takes (commands.cpp).
+  constexpr auto n_options = std::size(option_names);
+  std::string values[n_options];
+  option_parser parser{"rmq-admin", true};
+  for (size_t i = 0; i < n_options; ++i)
+    parser.add(std::string{option_names[i].long_name} + ","
+                 + option_names[i].key,
+               values[i], "");
+  std::vector<std::string> args{argv + 1, argv + argc};
+  auto err = parser.try_parse(args);
+  if (err == "help") {
+    out.help = true;
+    return std::nullopt;
   }
+  if (!err.empty())
+    return err;
+  for (size_t i = 0; i < n_options; ++i)
+    if (parser.given(option_names[i].long_name))
+      out.opts[option_names[i].key] = values[i];
+  auto& words = parser.positional();
+  if (words.size() > 1)
+    return "unexpected argument '" + words[1] + "'";
+  if (!words.empty())
+    out.command = words.front();
   if (out.help)
     return std::nullopt;
   if (out.command.empty())

@@ -1,5 +1,5 @@
-// Command line of rmq-admin, parsed by hand: mqadmin's short options
-// ("-n addr -t Topic") do not fit CAF's "--key=value" option parser.
+// Command line of rmq-admin in mqadmin's shape ("-n addr topicRoute -t T"),
+// read with the shared option parser (runtime/option_parser.hpp).
 #pragma once
 
 #include <chrono>

@@ -61,8 +61,7 @@ std::string check_options(const command_spec& cmd, const admin_args& args) {
 
 } // namespace rmq::admin
 
-// Not CAF_MAIN: CAF 0.17's exec_main drops caf_main's exit code, and its
-// option parser does not take mqadmin's "-t Topic" style.
+// Not CAF_MAIN: CAF 0.17's exec_main drops caf_main's exit code.
 int main(int argc, char** argv) {
   using namespace rmq::admin;
   admin_args args;
