@@ -8,28 +8,50 @@ namespace rmq {
 
 std::string to_string(errc x) {
   switch (x) {
-    case errc::system_error: return "system_error";
-    case errc::system_busy: return "system_busy";
-    case errc::request_code_not_supported: return "request_code_not_supported";
-    case errc::flush_disk_timeout: return "flush_disk_timeout";
-    case errc::slave_not_available: return "slave_not_available";
-    case errc::flush_slave_timeout: return "flush_slave_timeout";
-    case errc::message_illegal: return "message_illegal";
-    case errc::service_not_available: return "service_not_available";
-    case errc::no_permission: return "no_permission";
-    case errc::topic_not_exist: return "topic_not_exist";
-    case errc::pull_not_found: return "pull_not_found";
-    case errc::pull_retry_immediately: return "pull_retry_immediately";
-    case errc::pull_offset_moved: return "pull_offset_moved";
-    case errc::query_not_found: return "query_not_found";
-    case errc::invalid_parameter: return "invalid_parameter";
-    case errc::broker_not_found: return "broker_not_found";
-    case errc::io_error: return "io_error";
-    case errc::corrupt_data: return "corrupt_data";
-    case errc::not_ready: return "not_ready";
-    case errc::queue_full: return "queue_full";
-    case errc::properties_size_exceeded: return "properties_size_exceeded";
-    case errc::disk_full: return "disk_full";
+    case errc::system_error:
+      return "system_error";
+    case errc::system_busy:
+      return "system_busy";
+    case errc::request_code_not_supported:
+      return "request_code_not_supported";
+    case errc::flush_disk_timeout:
+      return "flush_disk_timeout";
+    case errc::slave_not_available:
+      return "slave_not_available";
+    case errc::flush_slave_timeout:
+      return "flush_slave_timeout";
+    case errc::message_illegal:
+      return "message_illegal";
+    case errc::service_not_available:
+      return "service_not_available";
+    case errc::no_permission:
+      return "no_permission";
+    case errc::topic_not_exist:
+      return "topic_not_exist";
+    case errc::pull_not_found:
+      return "pull_not_found";
+    case errc::pull_retry_immediately:
+      return "pull_retry_immediately";
+    case errc::pull_offset_moved:
+      return "pull_offset_moved";
+    case errc::query_not_found:
+      return "query_not_found";
+    case errc::invalid_parameter:
+      return "invalid_parameter";
+    case errc::broker_not_found:
+      return "broker_not_found";
+    case errc::io_error:
+      return "io_error";
+    case errc::corrupt_data:
+      return "corrupt_data";
+    case errc::not_ready:
+      return "not_ready";
+    case errc::queue_full:
+      return "queue_full";
+    case errc::properties_size_exceeded:
+      return "properties_size_exceeded";
+    case errc::disk_full:
+      return "disk_full";
   }
   return "unknown_errc(" + std::to_string(static_cast<int>(x)) + ")";
 }

@@ -23,8 +23,7 @@ RMQ_DEFINE_MESSAGE(query_data_version_request, cluster_name, broker_addr,
 
 RMQ_DEFINE_MESSAGE(query_data_version_result, changed, version)
 
-RMQ_DEFINE_MESSAGE(get_broker_member_group_request, cluster_name,
-                   broker_name)
+RMQ_DEFINE_MESSAGE(get_broker_member_group_request, cluster_name, broker_name)
 
 RMQ_DEFINE_MESSAGE(broker_member_group, cluster, broker_name, broker_addrs)
 

@@ -42,11 +42,10 @@ struct register_broker_request {
 template <class Inspector>
 typename Inspector::result_type
 inspect(Inspector& f, register_broker_request& x) {
-  return f(caf::meta::type_name("rmq.register_broker_request"),
-           x.cluster_name, x.broker_addr, x.broker_name, x.broker_id,
-           x.ha_server_addr, x.zone_name, x.heartbeat_timeout_ms,
-           x.enable_acting_master, x.version, x.topics, x.has_filter_servers,
-           x.filter_server_list);
+  return f(caf::meta::type_name("rmq.register_broker_request"), x.cluster_name,
+           x.broker_addr, x.broker_name, x.broker_id, x.ha_server_addr,
+           x.zone_name, x.heartbeat_timeout_ms, x.enable_acting_master,
+           x.version, x.topics, x.has_filter_servers, x.filter_server_list);
 }
 
 RMQ_DECLARE_MESSAGE(register_broker_request);
@@ -62,8 +61,8 @@ struct register_broker_result {
 template <class Inspector>
 typename Inspector::result_type
 inspect(Inspector& f, register_broker_result& x) {
-  return f(caf::meta::type_name("rmq.register_broker_result"),
-           x.ha_server_addr, x.master_addr, x.kv_table);
+  return f(caf::meta::type_name("rmq.register_broker_result"), x.ha_server_addr,
+           x.master_addr, x.kv_table);
 }
 
 RMQ_DECLARE_MESSAGE(register_broker_result);
@@ -96,8 +95,8 @@ struct broker_heartbeat_request {
 template <class Inspector>
 typename Inspector::result_type
 inspect(Inspector& f, broker_heartbeat_request& x) {
-  return f(caf::meta::type_name("rmq.broker_heartbeat_request"),
-           x.cluster_name, x.broker_addr, x.broker_name, x.broker_id);
+  return f(caf::meta::type_name("rmq.broker_heartbeat_request"), x.cluster_name,
+           x.broker_addr, x.broker_name, x.broker_id);
 }
 
 RMQ_DECLARE_MESSAGE(broker_heartbeat_request);
@@ -186,8 +185,7 @@ struct wipe_write_perm_request {
 template <class Inspector>
 typename Inspector::result_type
 inspect(Inspector& f, wipe_write_perm_request& x) {
-  return f(caf::meta::type_name("rmq.wipe_write_perm_request"),
-           x.broker_name);
+  return f(caf::meta::type_name("rmq.wipe_write_perm_request"), x.broker_name);
 }
 
 RMQ_DECLARE_MESSAGE(wipe_write_perm_request);

@@ -6,15 +6,14 @@ namespace rmq {
 
 RMQ_DEFINE_MESSAGE(data_version, state_version, timestamp, counter)
 
-RMQ_DEFINE_MESSAGE(topic_config, topic_name, read_queue_nums,
-                   write_queue_nums, perm, topic_filter_type, topic_sys_flag,
-                   order)
+RMQ_DEFINE_MESSAGE(topic_config, topic_name, read_queue_nums, write_queue_nums,
+                   perm, topic_filter_type, topic_sys_flag, order)
 
-RMQ_DEFINE_MESSAGE(queue_data, broker_name, read_queue_nums,
-                   write_queue_nums, perm, topic_sys_flag)
+RMQ_DEFINE_MESSAGE(queue_data, broker_name, read_queue_nums, write_queue_nums,
+                   perm, topic_sys_flag)
 
-RMQ_DEFINE_MESSAGE(broker_data, cluster, broker_name, broker_addrs,
-                   zone_name, enable_acting_master)
+RMQ_DEFINE_MESSAGE(broker_data, cluster, broker_name, broker_addrs, zone_name,
+                   enable_acting_master)
 
 RMQ_DEFINE_MESSAGE(topic_route_data, order_topic_conf, queue_datas,
                    broker_datas, filter_server_table)

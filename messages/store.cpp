@@ -28,8 +28,7 @@ nlohmann::json properties_json(const std::string& props) {
       end = props.size();
     if (sep == std::string::npos || sep > end)
       break;
-    result[props.substr(pos, sep - pos)] = props.substr(sep + 1,
-                                                        end - sep - 1);
+    result[props.substr(pos, sep - pos)] = props.substr(sep + 1, end - sep - 1);
     pos = end + 1;
   }
   return result;
@@ -39,13 +38,20 @@ nlohmann::json properties_json(const std::string& props) {
 
 std::string to_string(get_status x) {
   switch (x) {
-    case get_status::found: return "found";
-    case get_status::no_matched_message: return "no_matched_message";
-    case get_status::offset_found_null: return "offset_found_null";
-    case get_status::offset_overflow_one: return "offset_overflow_one";
-    case get_status::offset_overflow_badly: return "offset_overflow_badly";
-    case get_status::offset_too_small: return "offset_too_small";
-    case get_status::no_message_in_queue: return "no_message_in_queue";
+    case get_status::found:
+      return "found";
+    case get_status::no_matched_message:
+      return "no_matched_message";
+    case get_status::offset_found_null:
+      return "offset_found_null";
+    case get_status::offset_overflow_one:
+      return "offset_overflow_one";
+    case get_status::offset_overflow_badly:
+      return "offset_overflow_badly";
+    case get_status::offset_too_small:
+      return "offset_too_small";
+    case get_status::no_message_in_queue:
+      return "no_message_in_queue";
   }
   return "unknown";
 }
@@ -54,10 +60,9 @@ bool operator==(const store_message& x, const store_message& y) {
   return std::tie(x.topic, x.queue_id, x.flag, x.sys_flag, x.born_timestamp,
                   x.born_ip, x.born_port, x.reconsume_times,
                   x.prepared_transaction_offset, x.body, x.properties)
-         == std::tie(y.topic, y.queue_id, y.flag, y.sys_flag,
-                     y.born_timestamp, y.born_ip, y.born_port,
-                     y.reconsume_times, y.prepared_transaction_offset, y.body,
-                     y.properties);
+         == std::tie(y.topic, y.queue_id, y.flag, y.sys_flag, y.born_timestamp,
+                     y.born_ip, y.born_port, y.reconsume_times,
+                     y.prepared_transaction_offset, y.body, y.properties);
 }
 
 void to_json(nlohmann::json& out, const store_message& x) {
@@ -112,8 +117,8 @@ void to_json(nlohmann::json& out, const get_message_request& x) {
 bool operator==(const get_message_result& x, const get_message_result& y) {
   return std::tie(x.status, x.next_begin_offset, x.min_offset, x.max_offset,
                   x.buffer, x.phys_offsets, x.queue_offsets)
-         == std::tie(y.status, y.next_begin_offset, y.min_offset,
-                     y.max_offset, y.buffer, y.phys_offsets, y.queue_offsets);
+         == std::tie(y.status, y.next_begin_offset, y.min_offset, y.max_offset,
+                     y.buffer, y.phys_offsets, y.queue_offsets);
 }
 
 void to_json(nlohmann::json& out, const get_message_result& x) {
@@ -152,15 +157,13 @@ bool operator==(const search_offset_request& x,
 }
 
 void to_json(nlohmann::json& out, const search_offset_request& x) {
-  out = nlohmann::json{{"topic", x.topic},
-                       {"queue_id", x.queue_id},
-                       {"timestamp", x.timestamp}};
+  out = nlohmann::json{
+    {"topic", x.topic}, {"queue_id", x.queue_id}, {"timestamp", x.timestamp}};
 }
 
 bool operator==(const query_message_request& x,
                 const query_message_request& y) {
-  return std::tie(x.topic, x.key, x.max_num, x.begin_timestamp,
-                  x.end_timestamp)
+  return std::tie(x.topic, x.key, x.max_num, x.begin_timestamp, x.end_timestamp)
          == std::tie(y.topic, y.key, y.max_num, y.begin_timestamp,
                      y.end_timestamp);
 }
@@ -175,8 +178,7 @@ void to_json(nlohmann::json& out, const query_message_request& x) {
   };
 }
 
-bool operator==(const query_message_result& x,
-                const query_message_result& y) {
+bool operator==(const query_message_result& x, const query_message_result& y) {
   return x.buffer == y.buffer && x.phys_offsets == y.phys_offsets;
 }
 

@@ -105,8 +105,8 @@ struct get_message_request {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, get_message_request& x) {
-  return f(caf::meta::type_name("rmq.get_message_request"), x.topic,
-           x.queue_id, x.offset, x.max_count, x.max_bytes, x.tag_codes);
+  return f(caf::meta::type_name("rmq.get_message_request"), x.topic, x.queue_id,
+           x.offset, x.max_count, x.max_bytes, x.tag_codes);
 }
 
 bool operator==(const get_message_request& x, const get_message_request& y);
@@ -141,8 +141,7 @@ struct get_offset_request {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, get_offset_request& x) {
-  return f(caf::meta::type_name("rmq.get_offset_request"), x.topic,
-           x.queue_id);
+  return f(caf::meta::type_name("rmq.get_offset_request"), x.topic, x.queue_id);
 }
 
 bool operator==(const get_offset_request& x, const get_offset_request& y);
@@ -177,8 +176,7 @@ inspect(Inspector& f, search_offset_request& x) {
            x.queue_id, x.timestamp);
 }
 
-bool operator==(const search_offset_request& x,
-                const search_offset_request& y);
+bool operator==(const search_offset_request& x, const search_offset_request& y);
 void to_json(nlohmann::json& out, const search_offset_request& x);
 
 /// Looks messages up by key or unique id through the index
@@ -198,8 +196,7 @@ inspect(Inspector& f, query_message_request& x) {
            x.max_num, x.begin_timestamp, x.end_timestamp);
 }
 
-bool operator==(const query_message_request& x,
-                const query_message_request& y);
+bool operator==(const query_message_request& x, const query_message_request& y);
 void to_json(nlohmann::json& out, const query_message_request& x);
 
 /// Raw records found by a lookup, concatenated, plus where each one lives.
@@ -209,8 +206,7 @@ struct query_message_result {
 };
 
 template <class Inspector>
-typename Inspector::result_type
-inspect(Inspector& f, query_message_result& x) {
+typename Inspector::result_type inspect(Inspector& f, query_message_result& x) {
   return f(caf::meta::type_name("rmq.query_message_result"), x.buffer,
            x.phys_offsets);
 }

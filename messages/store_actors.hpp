@@ -37,8 +37,8 @@ using dispatcher_actor = dumpable_actor::extend<
 using commit_log_actor = dumpable_actor::extend<
   // Appends a batch; one result per message, or an error for the whole
   // batch (system_busy, a failed flush).
-  caf::replies_to<caf::put_atom, std::vector<store_message>>::with<
-    std::vector<put_result>>,
+  caf::replies_to<caf::put_atom,
+                  std::vector<store_message>>::with<std::vector<put_result>>,
   // Flush and housekeeping timer.
   caf::reacts_to<tick_atom>>;
 

@@ -35,8 +35,7 @@ std::string exe_dir() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
-child_process::child_process(std::vector<std::string> argv,
-                             bool quiet_stderr) {
+child_process::child_process(std::vector<std::string> argv, bool quiet_stderr) {
   int fds[2];
   if (pipe(fds) != 0)
     return;
@@ -76,7 +75,8 @@ child_process::~child_process() {
     close(out_fd_);
 }
 
-bool child_process::read_line(std::string& line, std::chrono::milliseconds timeout) {
+bool child_process::read_line(std::string& line,
+                              std::chrono::milliseconds timeout) {
   auto deadline = clock_type::now() + timeout;
   for (;;) {
     if (auto nl = buf_.find('\n'); nl != std::string::npos) {
@@ -107,7 +107,7 @@ bool child_process::read_line(std::string& line, std::chrono::milliseconds timeo
 }
 
 bool child_process::wait_for(const std::string& prefix, std::string& rest,
-                     std::chrono::milliseconds timeout) {
+                             std::chrono::milliseconds timeout) {
   auto deadline = clock_type::now() + timeout;
   std::string line;
   while (read_line(line, std::chrono::milliseconds{ms_left(deadline)}))
@@ -144,7 +144,7 @@ int child_process::wait(std::chrono::milliseconds timeout) {
 }
 
 int run_command(std::vector<std::string> argv, std::string& out,
-        std::chrono::milliseconds timeout) {
+                std::chrono::milliseconds timeout) {
   auto deadline = clock_type::now() + timeout;
   child_process proc{std::move(argv)};
   out.clear();

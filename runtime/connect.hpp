@@ -46,8 +46,8 @@ caf::expected<Handle> handle_from_reply(caf::actor_system& sys,
 /// Connects `self` (a blocking actor) to the `Handle` published at `addr`;
 /// waits at most `timeout`.
 template <class Handle>
-caf::expected<Handle> connect(caf::scoped_actor& self, const host_port& addr,
-                              caf::timespan timeout) {
+caf::expected<Handle>
+connect(caf::scoped_actor& self, const host_port& addr, caf::timespan timeout) {
   caf::expected<Handle> result{caf::make_error(caf::sec::request_timeout)};
   auto& sys = self->system();
   self

@@ -136,8 +136,7 @@ caf::error save(const std::string& path, const kv_config_map& table) {
       return io_failure("cannot create directory", dir.string(), ec.value());
   }
   auto tmp = path + ".tmp";
-  auto fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                   0644);
+  auto fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     return io_failure("cannot create", tmp, errno);
   if (!write_all(fd, text) || ::fsync(fd) != 0) {

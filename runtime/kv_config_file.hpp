@@ -12,8 +12,7 @@
 namespace rmq {
 
 /// Namespace -> key -> value (RocketMQ KVConfigManager#configTable).
-using kv_config_map
-  = std::map<std::string, std::map<std::string, std::string>>;
+using kv_config_map = std::map<std::string, std::map<std::string, std::string>>;
 
 namespace kv_config_file {
 

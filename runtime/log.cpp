@@ -25,11 +25,16 @@ std::atomic<int>& current() {
 
 const char* label(level x) {
   switch (x) {
-    case level::debug: return "DEBUG";
-    case level::info: return "INFO ";
-    case level::warn: return "WARN ";
-    case level::error: return "ERROR";
-    default: return "     ";
+    case level::debug:
+      return "DEBUG";
+    case level::info:
+      return "INFO ";
+    case level::warn:
+      return "WARN ";
+    case level::error:
+      return "ERROR";
+    default:
+      return "     ";
   }
 }
 

@@ -22,7 +22,7 @@ void write(level x, const char* component, const std::string& text);
 
 } // namespace rmq::log
 
-#define RMQ_LOG(lvl, component, expr)                                         \
+#define RMQ_LOG(lvl, component, expr)                                          \
   do {                                                                         \
     if (::rmq::log::enabled(lvl)) {                                            \
       std::ostringstream rmq_log_os_;                                          \

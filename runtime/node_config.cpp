@@ -10,8 +10,8 @@
 
 #include "messages/errors.hpp"
 #include "runtime/message_types.hpp"
-#include "runtime/option_parser.hpp"
 #include "runtime/openssl_fixes.hpp"
+#include "runtime/option_parser.hpp"
 
 namespace rmq {
 

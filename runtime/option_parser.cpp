@@ -19,10 +19,9 @@ bool is_short(const std::string& arg) {
 
 } // namespace
 
-std::vector<std::string>
-normalize_args(const std::vector<std::string>& args,
-               const caf::config_option_set& opts,
-               std::vector<std::string>* positional) {
+std::vector<std::string> normalize_args(const std::vector<std::string>& args,
+                                        const caf::config_option_set& opts,
+                                        std::vector<std::string>* positional) {
   std::vector<std::string> out;
   for (size_t i = 0; i < args.size(); ++i) {
     const auto& arg = args[i];

@@ -34,8 +34,8 @@ public:
   /// Binds `var` to the option `names` ("long" or "long,s" for a short
   /// alias). Its current value is the default.
   template <class T>
-  option_parser& add(const std::string& names, T& var,
-                     const std::string& help) {
+  option_parser&
+  add(const std::string& names, T& var, const std::string& help) {
     opts_.add(var, "global", names, help);
     return *this;
   }

@@ -15,11 +15,10 @@ bool is_name_char(char c, bool allow_dot) {
              || (allow_dot && c == '.'));
 }
 
-caf::error check_name(const std::string& name, const char* what,
-                      size_t max_len, bool allow_dot) {
+caf::error check_name(const std::string& name, const char* what, size_t max_len,
+                      bool allow_dot) {
   if (name.empty())
-    return make_error(errc::invalid_parameter,
-                      std::string{what} + " is empty");
+    return make_error(errc::invalid_parameter, std::string{what} + " is empty");
   if (name.size() > max_len)
     return make_error(errc::invalid_parameter,
                       std::string{what} + " is longer than "
@@ -70,8 +69,7 @@ caf::error check_address(const std::string& addr, const char* what) {
                       std::string{what} + " '" + addr + "' " + why);
   };
   if (addr.empty())
-    return make_error(errc::invalid_parameter,
-                      std::string{what} + " is empty");
+    return make_error(errc::invalid_parameter, std::string{what} + " is empty");
   if (colon == std::string::npos || colon == 0)
     return bad("is not host:port");
   auto port = addr.substr(colon + 1);
@@ -91,8 +89,7 @@ caf::error check_address(const std::string& addr, const char* what) {
 
 caf::error check_kv_name(const std::string& name, const char* what) {
   if (name.empty())
-    return make_error(errc::invalid_parameter,
-                      std::string{what} + " is empty");
+    return make_error(errc::invalid_parameter, std::string{what} + " is empty");
   if (name.size() > 255)
     return make_error(errc::invalid_parameter,
                       std::string{what} + " is longer than 255 characters");

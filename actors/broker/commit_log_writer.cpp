@@ -41,8 +41,9 @@ void request_dispatch(self_ptr self, int64_t up_to) {
       || st.dispatch_target <= st.store->dispatched_offset())
     return;
   st.dispatch_in_flight = true;
-  self->request(st.dispatcher, caf::infinite, dispatch_atom::value,
-                st.dispatch_target)
+  self
+    ->request(st.dispatcher, caf::infinite, dispatch_atom::value,
+              st.dispatch_target)
     .then(
       [self](int64_t) {
         self->state.dispatch_in_flight = false;
@@ -77,8 +78,7 @@ void on_flush_failed(self_ptr self, const caf::error& err) {
   auto& st = self->state;
   st.flush_in_flight = false;
   RMQ_ERROR("store", "flush failed, failing " << st.waiting_acks.size()
-                                              << " batches: "
-                                              << describe(err));
+                                              << " batches: " << describe(err));
   for (auto& w : st.waiting_acks)
     w.rp.deliver(err);
   st.failed_batches += static_cast<int64_t>(st.waiting_acks.size());
@@ -92,8 +92,9 @@ void request_flush(self_ptr self) {
   st.flush_in_flight = true;
   ++st.flush_requests;
   // One fdatasync for everything written so far: group commit.
-  self->request(st.flusher, caf::infinite, flush_atom::value,
-                st.store->write_offset())
+  self
+    ->request(st.flusher, caf::infinite, flush_atom::value,
+              st.store->write_offset())
     .then([self](int64_t flushed) { on_flushed(self, flushed); },
           [self](const caf::error& err) { on_flush_failed(self, err); });
 }
@@ -181,8 +182,7 @@ commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
   st.dispatcher = std::move(dispatcher);
   st.last_flush = self->clock().now();
   st.store->refresh_disk_usage();
-  self->delayed_send(self, st.store->config().flush_interval,
-                     tick_atom::value);
+  self->delayed_send(self, st.store->config().flush_interval, tick_atom::value);
   // Fails every waiting batch when told to stop. Not in an attached
   // functor: CAF destroys the state before those run. (An exit with reason
   // kill skips this handler; its senders get no answer.)

@@ -30,12 +30,11 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
   st.checkpoint_interval = checkpoint_interval;
   st.log_min_offset = st.store->min_offset();
   auto arm = [self] {
-    if (!self->state.stopped && self->state.checkpoint_interval.count() > 0)
+    if (self->state.checkpoint_interval.count() > 0)
       self->delayed_send(self, self->state.checkpoint_interval,
                          tick_atom::value);
   };
   arm();
-  self->attach_functor([self] { self->state.stopped = true; });
   auto checkpoint = [self]() -> caf::error {
     auto& st = self->state;
     // Retention moved the log's start: queues and index follow.

@@ -30,7 +30,6 @@ struct dispatch_state {
   int64_t dispatch_requests = 0;
   int64_t log_min_offset = 0;
   std::string last_error;
-  bool stopped = false;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;

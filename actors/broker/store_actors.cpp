@@ -29,9 +29,8 @@ store_actors spawn_store_actors(caf::actor_system& sys,
   result.flusher = spawn_maybe_detached(sys, detached, flush_service, store);
   result.dispatcher = spawn_maybe_detached(sys, detached, dispatch_service,
                                            store, checkpoint_interval);
-  result.commit_log = spawn_maybe_detached(sys, detached, commit_log_writer,
-                                           store, result.flusher,
-                                           result.dispatcher);
+  result.commit_log = spawn_maybe_detached(
+    sys, detached, commit_log_writer, store, result.flusher, result.dispatcher);
   // The writer's exit ends the others and, if it was a normal stop, closes
   // the store cleanly (it takes every part's lock, so late dispatches wait).
   auto flusher = result.flusher;

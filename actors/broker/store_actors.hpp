@@ -27,10 +27,9 @@ struct store_actors {
 /// Spawns the flush actor, the dispatcher (checkpoint every
 /// `checkpoint_interval`, zero: never) and the commit-log writer. The store
 /// is closed cleanly when the writer exits normally.
-store_actors spawn_store_actors(caf::actor_system& sys,
-                                std::shared_ptr<storage::message_store> store,
-                                bool detached,
-                                caf::timespan checkpoint_interval
-                                = std::chrono::seconds{1});
+store_actors
+spawn_store_actors(caf::actor_system& sys,
+                   std::shared_ptr<storage::message_store> store, bool detached,
+                   caf::timespan checkpoint_interval = std::chrono::seconds{1});
 
 } // namespace rmq

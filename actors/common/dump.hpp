@@ -59,7 +59,8 @@ collect_dumps(Self* self, std::string node, nlohmann::json head,
   auto rp = self->template make_response_promise<std::string>();
   auto done = [acc, rp, node]() mutable {
     if (--acc->pending == 0)
-      rp.deliver(nlohmann::json{{"node", node}, {"actors", acc->actors}}.dump());
+      rp.deliver(
+        nlohmann::json{{"node", node}, {"actors", acc->actors}}.dump());
   };
   for (auto& part : parts) {
     if (!part) {

@@ -21,9 +21,9 @@ using self_ptr = supervisor_actor::stateful_pointer<supervisor_state>;
 // Stops the node: the supervisor's exit reason names the child.
 void escalate(self_ptr self, const supervisor_state::child& c,
               const std::string& reason, const std::string& why) {
-  RMQ_ERROR(self->state.node.c_str(),
-            "actor " << c.spec.name << " exited (" << reason << ")" << why
-                     << ": stopping the node");
+  RMQ_ERROR(self->state.node.c_str(), "actor " << c.spec.name << " exited ("
+                                               << reason << ")" << why
+                                               << ": stopping the node");
   self->quit(make_error(errc::system_error,
                         "actor " + c.spec.name + " exited: " + reason));
 }
@@ -100,15 +100,15 @@ supervisor(supervisor_actor::stateful_pointer<supervisor_state> self,
         rows.push_back({{"name", c.spec.name},
                         {"respawn", static_cast<bool>(c.spec.respawn)},
                         {"restarts", c.restarts}});
-      return nlohmann::json{{"actor", supervisor_state::name},
-                            {"node", self->state.node},
-                            {"children", rows},
-                            {"max_restarts", self->state.options.max_restarts},
-                            {"restart_window_ms",
-                             std::chrono::duration_cast<
-                               std::chrono::milliseconds>(
-                               self->state.options.restart_window)
-                               .count()}}
+      return nlohmann::json{
+        {"actor", supervisor_state::name},
+        {"node", self->state.node},
+        {"children", rows},
+        {"max_restarts", self->state.options.max_restarts},
+        {"restart_window_ms",
+         std::chrono::duration_cast<std::chrono::milliseconds>(
+           self->state.options.restart_window)
+           .count()}}
         .dump();
     },
   };

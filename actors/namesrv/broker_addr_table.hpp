@@ -22,8 +22,8 @@ using broker_addr_table_actor = dumpable_actor::extend<
   // One group; broker_not_found if unknown.
   caf::replies_to<caf::get_atom, std::string>::with<broker_data>,
   // The known groups among these names, in the same order.
-  caf::replies_to<caf::get_atom, std::vector<std::string>>::with<
-    std::vector<broker_data>>,
+  caf::replies_to<caf::get_atom,
+                  std::vector<std::string>>::with<std::vector<broker_data>>,
   // Every group.
   caf::replies_to<caf::get_atom>::with<std::map<std::string, broker_data>>,
   // Replaces one group (the route writer planned it).

@@ -30,8 +30,8 @@ using broker_live_table_actor = dumpable_actor::extend<
   // A registration the route writer accepted; the address is the broker's
   // actor (its "channel"), possibly null.
   caf::reacts_to<caf::put_atom, register_broker_request, caf::actor_addr>,
-  caf::replies_to<caf::get_atom, std::string, std::vector<std::string>>::with<
-    std::vector<live_summary>>,
+  caf::replies_to<caf::get_atom, std::string,
+                  std::vector<std::string>>::with<std::vector<live_summary>>,
   caf::replies_to<broker_heartbeat_request>::with<caf::ok_atom>,
   caf::replies_to<query_data_version_request>::with<query_data_version_result>,
   // Stamps an UNREGISTER_BROKER request with its token.
@@ -39,8 +39,8 @@ using broker_live_table_actor = dumpable_actor::extend<
   // Brokers whose heartbeat timed out, not yet reported.
   caf::replies_to<scan_atom>::with<std::vector<unregistration>>,
   // Brokers that registered through this actor.
-  caf::replies_to<conn_lost_atom, caf::actor_addr>::with<
-    std::vector<unregistration>>,
+  caf::replies_to<conn_lost_atom,
+                  caf::actor_addr>::with<std::vector<unregistration>>,
   // A report got lost: every reported entry may be reported again.
   caf::reacts_to<unreport_atom>,
   // Removes entries unless their token is stale; returns what was applied.

@@ -38,8 +38,8 @@ std::map<std::string, std::vector<std::string>>
 cluster_table_state::all() const {
   std::map<std::string, std::vector<std::string>> result;
   for (auto& [cluster, names] : clusters)
-    result.emplace(cluster, std::vector<std::string>{names.begin(),
-                                                     names.end()});
+    result.emplace(cluster,
+                   std::vector<std::string>{names.begin(), names.end()});
   return result;
 }
 

@@ -52,8 +52,8 @@ void kv_config_table_state::load(std::string file_path) {
   auto loaded = kv_config_file::load(path);
   if (loaded) {
     config_table = std::move(*loaded);
-    RMQ_INFO(component, "loaded " << config_table.size()
-                                  << " namespaces from " << path);
+    RMQ_INFO(component,
+             "loaded " << config_table.size() << " namespaces from " << path);
     return;
   }
   auto err = std::move(loaded.error());
@@ -76,8 +76,8 @@ void kv_config_table_state::load(std::string file_path) {
                                          << ", starting with an empty table");
       return;
     }
-    err = make_error(errc::io_error, "cannot move corrupt " + path
-                                       + " aside: " + ec.message());
+    err = make_error(errc::io_error,
+                     "cannot move corrupt " + path + " aside: " + ec.message());
   }
   // Saving now would overwrite a file we could not load: serve from memory
   // and let every save fail until an operator fixes the file.
@@ -136,8 +136,7 @@ kv_config_table_state::get(const get_kv_config_request& x) const {
       return j->second;
   }
   return make_error(errc::query_not_found, "No config item, Namespace: "
-                                             + x.name_space
-                                             + " Key: " + x.key);
+                                             + x.name_space + " Key: " + x.key);
 }
 
 caf::error kv_config_table_state::erase(const delete_kv_config_request& x) {
@@ -161,8 +160,8 @@ caf::error kv_config_table_state::erase(const delete_kv_config_request& x) {
   return {};
 }
 
-caf::expected<kv_table> kv_config_table_state::list(
-  const get_kv_list_by_namespace_request& x) const {
+caf::expected<kv_table>
+kv_config_table_state::list(const get_kv_list_by_namespace_request& x) const {
   auto i = config_table.find(x.name_space);
   if (i == config_table.end())
     return make_error(errc::query_not_found,

@@ -93,8 +93,7 @@ struct kv_config_table_state {
   caf::error erase(const delete_kv_config_request& x);
 
   /// Returns all keys of the namespace or `query_not_found`.
-  caf::expected<kv_table>
-  list(const get_kv_list_by_namespace_request& x) const;
+  caf::expected<kv_table> list(const get_kv_list_by_namespace_request& x) const;
 
   /// Writes the table if it has a path and unsaved changes (or `force`).
   caf::error save(bool force = false);

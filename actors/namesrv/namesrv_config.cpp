@@ -29,8 +29,8 @@ std::string lower(std::string x) {
 
 caf::error bad_value(const std::string& key, const std::string& value,
                      const char* want) {
-  return make_error(errc::invalid_parameter, "config " + key + ": '" + value
-                                               + "' is not " + want);
+  return make_error(errc::invalid_parameter,
+                    "config " + key + ": '" + value + "' is not " + want);
 }
 
 // Java's Boolean.parseBoolean takes anything and calls it false; a typo
@@ -64,9 +64,9 @@ caf::error parse_ms(const std::string& key, const std::string& value,
 // Keys a running node shows but reads only at start (RocketMQ takes them
 // and silently ignores the change; we say so).
 const std::set<std::string>& start_only_keys() {
-  static const std::set<std::string> keys{
-    "listenPort", "bindAddress", "unRegisterBrokerQueueCapacity",
-    "routeCacheEntries"};
+  static const std::set<std::string> keys{"listenPort", "bindAddress",
+                                          "unRegisterBrokerQueueCapacity",
+                                          "routeCacheEntries"};
   return keys;
 }
 
@@ -95,9 +95,8 @@ namesrv_properties(const namesrv_options& opts) {
 }
 
 bool is_black_listed_config(const std::string& key) {
-  static const std::set<std::string> keys{"configBlackList",
-                                          "configStorePath", "kvConfigPath",
-                                          "rocketmqHome"};
+  static const std::set<std::string> keys{"configBlackList", "configStorePath",
+                                          "kvConfigPath", "rocketmqHome"};
   return keys.count(key) > 0;
 }
 

@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/common/dump.hpp"
+#include "actors/namesrv/request_checks.hpp"
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
 #include "runtime/request_failure.hpp"
-#include "actors/namesrv/request_checks.hpp"
 #include "runtime/validators.hpp"
 
 namespace rmq {
@@ -63,22 +63,21 @@ void on_down(self_ptr self, const caf::down_msg& dm) {
   if (st.watched.erase(dm.source) == 0)
     return;
   ++st.connections_lost;
-  self->request(st.tables.live, table_timeout, conn_lost_atom::value,
-                dm.source)
-    .then([=](const std::vector<unregistration>& lost) {
-      for (auto& x : lost)
-        RMQ_WARN("namesrv", "connection to broker " << x.request.broker_addr
-                                                    << " lost");
-      if (!lost.empty())
-        self->send(self->state.batcher, lost);
-    },
-    [=](const caf::error& err) {
-      // Its brokers then expire after their heartbeat timeout instead.
-      RMQ_ERROR("namesrv", "a lost connection was not handled ("
-                             << describe(err)
-                             << "): its brokers expire by the scan");
-      self->send(self->state.tables.live, unreport_atom::value);
-    });
+  self->request(st.tables.live, table_timeout, conn_lost_atom::value, dm.source)
+    .then(
+      [=](const std::vector<unregistration>& lost) {
+        for (auto& x : lost)
+          RMQ_WARN("namesrv",
+                   "connection to broker " << x.request.broker_addr << " lost");
+        if (!lost.empty())
+          self->send(self->state.batcher, lost);
+      },
+      [=](const caf::error& err) {
+        // Its brokers then expire after their heartbeat timeout instead.
+        RMQ_ERROR("namesrv", "a lost connection was not handled (" << describe(
+                               err) << "): its brokers expire by the scan");
+        self->send(self->state.tables.live, unreport_atom::value);
+      });
 }
 
 // RocketMQ orderMessageEnable: a route carries the topic's entry of the
@@ -102,8 +101,7 @@ route_with_order_conf(self_ptr self, const get_route_info_request& req) {
             },
             [=](const caf::error& err) mutable {
               // The route is still worth more to the client than an error.
-              log_request_failure("namesrv", "order topic config lookup",
-                                  err);
+              log_request_failure("namesrv", "order topic config lookup", err);
               rp.deliver(std::move(*result));
             });
       },
@@ -122,8 +120,7 @@ caf::result<R> from_cluster_info(self_ptr self, F make) {
     log_request_failure("namesrv", "cluster info", err);
     rp.deliver(err);
   };
-  self
-    ->request(self->state.tables.addrs, table_timeout, caf::get_atom::value)
+  self->request(self->state.tables.addrs, table_timeout, caf::get_atom::value)
     .then(
       [=](std::map<std::string, broker_data>& brokers) mutable {
         auto info = std::make_shared<cluster_info>();
@@ -143,8 +140,9 @@ caf::result<R> from_cluster_info(self_ptr self, F make) {
 }
 
 caf::result<cluster_info> cluster_info_of(self_ptr self) {
-  return from_cluster_info<cluster_info>(
-    self, [](cluster_info& info) { return std::move(info); });
+  return from_cluster_info<cluster_info>(self, [](cluster_info& info) {
+    return std::move(info);
+  });
 }
 
 // RocketMQ getSystemTopicList: cluster and broker names (sorted here, a
@@ -226,8 +224,8 @@ caf::result<topic_list> topics_by_cluster(self_ptr self,
     rp.deliver(err);
   };
   self
-    ->request(self->state.tables.clusters, table_timeout,
-              caf::get_atom::value, cluster)
+    ->request(self->state.tables.clusters, table_timeout, caf::get_atom::value,
+              cluster)
     .then(
       [=](const std::vector<std::string>& names) mutable {
         if (names.empty()) {
@@ -276,16 +274,15 @@ member_group(self_ptr self, const get_broker_member_group_request& req) {
       [=](const broker_data& bd) mutable {
         // RocketMQ answers the requested cluster, not the stored one; we
         // fill in the stored one if none was asked for.
-        auto cluster = req.cluster_name.empty() ? bd.cluster
-                                                : req.cluster_name;
+        auto cluster = req.cluster_name.empty() ? bd.cluster : req.cluster_name;
         rp.deliver(
           broker_member_group{cluster, req.broker_name, bd.broker_addrs});
       },
       [=](const caf::error& err) mutable {
         // RocketMQ: an unknown broker is a group without addresses.
         if (err == errc::broker_not_found)
-          rp.deliver(broker_member_group{req.cluster_name, req.broker_name,
-                                         {}});
+          rp.deliver(
+            broker_member_group{req.cluster_name, req.broker_name, {}});
         else {
           log_request_failure("namesrv", "broker member group", err);
           rp.deliver(err);
@@ -304,17 +301,17 @@ caf::result<std::string> dump_node(self_ptr self) {
                                     st.batcher,        st.scanner};
   nlohmann::json head = st.dump_fields();
   head["actor"] = namesrv_frontend_state::name;
-  return collect_dumps(self, "namesrv", std::move(head), parts,
-                       table_timeout);
+  return collect_dumps(self, "namesrv", std::move(head), parts, table_timeout);
 }
 
 } // namespace
 
-namesrv_actor::behavior_type namesrv_frontend(
-  namesrv_actor::stateful_pointer<namesrv_frontend_state> self,
-  namesrv_tables tables, route_reader_actor reader, route_writer_actor writer,
-  unregistration_batcher_actor batcher, scan_timer_actor scanner,
-  namesrv_frontend_options options) {
+namesrv_actor::behavior_type
+namesrv_frontend(namesrv_actor::stateful_pointer<namesrv_frontend_state> self,
+                 namesrv_tables tables, route_reader_actor reader,
+                 route_writer_actor writer,
+                 unregistration_batcher_actor batcher, scan_timer_actor scanner,
+                 namesrv_frontend_options options) {
   auto& st = self->state;
   st.tables = std::move(tables);
   st.reader = std::move(reader);

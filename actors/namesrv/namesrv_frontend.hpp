@@ -58,10 +58,11 @@ struct namesrv_frontend_state {
   static const char* name;
 };
 
-namesrv_actor::behavior_type namesrv_frontend(
-  namesrv_actor::stateful_pointer<namesrv_frontend_state> self,
-  namesrv_tables tables, route_reader_actor reader, route_writer_actor writer,
-  unregistration_batcher_actor batcher, scan_timer_actor scanner,
-  namesrv_frontend_options options);
+namesrv_actor::behavior_type
+namesrv_frontend(namesrv_actor::stateful_pointer<namesrv_frontend_state> self,
+                 namesrv_tables tables, route_reader_actor reader,
+                 route_writer_actor writer,
+                 unregistration_batcher_actor batcher, scan_timer_actor scanner,
+                 namesrv_frontend_options options);
 
 } // namespace rmq

@@ -89,9 +89,8 @@ void namesrv_node::stop(caf::actor_system& sys) {
   // failures.
   caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
   self->receive([](const caf::down_msg&) {},
-                caf::after(std::chrono::seconds{5}) >> [] {
-                  RMQ_ERROR("namesrv", "the supervisor did not stop");
-                });
+                caf::after(std::chrono::seconds{5}) >>
+                  [] { RMQ_ERROR("namesrv", "the supervisor did not stop"); });
   for (auto& hdl : actors)
     caf::anon_send_exit(hdl, caf::exit_reason::user_shutdown);
   actors.clear();

@@ -57,7 +57,6 @@ struct namesrv_node {
   void stop(caf::actor_system& sys);
 };
 
-namesrv_node spawn_namesrv(caf::actor_system& sys,
-                           const namesrv_options& opts);
+namesrv_node spawn_namesrv(caf::actor_system& sys, const namesrv_options& opts);
 
 } // namespace rmq

@@ -41,9 +41,8 @@ registration_plan plan_registration(const register_broker_request& req,
     auto old = find_live(live, owner->second);
     if (old && old->version.state_version > req.version.state_version) {
       plan.rejected = true;
-      plan.reject_reason = "broker id " + std::to_string(req.broker_id)
-                           + " of " + req.broker_name + " is held by "
-                           + owner->second
+      plan.reject_reason = "broker id " + std::to_string(req.broker_id) + " of "
+                           + req.broker_name + " is held by " + owner->second
                            + " with a newer state version";
       return plan;
     }
@@ -61,11 +60,10 @@ registration_plan plan_registration(const register_broker_request& req,
     auto self = find_live(live, req.broker_addr);
     bool changed = !self || !(self->version == req.version);
     plan.touch_topics = true;
-    plan.topics = broker_topics_update{req.broker_name, req.topics,
-                                       register_first || changed,
-                                       delete_topic_with_registration,
-                                       is_prime_slave
-                                         && req.enable_acting_master};
+    plan.topics = broker_topics_update{
+      req.broker_name, req.topics, register_first || changed,
+      delete_topic_with_registration,
+      is_prime_slave && req.enable_acting_master};
   }
   if (!is_master) {
     auto master = addrs.find(master_id);

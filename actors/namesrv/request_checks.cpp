@@ -43,8 +43,7 @@ caf::error check_registration(const register_broker_request& req) {
                           + std::to_string(cfg.perm) + " is not in 0..7");
     if (cfg.read_queue_nums < 0 || cfg.write_queue_nums < 0)
       return make_error(errc::invalid_parameter,
-                        "topic " + cfg.topic_name
-                          + ": negative queue count");
+                        "topic " + cfg.topic_name + ": negative queue count");
   }
   return {};
 }

@@ -38,8 +38,7 @@ caf::result<topic_route_data> fetch(self_ptr self, const std::string& topic) {
     log_request_failure("namesrv", "route of " + topic, err);
     rp.deliver(err);
   };
-  self
-    ->request(self->state.topics, table_timeout, caf::get_atom::value, topic)
+  self->request(self->state.topics, table_timeout, caf::get_atom::value, topic)
     .then(
       [=](std::vector<queue_data>& qds) mutable {
         std::vector<std::string> names;
@@ -113,9 +112,12 @@ route_reader(route_reader_actor::stateful_pointer<route_reader_state> self,
 }
 
 nlohmann::json route_reader_state::dump_fields() const {
-  return {{"cached_routes", cache.size()}, {"max_entries", max_entries},
-          {"generation", generation},      {"hits", hits},
-          {"misses", misses},              {"invalidations", invalidations}};
+  return {{"cached_routes", cache.size()},
+          {"max_entries", max_entries},
+          {"generation", generation},
+          {"hits", hits},
+          {"misses", misses},
+          {"invalidations", invalidations}};
 }
 
 } // namespace rmq

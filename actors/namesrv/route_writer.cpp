@@ -33,8 +33,9 @@ void fail(caf::typed_response_promise<T>& rp, const caf::error& err) {
 
 // Answers a registration, with the ORDER_TOPIC_CONFIG namespace if
 // RocketMQ's returnOrderTopicConfigToBroker is on.
-void reply_registration(self_ptr self, register_broker_result result,
-                        caf::typed_response_promise<register_broker_result> rp) {
+void reply_registration(
+  self_ptr self, register_broker_result result,
+  caf::typed_response_promise<register_broker_result> rp) {
   if (!self->state.options.return_order_topic_config_to_broker) {
     rp.deliver(result);
     return;
@@ -119,8 +120,8 @@ void register_broker(self_ptr self, register_broker_request req,
           }
           ++st.registrations;
           bool group_changed = !known || copy != plan.group;
-          apply_registration(self, req, channel, std::move(plan),
-                             group_changed, rp);
+          apply_registration(self, req, channel, std::move(plan), group_changed,
+                             rp);
         },
         [=](const caf::error& err) mutable { fail(rp, err); });
   };
@@ -216,8 +217,7 @@ void delete_topic(self_ptr self, delete_topic_request req,
     return;
   }
   self
-    ->request(t.clusters, table_timeout, caf::get_atom::value,
-              req.cluster_name)
+    ->request(t.clusters, table_timeout, caf::get_atom::value, req.cluster_name)
     .await(
       [=](const std::vector<std::string>& names) mutable {
         if (!names.empty()) {
@@ -246,8 +246,8 @@ route_writer(route_writer_actor::stateful_pointer<route_writer_state> self,
       return rp;
     },
     [=](const std::vector<unregistration>& batch) {
-      auto rp = self->make_response_promise<
-        std::vector<unregister_broker_request>>();
+      auto rp
+        = self->make_response_promise<std::vector<unregister_broker_request>>();
       unregister_batch(self, batch, rp);
       return rp;
     },
@@ -261,8 +261,7 @@ route_writer(route_writer_actor::stateful_pointer<route_writer_state> self,
       delete_topic(self, req, rp);
       return rp;
     },
-    [=](const wipe_write_perm_request& req)
-      -> caf::result<write_perm_result> {
+    [=](const wipe_write_perm_request& req) -> caf::result<write_perm_result> {
       ++self->state.topic_writes;
       auto result = self->delegate(self->state.tables.topics, req);
       self->send(self->state.reader, routes_changed_atom::value);

@@ -37,16 +37,15 @@ struct route_writer_options {
 };
 
 template <class Inspector>
-typename Inspector::result_type
-inspect(Inspector& f, route_writer_options& x) {
+typename Inspector::result_type inspect(Inspector& f, route_writer_options& x) {
   return f(caf::meta::type_name("rmq.route_writer_options"),
            x.delete_topic_with_broker_registration,
            x.return_order_topic_config_to_broker);
 }
 
 using route_writer_actor = dumpable_actor::extend<
-  caf::replies_to<register_broker_request, caf::actor_addr>::with<
-    register_broker_result>,
+  caf::replies_to<register_broker_request,
+                  caf::actor_addr>::with<register_broker_result>,
   caf::replies_to<std::vector<unregistration>>::with<
     std::vector<unregister_broker_request>>,
   caf::replies_to<register_topic_request>::with<caf::ok_atom>,
@@ -54,8 +53,7 @@ using route_writer_actor = dumpable_actor::extend<
   caf::replies_to<wipe_write_perm_request>::with<write_perm_result>,
   caf::replies_to<add_write_perm_request>::with<write_perm_result>,
   // New options (UPDATE_NAMESRV_CONFIG), for the writes after this one.
-  caf::replies_to<caf::put_atom, route_writer_options>::with<
-    caf::ok_atom>>;
+  caf::replies_to<caf::put_atom, route_writer_options>::with<caf::ok_atom>>;
 
 /// The tables a NameServer consists of.
 struct namesrv_tables {

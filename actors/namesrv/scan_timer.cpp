@@ -43,8 +43,8 @@ void scan(self_ptr self) {
         auto& st = self->state;
         st.scan_in_flight = false;
         ++st.failed_scans;
-        RMQ_ERROR("namesrv", "liveness scan failed (" << describe(err)
-                               << "): retrying on the next scan");
+        RMQ_ERROR("namesrv", "liveness scan failed (" << describe(
+                               err) << "): retrying on the next scan");
         // The table may still answer, after we stopped listening: the
         // brokers it reported then would never be unregistered.
         self->send(st.live, unreport_atom::value);

@@ -67,8 +67,7 @@ struct broker_topics_update {
 };
 
 template <class Inspector>
-typename Inspector::result_type
-inspect(Inspector& f, broker_topics_update& x) {
+typename Inspector::result_type inspect(Inspector& f, broker_topics_update& x) {
   return f(caf::meta::type_name("rmq.broker_topics_update"), x.broker_name,
            x.topics, x.force, x.delete_missing, x.strip_write);
 }
@@ -86,8 +85,8 @@ struct broker_removal {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, broker_removal& x) {
-  return f(caf::meta::type_name("rmq.broker_removal"), x.cluster,
-           x.broker_name, x.removed, x.strip_write);
+  return f(caf::meta::type_name("rmq.broker_removal"), x.cluster, x.broker_name,
+           x.removed, x.strip_write);
 }
 
 } // namespace rmq

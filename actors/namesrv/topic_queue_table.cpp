@@ -152,15 +152,20 @@ nlohmann::json topic_queue_table_state::dump_fields() const {
 
 topic_queue_table_actor::behavior_type topic_queue_table(
   topic_queue_table_actor::stateful_pointer<topic_queue_table_state> self) {
-  
   return {
     [self](caf::put_atom, const broker_topics_update& x) {
       return self->state.apply(x);
     },
-    [self](caf::put_atom, const register_topic_request& x) { self->state.apply(x); },
-    [self](caf::delete_atom, const std::string& topic) { self->state.erase(topic); },
+    [self](caf::put_atom, const register_topic_request& x) {
+      self->state.apply(x);
+    },
+    [self](caf::delete_atom, const std::string& topic) {
+      self->state.erase(topic);
+    },
     [self](caf::delete_atom, const std::string& topic,
-          const std::vector<std::string>& names) { self->state.erase(topic, names); },
+           const std::vector<std::string>& names) {
+      self->state.erase(topic, names);
+    },
     [self](caf::delete_atom, const std::vector<broker_removal>& removals) {
       self->state.remove(removals);
     },
@@ -171,7 +176,7 @@ topic_queue_table_actor::behavior_type topic_queue_table(
       return write_perm_result{self->state.add_write_perm(req.broker_name)};
     },
     [self](caf::get_atom,
-          const std::string& topic) -> caf::result<std::vector<queue_data>> {
+           const std::string& topic) -> caf::result<std::vector<queue_data>> {
       auto result = self->state.queues_of(topic);
       if (result.empty())
         return make_error(errc::topic_not_exist,
@@ -179,7 +184,9 @@ topic_queue_table_actor::behavior_type topic_queue_table(
                             + topic);
       return result;
     },
-    [self](const get_all_topic_list_request&) { return self->state.all_topics(); },
+    [self](const get_all_topic_list_request&) {
+      return self->state.all_topics();
+    },
     [self](caf::get_atom, const std::vector<std::string>& names) {
       return self->state.topics_on(names);
     },

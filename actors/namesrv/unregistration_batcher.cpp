@@ -49,8 +49,7 @@ void flush(self_ptr self) {
       },
       [=](const caf::error& err) {
         // Keep the batch: the next flush retries it.
-        RMQ_ERROR("namesrv", "unregistration batch failed: "
-                               << describe(err));
+        RMQ_ERROR("namesrv", "unregistration batch failed: " << describe(err));
         auto& st = self->state;
         st.in_flight = false;
         st.queue.insert(st.queue.begin(), batch.begin(), batch.end());
@@ -71,9 +70,9 @@ unregistration_batcher_actor::behavior_type unregistration_batcher(
       auto& st = self->state;
       if (st.queue.size() >= st.capacity) {
         ++st.refused;
-        return make_error(errc::queue_full,
-                          "unregistration queue is full ("
-                            + std::to_string(st.capacity) + " requests)");
+        return make_error(errc::queue_full, "unregistration queue is full ("
+                                              + std::to_string(st.capacity)
+                                              + " requests)");
       }
       st.queue.push_back(x);
       schedule_flush(self);
@@ -92,9 +91,8 @@ unregistration_batcher_actor::behavior_type unregistration_batcher(
 nlohmann::json unregistration_batcher_state::dump_fields() const {
   auto rows = nlohmann::json::array();
   for (auto& x : queue)
-    rows.push_back({{"request", x.request},
-                    {"reason", x.reason},
-                    {"token", x.token}});
+    rows.push_back(
+      {{"request", x.request}, {"reason", x.reason}, {"token", x.token}});
   return {{"capacity", capacity},
           {"queued", rows},
           {"batch_in_flight", in_flight},

@@ -23,8 +23,7 @@ using unregistration_batcher_actor = dumpable_actor::extend<
   caf::replies_to<unregistration>::with<caf::ok_atom>,
   // From the node itself (expiry, lost connection): always queued, since
   // the number of brokers bounds it.
-  caf::reacts_to<std::vector<unregistration>>,
-  caf::reacts_to<caf::flush_atom>>;
+  caf::reacts_to<std::vector<unregistration>>, caf::reacts_to<caf::flush_atom>>;
 
 struct unregistration_batcher_state {
   route_writer_actor writer;

@@ -83,7 +83,7 @@ std::vector<std::string> split(const std::string& text, char sep) {
 
 struct peer {
   rmq::host_port where;
-  std::string addr; // "host:port"
+  std::string addr;       // "host:port"
   rmq::namesrv_actor hdl; // null while not connected
   bool connecting = false;
 };
@@ -130,8 +130,7 @@ void connect(self_ptr self, size_t i) {
       auto& p = self->state.peers[i];
       p.connecting = false;
       if (!hdl) {
-        say("cannot connect to " + p.addr + ": "
-            + rmq::describe(hdl.error()));
+        say("cannot connect to " + p.addr + ": " + rmq::describe(hdl.error()));
         return;
       }
       p.hdl = std::move(*hdl);
@@ -185,8 +184,7 @@ caf::behavior standin_broker(self_ptr self, std::vector<peer> peers,
         else
           connect(self, i);
       }
-      self->delayed_send(self, st.register_interval,
-                         register_tick_atom::value);
+      self->delayed_send(self, st.register_interval, register_tick_atom::value);
     },
     [=](heartbeat_tick_atom) {
       auto& st = self->state;

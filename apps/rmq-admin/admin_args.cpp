@@ -20,16 +20,14 @@ struct option_name {
 // Every option takes a value. 'n', 'T' and 'X' (--tls-dir) are global, the
 // rest belong to commands; a command rejects options it does not know.
 constexpr option_name option_names[] = {
-  {'n', "namesrv"},   {'T', "timeout-ms"}, {'t', "topic"},
-  {'c', "cluster"},   {'s', "namespace"},  {'k', "key"},
-  {'v', "value"},     {'b', "broker"},     {'X', "tls-dir"},
-  {'d', "store-dir"},
+  {'n', "namesrv"},   {'T', "timeout-ms"}, {'t', "topic"}, {'c', "cluster"},
+  {'s', "namespace"}, {'k', "key"},        {'v', "value"}, {'b', "broker"},
+  {'X', "tls-dir"},   {'d', "store-dir"},
 };
 
 } // namespace
 
-std::optional<std::string> parse_args(int argc, char** argv,
-                                      admin_args& out) {
+std::optional<std::string> parse_args(int argc, char** argv, admin_args& out) {
   // The shared parser (runtime/option_parser.hpp) with every option as a
   // string: each command says which of them it takes (commands.cpp).
   constexpr auto n_options = std::size(option_names);
@@ -97,8 +95,7 @@ std::string usage_text() {
          "commands:\n";
   for (auto& cmd : command_table()) {
     char line[160];
-    std::snprintf(line, sizeof(line), "  %-42s %s\n", cmd.synopsis,
-                  cmd.about);
+    std::snprintf(line, sizeof(line), "  %-42s %s\n", cmd.synopsis, cmd.about);
     out << line;
   }
   out << "options: -t/--topic -c/--cluster -s/--namespace -k/--key "

@@ -38,8 +38,7 @@ struct admin_args {
 
 /// Parses `argv`; returns the reason on a usage error. Falls back to the
 /// NAMESRV_ADDR environment variable, as mqadmin does.
-std::optional<std::string> parse_args(int argc, char** argv,
-                                      admin_args& out);
+std::optional<std::string> parse_args(int argc, char** argv, admin_args& out);
 
 /// The text printed for `--help` and usage errors.
 std::string usage_text();

@@ -22,9 +22,7 @@ int change_write_perm(const command_env& env, const char* verb) {
     [&](const namesrv_addr& addr, const write_perm_result& res) {
       std::cout << prefix(addr) << "OK, " << res.topic_count << '\n';
     },
-    [&](const namesrv_addr& addr) {
-      std::cout << prefix(addr) << "Failed\n";
-    });
+    [&](const namesrv_addr& addr) { std::cout << prefix(addr) << "Failed\n"; });
 }
 
 } // namespace

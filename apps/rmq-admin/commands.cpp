@@ -4,8 +4,7 @@ namespace rmq::admin {
 
 const std::vector<command_spec>& command_table() {
   static const std::vector<command_spec> table{
-    {"dump", "dump", "JSON dump of every actor of the node", "", "",
-     dump_cmd},
+    {"dump", "dump", "JSON dump of every actor of the node", "", "", dump_cmd},
     {"topicRoute", "topicRoute -t TOPIC", "route data of a topic", "t", "",
      topic_route_cmd},
     {"topicList", "topicList", "all topics, one per line", "", "",
@@ -29,10 +28,10 @@ const std::vector<command_spec>& command_table() {
      "sk", "", get_kv_config_cmd},
     {"updateKvConfig", "updateKvConfig -s NS -k KEY -v VALUE",
      "set a KV config item", "skv", "", update_kv_config_cmd},
-    {"deleteKvConfig", "deleteKvConfig -s NS -k KEY",
-     "remove a KV config item", "sk", "", delete_kv_config_cmd},
-    {"getKvList", "getKvList -s NS", "key=value lines of a namespace", "s",
-     "", get_kv_list_cmd},
+    {"deleteKvConfig", "deleteKvConfig -s NS -k KEY", "remove a KV config item",
+     "sk", "", delete_kv_config_cmd},
+    {"getKvList", "getKvList -s NS", "key=value lines of a namespace", "s", "",
+     get_kv_list_cmd},
     {"getNamesrvConfig", "getNamesrvConfig",
      "settings of every NameServer of the list", "", "",
      get_namesrv_config_cmd},

@@ -117,9 +117,10 @@ std::string format_namesrv_config(const std::string& server,
   return out;
 }
 
-std::string format_namesrv_config_updated(
-  const std::vector<std::string>& servers, const std::string& key,
-  const std::string& value) {
+std::string
+format_namesrv_config_updated(const std::vector<std::string>& servers,
+                              const std::string& key,
+                              const std::string& value) {
   std::string list = "[";
   for (size_t i = 0; i < servers.size(); ++i)
     list += (i > 0 ? ", " : "") + servers[i];

@@ -34,9 +34,9 @@ std::string format_namesrv_config(const std::string& server,
 
 /// mqadmin updateNamesrvConfig's answer: "update name server config
 /// success![a, b]" and "key : value" lines (Java's List.toString).
-std::string format_namesrv_config_updated(
-  const std::vector<std::string>& servers, const std::string& key,
-  const std::string& value);
+std::string
+format_namesrv_config_updated(const std::vector<std::string>& servers,
+                              const std::string& key, const std::string& value);
 
 /// Re-indents JSON text; returns the input unchanged if it does not parse.
 std::string pretty_json(const std::string& text);

@@ -16,8 +16,7 @@ int update_kv_config_cmd(const command_env& env) {
     put_kv_config_request{env.args.opt('s'), env.args.opt('k'),
                           env.args.opt('v')},
     [](caf::ok_atom) {
-      return std::string{
-        "create or update kv config to namespace success.\n"};
+      return std::string{"create or update kv config to namespace success.\n"};
     });
 }
 
@@ -31,8 +30,7 @@ int delete_kv_config_cmd(const command_env& env) {
 
 int get_kv_list_cmd(const command_env& env) {
   return ask_and_print<kv_table>(
-    env, get_kv_list_by_namespace_request{env.args.opt('s')},
-    format_kv_table);
+    env, get_kv_list_by_namespace_request{env.args.opt('s')}, format_kv_table);
 }
 
 } // namespace rmq::admin

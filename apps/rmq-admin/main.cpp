@@ -47,8 +47,8 @@ int usage_error(const std::string& why) {
 std::string check_options(const command_spec& cmd, const admin_args& args) {
   for (char key : cmd.required)
     if (args.opt(key).empty())
-      return std::string{cmd.name} + ": missing option -" + key + " (usage: "
-             + cmd.synopsis + ")";
+      return std::string{cmd.name} + ": missing option -" + key
+             + " (usage: " + cmd.synopsis + ")";
   for (auto& [key, value] : args.opts)
     if (cmd.required.find(key) == std::string::npos
         && cmd.optional.find(key) == std::string::npos)

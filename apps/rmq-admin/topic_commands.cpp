@@ -47,8 +47,7 @@ int cluster_list_cmd(const command_env& env) {
 
 int broker_member_group_cmd(const command_env& env) {
   return ask_and_print<broker_member_group>(
-    env,
-    get_broker_member_group_request{env.args.opt('c'), env.args.opt('b')},
+    env, get_broker_member_group_request{env.args.opt('c'), env.args.opt('b')},
     format_member_group);
 }
 

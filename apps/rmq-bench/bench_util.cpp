@@ -4,7 +4,6 @@
 #include <csignal>
 #include <iostream>
 
-
 namespace rmq::bench {
 
 double median(std::vector<double> xs) {

@@ -12,9 +12,11 @@ int main(int argc, char** argv) {
     const char* what;
   };
   const entry entries[] = {
-    {"namesrv", rmq::bench::namesrv, "NameServer route queries and registration"},
+    {"namesrv", rmq::bench::namesrv,
+     "NameServer route queries and registration"},
     {"store", rmq::bench::store, "message store appends and recovery"},
-    {"store-writer", rmq::bench::store_writer, "crash-test writer (prints ACKs)"},
+    {"store-writer", rmq::bench::store_writer,
+     "crash-test writer (prints ACKs)"},
   };
   if (argc >= 2)
     for (auto& e : entries)

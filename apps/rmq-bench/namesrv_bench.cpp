@@ -10,9 +10,9 @@
 // node, DIR/client for us), and prints the TLS/plain ratios.
 #include <algorithm>
 #include <chrono>
-#include <iostream>
 #include <functional>
 #include <future>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,8 +23,8 @@
 #include "caf/io/middleman.hpp"
 #include "caf/scoped_actor.hpp"
 
-#include "apps/rmq-bench/benches.hpp"
 #include "apps/rmq-bench/bench_util.hpp"
+#include "apps/rmq-bench/benches.hpp"
 #include "messages/errors.hpp"
 #include "messages/namesrv.hpp"
 #include "runtime/connect.hpp"
@@ -72,8 +72,8 @@ register_broker_request make_broker(int i, int topics, int64_t version) {
   req.version = {version, version, version};
   req.topics.reserve(topics);
   for (int j = 0; j < topics; ++j)
-    req.topics.push_back({topic_name(i, j, topics), 8, 8, perm::read_write,
-                          0, 0, false});
+    req.topics.push_back(
+      {topic_name(i, j, topics), 8, 8, perm::read_write, 0, 0, false});
   return req;
 }
 
@@ -95,8 +95,7 @@ constexpr auto stall_timeout = std::chrono::seconds{10};
 
 load_result run_load(caf::actor_system& sys, const namesrv_actor& ns,
                      int in_flight, int seconds,
-                     const std::vector<std::string>& topics,
-                     size_t limit = 0) {
+                     const std::vector<std::string>& topics, size_t limit = 0) {
   auto result = std::make_shared<load_result>();
   auto deadline = clock_type::now() + std::chrono::seconds{seconds};
   auto done = std::make_shared<std::promise<void>>();
@@ -104,8 +103,8 @@ load_result run_load(caf::actor_system& sys, const namesrv_actor& ns,
   sys.spawn([=](caf::event_based_actor* self) -> caf::behavior {
     auto outstanding = std::make_shared<int>(0);
     auto next = std::make_shared<size_t>(0);
-    auto last_reply = std::make_shared<clock_type::time_point>(
-      clock_type::now());
+    auto last_reply
+      = std::make_shared<clock_type::time_point>(clock_type::now());
     auto finished = std::make_shared<bool>(false);
     auto finish = [=] {
       if (*finished)
@@ -126,8 +125,7 @@ load_result run_load(caf::actor_system& sys, const namesrv_actor& ns,
       ++*outstanding;
       auto start = clock_type::now();
       auto& topic = topics[(*next)++ % topics.size()];
-      self
-        ->request(ns, caf::infinite, get_route_info_request{topic})
+      self->request(ns, caf::infinite, get_route_info_request{topic})
         .then(
           [=](const topic_route_data&) {
             --*outstanding;
@@ -135,8 +133,7 @@ load_result run_load(caf::actor_system& sys, const namesrv_actor& ns,
             *last_reply = clock_type::now();
             if (in_flight == 1)
               result->latencies_us.push_back(
-                std::chrono::duration<double, std::micro>(*last_reply
-                                                          - start)
+                std::chrono::duration<double, std::micro>(*last_reply - start)
                   .count());
             (*fire)();
           },
@@ -177,8 +174,7 @@ double register_ms(caf::scoped_actor& self, const namesrv_actor& ns,
              [&](const caf::error& err) {
                std::cerr << "register failed: " << describe(err) << '\n';
              });
-  auto ms = std::chrono::duration<double, std::milli>(clock_type::now()
-                                                      - start)
+  auto ms = std::chrono::duration<double, std::milli>(clock_type::now() - start)
               .count();
   return ok ? ms : -1;
 }
@@ -226,10 +222,10 @@ std::optional<figures> measure(options opt, const std::string& tls_dir,
     if (register_ms(self, *ns, req) < 0)
       return std::nullopt;
   }
-  std::cout << "setup: registered in "
-            << std::chrono::duration<double>(clock_type::now() - setup_start)
-                 .count()
-            << " s\n";
+  std::cout
+    << "setup: registered in "
+    << std::chrono::duration<double>(clock_type::now() - setup_start).count()
+    << " s\n";
   std::vector<double> rt1, rt64, p50, p99, reg_first, reg_same, reg_changed;
   for (int round = 0; round < opt.rounds; ++round) {
     // Registrations (the setup's and the previous round's) empty the route
@@ -250,20 +246,20 @@ std::optional<figures> measure(options opt, const std::string& tls_dir,
     reg_same.push_back(register_ms(self, *ns, big));
     big.version = {2, 2, 2};
     reg_changed.push_back(register_ms(self, *ns, big));
-    std::cout << "round " << round + 1 << ": route 1 in flight "
-              << rt1.back() << " rt/s (p50 " << p50.back() << " us, p99 "
-              << p99.back() << " us), 64 in flight " << rt64.back()
-              << " rt/s, errors " << one.errors + many.errors
-              << "; register " << opt.big_topics << " topics: first "
-              << reg_first.back() << " ms, same version " << reg_same.back()
-              << " ms, new version " << reg_changed.back() << " ms\n";
+    std::cout << "round " << round + 1 << ": route 1 in flight " << rt1.back()
+              << " rt/s (p50 " << p50.back() << " us, p99 " << p99.back()
+              << " us), 64 in flight " << rt64.back() << " rt/s, errors "
+              << one.errors + many.errors << "; register " << opt.big_topics
+              << " topics: first " << reg_first.back() << " ms, same version "
+              << reg_same.back() << " ms, new version " << reg_changed.back()
+              << " ms\n";
   }
-  figures out{median(rt1),       median(p50),      median(p99),
-              median(rt64),      median(reg_first), median(reg_same),
+  figures out{median(rt1),        median(p50),       median(p99),
+              median(rt64),       median(reg_first), median(reg_same),
               median(reg_changed)};
-  std::cout << "median: route queries 1 in flight " << out.rt1
-            << " rt/s (p50 " << out.p50 << " us, p99 " << out.p99
-            << " us); 64 in flight " << out.rt64 << " rt/s\n"
+  std::cout << "median: route queries 1 in flight " << out.rt1 << " rt/s (p50 "
+            << out.p50 << " us, p99 " << out.p99 << " us); 64 in flight "
+            << out.rt64 << " rt/s\n"
             << "median: REGISTER_BROKER with " << opt.big_topics
             << " topics: first " << out.reg_first << " ms, same version "
             << out.reg_same << " ms, new version " << out.reg_changed

@@ -149,8 +149,8 @@ recovery_figures run_recovery(const std::string& dir, double gib) {
   cfg.dir = dir;
   recovery_figures result;
   auto msg = bench_message(1024);
-  auto n = static_cast<int64_t>(gib * (1 << 30)
-                                / static_cast<double>(storage::record_size(msg)))
+  auto n = static_cast<int64_t>(
+             gib * (1 << 30) / static_cast<double>(storage::record_size(msg)))
            - 1;
   {
     auto st = *storage::message_store::open(cfg, storage::wall_clock_ms());
@@ -205,10 +205,9 @@ int store(int argc, char** argv) {
   auto raw_sync = med([&] { return raw_fdatasync(dir, 2.0); });
   std::printf("raw buffered sequential write (1 MiB writes): %.0f MB/s\n",
               raw_mb);
-  std::printf("raw fdatasync after each 4 KiB write: %.0f syncs/s\n",
-              raw_sync);
-  std::printf("%-6s %-5s %-7s %9s %13s %9s %8s %s\n", "flush", "body",
-              "batch", "in-flight", "msgs/s", "MB/s", "errors", "ratio");
+  std::printf("raw fdatasync after each 4 KiB write: %.0f syncs/s\n", raw_sync);
+  std::printf("%-6s %-5s %-7s %9s %13s %9s %8s %s\n", "flush", "body", "batch",
+              "in-flight", "msgs/s", "MB/s", "errors", "ratio");
   for (auto mode : {storage::flush_mode::async, storage::flush_mode::sync})
     for (size_t body : {size_t{128}, size_t{1024}})
       for (int batch : {1, 64}) {
@@ -236,8 +235,8 @@ int store(int argc, char** argv) {
                         100.0 * f.mb_per_s / raw_mb);
         std::printf("%-6s %-5zu %-7d %9d %13.0f %9.1f %8lld %s\n",
                     sync ? "sync" : "async", body, batch, in_flight,
-                    f.msgs_per_s, f.mb_per_s,
-                    static_cast<long long>(f.errors), ratio);
+                    f.msgs_per_s, f.mb_per_s, static_cast<long long>(f.errors),
+                    ratio);
         std::fflush(stdout);
       }
   auto gib = recovery_mib / 1024.0;

@@ -77,8 +77,9 @@ int store_writer(int argc, char** argv) {
       batch.push_back(std::move(msg));
     }
     bool ok = true;
-    self->request(actors.commit_log, caf::infinite, caf::put_atom::value,
-                  std::move(batch))
+    self
+      ->request(actors.commit_log, caf::infinite, caf::put_atom::value,
+                std::move(batch))
       .receive(
         [&](std::vector<put_result>& res) {
           std::string out;
@@ -91,8 +92,8 @@ int store_writer(int argc, char** argv) {
               break;
             }
             out += "ACK " + std::to_string(r.queue_offset) + ' '
-                   + std::to_string(r.phys_offset) + ' '
-                   + std::to_string(seq) + '\n';
+                   + std::to_string(r.phys_offset) + ' ' + std::to_string(seq)
+                   + '\n';
             ++seq;
             ++acked;
           }

@@ -22,9 +22,9 @@
 #include "caf/actor_system.hpp"
 #include "caf/io/middleman.hpp"
 
-#include "runtime/child_process.hpp"
 #include "apps/rmq-demo/probe.hpp"
 #include "messages/errors.hpp"
+#include "runtime/child_process.hpp"
 #include "runtime/node_config.hpp"
 
 using namespace std::chrono_literals;
@@ -38,8 +38,8 @@ constexpr const char* broker_name = "broker-a";
 constexpr const char* topic = "TopicA";
 
 int64_t ms_since(clock_type::time_point t0) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-           clock_type::now() - t0)
+  return std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now()
+                                                               - t0)
     .count();
 }
 
@@ -123,10 +123,10 @@ int run(demo& d, caf::actor_system& sys, const std::string& tmp) {
 
   d.banner("step 1: the stand-in broker registers with both");
   auto t_reg = clock_type::now();
-  child broker{{d.bin + "/standin_broker", "--namesrv=" + addrs[0] + ";"
-                  + addrs[1], "--broker-name=" + std::string{broker_name},
-                "--topics=TopicA,TopicB", "--queues=4",
-                "--heartbeat-interval-ms=1000"}};
+  child broker{
+    {d.bin + "/standin_broker", "--namesrv=" + addrs[0] + ";" + addrs[1],
+     "--broker-name=" + std::string{broker_name}, "--topics=TopicA,TopicB",
+     "--queues=4", "--heartbeat-interval-ms=1000"}};
   int registered = 0;
   std::string line;
   while (registered < 2 && broker.read_line(line, 10s)) {
@@ -141,8 +141,7 @@ int run(demo& d, caf::actor_system& sys, const std::string& tmp) {
             p->addr() + " routes TopicA to broker-a with perm 6");
   d.show_routes(addrs);
 
-  d.banner("step 2: an operator wipes broker-a's write perm on "
-           + addrs[0]);
+  d.banner("step 2: an operator wipes broker-a's write perm on " + addrs[0]);
   d.admin(addrs[0], {"wipeWritePerm", "-b", broker_name});
   d.check(probes[0]->perm_of(topic, broker_name) == rmq::perm::read,
           addrs[0] + " now routes TopicA read-only (perm 4)");
@@ -161,8 +160,8 @@ int run(demo& d, caf::actor_system& sys, const std::string& tmp) {
   while (clock_type::now() < deadline) {
     bool all = true;
     for (size_t i = 0; i < probes.size(); ++i) {
-      if (removed_after[i] < 0 && probes[i]->knows_broker(broker_name)
-                                    == std::optional<bool>{false})
+      if (removed_after[i] < 0
+          && probes[i]->knows_broker(broker_name) == std::optional<bool>{false})
         removed_after[i] = ms_since(t_kill);
       all = all && removed_after[i] >= 0;
     }

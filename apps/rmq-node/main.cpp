@@ -14,8 +14,8 @@
 #include "caf/io/middleman.hpp"
 #include "caf/scoped_actor.hpp"
 
-#include "messages/errors.hpp"
 #include "actors/namesrv/namesrv_node.hpp"
+#include "messages/errors.hpp"
 #include "runtime/home_dir.hpp"
 #include "runtime/log.hpp"
 #include "runtime/node_config.hpp"
@@ -40,8 +40,9 @@ struct config : rmq::node_config {
   config() {
     opt_group{custom_options_, "global"}
       .add(role, "role", "namesrv (broker: coming with the broker issue)")
-      .add(host, "host", "address to listen on (without --tls-dir anyone "
-                         "who can connect is trusted: keep it on loopback)")
+      .add(host, "host",
+           "address to listen on (without --tls-dir anyone "
+           "who can connect is trusted: keep it on loopback)")
       .add(port, "port,p", "port to listen on; 0 picks a free one")
       .add(scan_interval_ms, "scan-interval-ms",
            "how often silent brokers are looked for (0: never)")
@@ -87,8 +88,7 @@ int run_namesrv(caf::actor_system& sys, const config& cfg,
     return 1;
   }
   // Tests and scripts read this line to learn the port.
-  std::cout << "namesrv listening on " << cfg.host << ":" << *port
-            << std::endl;
+  std::cout << "namesrv listening on " << cfg.host << ":" << *port << std::endl;
   RMQ_INFO("namesrv", "listening on " << cfg.host << ":" << *port
                                       << (cfg.tls() ? " (mutual TLS)" : "")
                                       << ", KV config at '"
@@ -101,7 +101,8 @@ int run_namesrv(caf::actor_system& sys, const config& cfg,
   std::thread watchdog{[&sys, &down_reason, sup = node.supervisor] {
     caf::scoped_actor self{sys};
     self->monitor(sup);
-    self->receive([&](caf::down_msg& dm) { down_reason = sys.render(dm.reason); });
+    self->receive(
+      [&](caf::down_msg& dm) { down_reason = sys.render(dm.reason); });
     kill(getpid(), SIGUSR1);
   }};
   int sig = 0;

@@ -18,9 +18,9 @@ constexpr size_t fields = 6;
 constexpr size_t page = 4096;
 
 uint32_t crc_of(const char* p, size_t n) {
-  return static_cast<uint32_t>(
-    crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(p),
-          static_cast<uInt>(n)));
+  return static_cast<uint32_t>(crc32(crc32(0L, Z_NULL, 0),
+                                     reinterpret_cast<const Bytef*>(p),
+                                     static_cast<uInt>(n)));
 }
 
 } // namespace
@@ -38,12 +38,10 @@ checkpoint checkpoint::load(const std::string& path) {
     result.damaged = true;
     return result;
   }
-  int64_t* dst[fields] = {&result.physic_msg_timestamp,
-                          &result.logics_msg_timestamp,
-                          &result.index_msg_timestamp,
-                          &result.master_flushed_offset,
-                          &result.confirm_phy_offset,
-                          &result.dispatched_offset};
+  int64_t* dst[fields]
+    = {&result.physic_msg_timestamp, &result.logics_msg_timestamp,
+       &result.index_msg_timestamp,  &result.master_flushed_offset,
+       &result.confirm_phy_offset,   &result.dispatched_offset};
   for (size_t i = 0; i < fields; ++i)
     *dst[i] = static_cast<int64_t>(get_be64(buf + i * 8));
   return result;
@@ -59,8 +57,8 @@ caf::error checkpoint::save(const std::string& path) const {
   put_be32(buf + fields * 8, crc_of(buf, fields * 8));
   auto fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0)
-    return make_error(errc::io_error, "open " + path + ": "
-                                        + std::strerror(errno));
+    return make_error(errc::io_error,
+                      "open " + path + ": " + std::strerror(errno));
   auto n = ::pwrite(fd, buf, page, 0);
   auto err = errno;
   auto synced = n == static_cast<ssize_t>(page) && fdatasync(fd) == 0;

@@ -43,10 +43,11 @@ caf::error commit_log::load() {
                             + "-byte steps (segment size changed?)");
       if (base > expected) {
         // Missing segment files: keep every later one, report the hole.
-        RMQ_WARN("store", "commit log: segments missing in [" << expected
-                            << ", " << base << "), keeping the later ones");
-        holes_.push_back({expected, expected, base - expected,
-                          "segment file missing"});
+        RMQ_WARN("store", "commit log: segments missing in ["
+                            << expected << ", " << base
+                            << "), keeping the later ones");
+        holes_.push_back(
+          {expected, expected, base - expected, "segment file missing"});
       }
     }
     auto seg = mapped_file::open(dir_ + "/" + offset_file_name(base),

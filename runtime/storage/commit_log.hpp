@@ -72,8 +72,7 @@ public:
   /// Appends an encoded record of `size` bytes for `msg`; fills in
   /// `stamp.phys_offset`. Rolls to a new segment when the record plus the
   /// blank marker does not fit. Writer only.
-  caf::error append(const store_message& msg, size_t size,
-                    record_stamp& stamp);
+  caf::error append(const store_message& msg, size_t size, record_stamp& stamp);
 
   /// fdatasync of every segment holding bytes in [flushed, up_to); returns
   /// the new flushed offset. Any thread.

@@ -72,14 +72,16 @@ commit_log::recover(int64_t from, bool check_crc, const scan_handler& f,
     cut_pos = scans[verdict.last_valid].valid_end;
   }
   for (auto& bad : res.corruptions)
-    RMQ_WARN("store", "commit log: corrupt range at " << bad.offset << " ("
-                        << bad.length << " bytes, " << bad.reason
+    RMQ_WARN("store", "commit log: corrupt range at "
+                        << bad.offset << " (" << bad.length << " bytes, "
+                        << bad.reason
                         << "), valid records follow: skipped, kept");
   auto& seg = segs[cut_idx];
   res.end = seg->base_offset() + static_cast<int64_t>(cut_pos);
   if (res.torn_tail_offset >= 0)
     RMQ_WARN("store", "commit log: torn tail at " << res.torn_tail_offset
-                        << ", cutting the log at " << res.end);
+                                                  << ", cutting the log at "
+                                                  << res.end);
   if (cut_pos == seg->size() && cut_idx + 1 < segs.size()) {
     ++cut_idx; // the blank ended that segment: the next one is all tail
     cut_pos = 0;
@@ -104,8 +106,7 @@ commit_log::recover(int64_t from, bool check_crc, const scan_handler& f,
   return res;
 }
 
-void commit_log::scan(int64_t from, int64_t to,
-                      const record_handler& f) const {
+void commit_log::scan(int64_t from, int64_t to, const record_handler& f) const {
   std::vector<mapped_file_ptr> segs;
   {
     std::lock_guard<std::mutex> guard{mtx_};
@@ -129,8 +130,7 @@ int64_t commit_log::first_segment_since(int64_t ts) const {
   for (auto i = segments_.size(); i-- > 0;) {
     auto& seg = segments_[i];
     record_view rec;
-    if (decode_record(seg->data(), seg->size(), rec, false)
-          == decode_status::ok
+    if (decode_record(seg->data(), seg->size(), rec, false) == decode_status::ok
         && rec.store_timestamp < ts)
       return seg->base_offset();
   }

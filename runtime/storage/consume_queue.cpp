@@ -30,8 +30,7 @@ consume_queue::consume_queue(const store_config& cfg, std::string topic,
   : cfg_(cfg),
     topic_(std::move(topic)),
     queue_id_(queue_id),
-    dir_(cfg.dir + "/consumequeue/" + topic_ + "/"
-         + std::to_string(queue_id)) {
+    dir_(cfg.dir + "/consumequeue/" + topic_ + "/" + std::to_string(queue_id)) {
   // nop
 }
 
@@ -40,8 +39,9 @@ caf::error consume_queue::load() {
   files_.clear();
   for (auto base : bases) {
     if (!files_.empty()
-        && base != files_.back()->base_offset()
-                     + static_cast<int64_t>(file_bytes()))
+        && base
+             != files_.back()->base_offset()
+                  + static_cast<int64_t>(file_bytes()))
       break; // a hole: the rest is rebuilt from the commit log
     auto f = mapped_file::open(dir_ + "/" + offset_file_name(base),
                                file_bytes(), base, cfg_.faults);
@@ -54,7 +54,8 @@ caf::error consume_queue::load() {
   // Units are written in order: binary search for the first empty one.
   auto first = files_.front()->base_offset() / 20;
   auto lo = first;
-  auto hi = first + static_cast<int64_t>(files_.size() * cfg_.cq_units_per_file);
+  auto hi = first
+            + static_cast<int64_t>(files_.size() * cfg_.cq_units_per_file);
   while (lo < hi) {
     auto mid = lo + (hi - lo) / 2;
     if (read_unit(unit_ptr(mid)).size != 0)
@@ -159,9 +160,9 @@ void consume_queue::correct_min_offset(int64_t phys_min) {
   }
   // Drop files entirely below min_offset, keeping the last one.
   while (files_.size() > 1) {
-    auto end = (files_.front()->base_offset()
-                + static_cast<int64_t>(file_bytes()))
-               / 20;
+    auto end
+      = (files_.front()->base_offset() + static_cast<int64_t>(file_bytes()))
+        / 20;
     if (end > min_offset_)
       break;
     files_.front()->remove();

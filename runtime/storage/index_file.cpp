@@ -104,12 +104,11 @@ void index_file::query(std::string_view key, int64_t begin, int64_t end,
                        size_t max, std::vector<int64_t>& out) const {
   auto hash = index_key_hash(key);
   auto count = static_cast<uint32_t>(index_count());
-  auto cur = static_cast<uint32_t>(
-    get32(slot(static_cast<uint32_t>(hash) % slots_)));
+  auto cur
+    = static_cast<uint32_t>(get32(slot(static_cast<uint32_t>(hash) % slots_)));
   auto begin_ts = begin_timestamp();
   // Chains only point backwards; the bound stops loops in damaged files.
-  for (uint32_t steps = 0; cur > 0 && cur < count && steps < count;
-       ++steps) {
+  for (uint32_t steps = 0; cur > 0 && cur < count && steps < count; ++steps) {
     auto e = entry(cur);
     auto ts = begin_ts + int64_t{get32(e + 12)} * 1000;
     if (get32(e) == hash && ts >= begin - 999 && ts <= end) {

@@ -17,8 +17,8 @@ namespace rmq::storage {
 class index_file {
 public:
   static caf::expected<std::unique_ptr<index_file>>
-  open(const std::string& path, uint32_t slots, uint32_t entries,
-       int64_t base, std::shared_ptr<fault_injection> faults);
+  open(const std::string& path, uint32_t slots, uint32_t entries, int64_t base,
+       std::shared_ptr<fault_injection> faults);
 
   /// Adds `key` -> `phys_offset`; false when the file is full.
   bool put(std::string_view key, int64_t phys_offset, int64_t store_ts);

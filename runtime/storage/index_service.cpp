@@ -28,16 +28,15 @@ caf::error index_service::load() {
   return caf::none;
 }
 
-caf::error index_service::put_key(std::string_view topic,
-                                  std::string_view key, int64_t phys_offset,
-                                  int64_t store_ts) {
+caf::error index_service::put_key(std::string_view topic, std::string_view key,
+                                  int64_t phys_offset, int64_t store_ts) {
   key_buf_.assign(topic);
   key_buf_ += '#';
   key_buf_.append(key);
   if (files_.empty() || files_.back()->full()) {
     auto f = index_file::open(dir_ + "/" + offset_file_name(phys_offset),
-                              cfg_.index_slots, cfg_.index_entries,
-                              phys_offset, cfg_.faults);
+                              cfg_.index_slots, cfg_.index_entries, phys_offset,
+                              cfg_.faults);
     if (!f)
       return std::move(f.error());
     files_.push_back(std::move(*f));
@@ -64,8 +63,7 @@ caf::error index_service::put(const record_view& rec, int64_t phys_offset) {
     auto sp = keys.find(' ');
     auto key = keys.substr(0, sp);
     if (!key.empty())
-      if (auto err = put_key(rec.topic, key, phys_offset,
-                             rec.store_timestamp))
+      if (auto err = put_key(rec.topic, key, phys_offset, rec.store_timestamp))
         return err;
     if (sp == std::string_view::npos)
       break;
@@ -75,9 +73,8 @@ caf::error index_service::put(const record_view& rec, int64_t phys_offset) {
 }
 
 std::vector<int64_t> index_service::query(const std::string& topic,
-                                          const std::string& key,
-                                          int64_t begin, int64_t end,
-                                          size_t max) const {
+                                          const std::string& key, int64_t begin,
+                                          int64_t end, size_t max) const {
   std::vector<int64_t> result;
   auto full_key = topic + '#' + key;
   for (auto i = files_.rbegin(); i != files_.rend(); ++i) {

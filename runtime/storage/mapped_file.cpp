@@ -19,10 +19,9 @@ namespace rmq::storage {
 
 namespace {
 
-caf::error os_error(const std::string& what, const std::string& path,
-                    int err) {
+caf::error os_error(const std::string& what, const std::string& path, int err) {
   auto code = (err == ENOSPC || err == EDQUOT) ? errc::disk_full
-                                                 : errc::io_error;
+                                               : errc::io_error;
   return make_error(code, what + " " + path + ": " + std::strerror(err));
 }
 
@@ -58,8 +57,8 @@ mapped_file::open(const std::string& path, size_t size, int64_t base_offset,
     if (take_fault(faults, &fault_injection::fail_allocate)) {
       if (st.st_size == 0)
         ::unlink(path.c_str());
-      return make_error(errc::disk_full, "allocate " + path
-                                           + ": injected ENOSPC");
+      return make_error(errc::disk_full,
+                        "allocate " + path + ": injected ENOSPC");
     }
     auto err = posix_fallocate(result->fd_, 0, static_cast<off_t>(size));
     if (err != 0) {

@@ -37,7 +37,8 @@ void encode_record(const store_message& msg, const record_stamp& st,
                    char* out) {
   bool v2 = msg.topic.size() > 127;
   // Always IPv4 hosts: the v6 bits are cleared from the sender's flags.
-  auto flags = msg.sys_flag & ~(sys_flag::born_host_v6 | sys_flag::store_host_v6);
+  auto flags = msg.sys_flag
+               & ~(sys_flag::born_host_v6 | sys_flag::store_host_v6);
   auto p = out + 4;
   put_be32(p, v2 ? message_magic_v2 : message_magic_v1), p += 4;
   put_be32(p, body_crc(msg.body)), p += 4;
@@ -73,8 +74,7 @@ void encode_record(const store_message& msg, const record_stamp& st,
 decode_status decode_record(const char* data, size_t available,
                             record_view& out, bool check_crc) {
   if (available < 8)
-    return available == 0 ? decode_status::end_of_data
-                           : decode_status::corrupt;
+    return available == 0 ? decode_status::end_of_data : decode_status::corrupt;
   auto total = static_cast<int32_t>(get_be32(data));
   auto magic = get_be32(data + 4);
   if (magic == blank_magic)
@@ -150,12 +150,11 @@ decode_pulled(const get_message_result& res) {
           != decode_status::ok
         || rec.phys_offset != phys) {
       auto qoff = i < res.queue_offsets.size() ? res.queue_offsets[i] : -1;
-      return make_error(errc::corrupt_data,
-                        "queue offset " + std::to_string(qoff)
-                          + ": corrupt record at offset "
-                          + std::to_string(phys) + ": "
-                          + describe_damage(res.buffer.data() + pos, avail,
-                                            phys));
+      return make_error(
+        errc::corrupt_data,
+        "queue offset " + std::to_string(qoff) + ": corrupt record at offset "
+          + std::to_string(phys) + ": "
+          + describe_damage(res.buffer.data() + pos, avail, phys));
     }
     result.push_back(rec);
     pos += static_cast<size_t>(rec.total_size);

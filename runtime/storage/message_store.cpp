@@ -57,12 +57,10 @@ caf::error message_store::writable() const {
                       "store is read-only: a flush to disk failed");
   auto usage = disk_usage_.load();
   if (usage > cfg_.disk_full_ratio)
-    return make_error(errc::disk_full,
-                      "disk " + std::to_string(static_cast<int>(usage * 100))
-                        + "% used, limit "
-                        + std::to_string(
-                          static_cast<int>(cfg_.disk_full_ratio * 100))
-                        + "%");
+    return make_error(
+      errc::disk_full,
+      "disk " + std::to_string(static_cast<int>(usage * 100)) + "% used, limit "
+        + std::to_string(static_cast<int>(cfg_.disk_full_ratio * 100)) + "%");
   return caf::none;
 }
 
@@ -70,12 +68,12 @@ void message_store::refresh_disk_usage() {
   struct statvfs st;
   if (statvfs(cfg_.dir.c_str(), &st) != 0 || st.f_blocks == 0)
     return;
-  disk_usage_ = 1.0 - static_cast<double>(st.f_bavail)
-                        / static_cast<double>(st.f_blocks);
+  disk_usage_
+    = 1.0 - static_cast<double>(st.f_bavail) / static_cast<double>(st.f_blocks);
 }
 
-put_result message_store::put_locked(const store_message& msg,
-                                     int64_t store_ts, int64_t now_ms) {
+put_result message_store::put_locked(const store_message& msg, int64_t store_ts,
+                                     int64_t now_ms) {
   put_result res;
   if (msg.topic.empty() || msg.topic.size() > 255) {
     res.error = make_error(errc::message_illegal,
@@ -96,11 +94,10 @@ put_result message_store::put_locked(const store_message& msg,
     return res;
   }
   if (msg.properties.size() > cfg_.max_properties_size) {
-    res.error = make_error(errc::properties_size_exceeded,
-                           "properties of "
-                             + std::to_string(msg.properties.size())
-                             + " bytes exceed "
-                             + std::to_string(cfg_.max_properties_size));
+    res.error = make_error(
+      errc::properties_size_exceeded,
+      "properties of " + std::to_string(msg.properties.size())
+        + " bytes exceed " + std::to_string(cfg_.max_properties_size));
     return res;
   }
   auto size = record_size(msg);
@@ -170,8 +167,7 @@ size_t message_store::delete_expired(int64_t now_wall_ms) {
   std::lock_guard<std::mutex> guard{writer_mtx_};
   size_t force = disk_usage_.load() > cfg_.disk_clean_ratio ? 1 : 0;
   auto safe = std::min(log_.flushed_offset(), dispatched_.load());
-  return log_.delete_expired(now_wall_ms, cfg_.retention.count(), force,
-                             safe);
+  return log_.delete_expired(now_wall_ms, cfg_.retention.count(), force, safe);
 }
 
 size_t message_store::dedup_size() {

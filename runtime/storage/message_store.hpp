@@ -34,10 +34,10 @@ int64_t wall_clock_ms();
 
 /// What recovery did, for logs, dumps and tests.
 struct recovery_info {
-  bool crashed = false;     // the abort marker was there
-  int64_t scan_from = 0;    // first scanned commit-log offset
-  int64_t end_offset = 0;   // end of the last valid record
-  int64_t records = 0;      // records verified
+  bool crashed = false;   // the abort marker was there
+  int64_t scan_from = 0;  // first scanned commit-log offset
+  int64_t end_offset = 0; // end of the last valid record
+  int64_t records = 0;    // records verified
   int64_t duration_us = 0;
   /// Damaged commit-log ranges with valid records after them: skipped and
   /// kept; reads of a record in them answer `corrupt_data`.
@@ -169,11 +169,10 @@ private:
   caf::error damaged_at(int64_t phys) const;
   static caf::error check_unit(const get_message_request& req,
                                int64_t queue_offset, const char* record);
-  static bool misplaced_offset(const consume_queue& cq,
-                               const record_view& rec, int64_t phys);
+  static bool misplaced_offset(const consume_queue& cq, const record_view& rec,
+                               int64_t phys);
   caf::error fill_damaged_slots(consume_queue& cq, int64_t queue_offset,
-                                int64_t phys,
-                                std::vector<corruption>& damage);
+                                int64_t phys, std::vector<corruption>& damage);
   caf::error dispatch_locked(int64_t up_to);
   caf::error save_checkpoint_locked();
   put_result put_locked(const store_message& msg, int64_t store_ts,

@@ -146,8 +146,7 @@ int64_t message_store::search_offset(const search_offset_request& req) {
 }
 
 caf::error message_store::check_unit(const get_message_request& req,
-                                     int64_t queue_offset,
-                                     const char* record) {
+                                     int64_t queue_offset, const char* record) {
   // The unit and the record must agree: a damaged header, or a unit that
   // recovery pointed at a damaged range, must not pass for this message.
   auto qid = static_cast<int32_t>(get_be32(record + pos_queue_id));
@@ -189,8 +188,7 @@ caf::expected<std::string> message_store::lookup(int64_t phys_offset) {
   return out;
 }
 
-query_message_result
-message_store::query(const query_message_request& req) {
+query_message_result message_store::query(const query_message_request& req) {
   query_message_result res;
   auto max = static_cast<size_t>(std::max(req.max_num, 0));
   std::vector<int64_t> candidates;
@@ -223,8 +221,7 @@ message_store::query(const query_message_request& req) {
         || rec.store_timestamp > req.end_timestamp)
       continue;
     bool match = phys == by_id
-                 || find_property(rec.properties, property_uniq_key)
-                      == req.key;
+                 || find_property(rec.properties, property_uniq_key) == req.key;
     auto keys = find_property(rec.properties, property_keys);
     while (!match && !keys.empty()) {
       auto sp = keys.find(' ');

@@ -35,8 +35,8 @@ caf::error message_store::load_consume_queues() {
     auto topic = topic_dir.path().filename().string();
     for (auto& qdir : fs::directory_iterator(topic_dir.path(), ec)) {
       auto name = qdir.path().filename().string();
-      if (name.empty() || name.find_first_not_of("0123456789")
-                            != std::string::npos)
+      if (name.empty()
+          || name.find_first_not_of("0123456789") != std::string::npos)
         continue;
       auto cq = std::make_unique<consume_queue>(cfg_, topic, std::stoi(name));
       if (auto err = cq->load())
@@ -60,7 +60,8 @@ caf::error message_store::recover(int64_t now_ms) {
   auto cp = checkpoint::load(cfg_.dir + "/checkpoint");
   recovery_.checkpoint_damaged = cp.damaged;
   if (cp.damaged)
-    RMQ_WARN("store", "checkpoint of " << cfg_.dir
+    RMQ_WARN("store", "checkpoint of "
+                        << cfg_.dir
                         << " is damaged: scanning the whole commit log");
   if (auto err = log_.load())
     return err;
@@ -77,17 +78,15 @@ caf::error message_store::recover(int64_t now_ms) {
   // After a crash, units past the checkpoint may be half written (a unit
   // can straddle pages): drop them, they are rebuilt below.
   if (recovery_.crashed)
-    each_queue([&](consume_queue& cq) {
-      cq.truncate_dirty(cp.dispatched_offset);
-    });
+    each_queue(
+      [&](consume_queue& cq) { cq.truncate_dirty(cp.dispatched_offset); });
   int64_t cq_end = 0;
-  each_queue([&](consume_queue& cq) {
-    cq_end = std::max(cq_end, cq.max_phys_end());
-  });
+  each_queue(
+    [&](consume_queue& cq) { cq_end = std::max(cq_end, cq.max_phys_end()); });
   // Always verify at least the last segment: a damaged tail must be found
   // even after a clean shutdown.
-  auto from = std::min({cp.dispatched_offset, cq_end,
-                        log_.last_segment_base()});
+  auto from
+    = std::min({cp.dispatched_offset, cq_end, log_.last_segment_base()});
   recovery_.scan_from = from;
   // Dedup: every unique id stored within the window goes back into the
   // table with its original result, oldest first. Segments before `from`
@@ -115,8 +114,7 @@ caf::error message_store::recover(int64_t now_ms) {
   // log order, as the scan reports them.
   std::vector<corruption> unclaimed = log_.holes();
   auto add_unclaimed = [&](corruption bad) {
-    auto at = std::upper_bound(unclaimed.begin(), unclaimed.end(),
-                               bad.offset,
+    auto at = std::upper_bound(unclaimed.begin(), unclaimed.end(), bad.offset,
                                [](int64_t x, const corruption& c) {
                                  return x < c.offset;
                                });
@@ -171,7 +169,8 @@ caf::error message_store::recover(int64_t now_ms) {
     recovery_.corruptions.push_back(std::move(bad));
   for (auto& bad : misplaced) {
     RMQ_WARN("store", "commit log: record at " << bad.offset << ": "
-                        << bad.reason << ", skipped, kept");
+                                               << bad.reason
+                                               << ", skipped, kept");
     recovery_.corruptions.push_back(std::move(bad));
   }
   std::sort(recovery_.corruptions.begin(), recovery_.corruptions.end(),
@@ -204,15 +203,14 @@ caf::error message_store::recover(int64_t now_ms) {
   recovery_.duration_us = std::chrono::duration_cast<std::chrono::microseconds>(
                             std::chrono::steady_clock::now() - t0)
                             .count();
-  RMQ_INFO("store", "recovered " << cfg_.dir << ": "
-                                 << (recovery_.crashed ? "after a crash"
-                                                       : "clean")
-                                 << ", scanned " << recovery_.records
-                                 << " records from " << from << ", end "
-                                 << end << ", "
-                                 << recovery_.corruptions.size()
-                                 << " corrupt ranges kept, "
-                                 << recovery_.duration_us << " us");
+  RMQ_INFO("store", "recovered "
+                      << cfg_.dir << ": "
+                      << (recovery_.crashed ? "after a crash" : "clean")
+                      << ", scanned " << recovery_.records << " records from "
+                      << from << ", end " << end << ", "
+                      << recovery_.corruptions.size()
+                      << " corrupt ranges kept, " << recovery_.duration_us
+                      << " us");
   return caf::none;
 }
 
@@ -269,8 +267,7 @@ bool message_store::misplaced_offset(const consume_queue& cq,
 }
 
 caf::error message_store::fill_damaged_slots(consume_queue& cq,
-                                             int64_t queue_offset,
-                                             int64_t phys,
+                                             int64_t queue_offset, int64_t phys,
                                              std::vector<corruption>& damage) {
   // The queue misses units before `queue_offset`: records whose header was
   // damaged. Point each missing unit at a damaged range between the
@@ -287,8 +284,8 @@ caf::error message_store::fill_damaged_slots(consume_queue& cq,
   if (!usable(i))
     return caf::none; // a plain gap: blank units
   while (cq.max_offset() < queue_offset) {
-    auto len = static_cast<int32_t>(
-      std::min<int64_t>(i->length, INT32_MAX - 1));
+    auto len
+      = static_cast<int32_t>(std::min<int64_t>(i->length, INT32_MAX - 1));
     if (auto err = cq.put(cq.max_offset(), {i->offset, len, 0}))
       return err;
     if (usable(std::next(i)))

@@ -73,8 +73,7 @@ size_t find_next_record(const char* data, size_t size, int64_t base,
   }
 }
 
-std::string describe_damage(const char* data, size_t available,
-                            int64_t phys) {
+std::string describe_damage(const char* data, size_t available, int64_t phys) {
   std::ostringstream out;
   if (available < 8)
     return "truncated record header";
@@ -136,8 +135,8 @@ segment_scan scan_segment(const char* data, size_t size, int64_t base,
     if (zeros && !past_zeros)
       return res; // the end of the data
     auto phys = base + static_cast<int64_t>(pos);
-    corruption bad{base, phys, 0, describe_damage(data + pos, size - pos,
-                                                  phys)};
+    corruption bad{base, phys, 0,
+                   describe_damage(data + pos, size - pos, phys)};
     auto next = find_next_record(data, size, base, pos + 1);
     bad.length = static_cast<int64_t>(next - pos);
     if (on_damage)

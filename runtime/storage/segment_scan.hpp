@@ -82,7 +82,6 @@ size_t find_next_record(const char* data, size_t size, int64_t base,
 
 /// Returns why the bytes at `data` (log offset `phys`, `available` bytes to
 /// the segment end) are not a valid record, e.g. "body CRC mismatch".
-std::string describe_damage(const char* data, size_t available,
-                            int64_t phys);
+std::string describe_damage(const char* data, size_t available, int64_t phys);
 
 } // namespace rmq::storage

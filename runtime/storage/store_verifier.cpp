@@ -128,8 +128,7 @@ private:
       auto& seg = segs_[i];
       scans.push_back(scan_segment(
         seg.file->data(), seg.file->size(), seg.base, true,
-        i + 1 < segs_.size(),
-        [&](const record_view&, int64_t, bool intact) {
+        i + 1 < segs_.size(), [&](const record_view&, int64_t, bool intact) {
           report_.records += intact ? 1 : 0;
         }));
     }
@@ -203,8 +202,9 @@ private:
         return;
       }
       if (expected_base >= 0 && base != expected_base) {
-        problem(name, base / 20, 0, "gap: expected a file starting at byte "
-                                      + std::to_string(expected_base));
+        problem(name, base / 20, 0,
+                "gap: expected a file starting at byte "
+                  + std::to_string(expected_base));
         return;
       }
       if (file->size() % cq_unit_size != 0)
@@ -234,8 +234,8 @@ private:
               + std::to_string(phys) + ": ";
     if (phys + size > log_end_) {
       problem(name, qoff, 0,
-              at + "points past the end of the log ("
-                + std::to_string(log_end_) + ")");
+              at + "points past the end of the log (" + std::to_string(log_end_)
+                + ")");
       return;
     }
     auto seg = find(phys);
@@ -268,8 +268,7 @@ private:
   void check_checkpoint() {
     auto path = dir_ + "/checkpoint";
     if (!fs::exists(path)) {
-      problem("checkpoint", 0, 0,
-              "missing: recovery will scan the whole log");
+      problem("checkpoint", 0, 0, "missing: recovery will scan the whole log");
       return;
     }
     auto cp = checkpoint::load(path);
@@ -310,9 +309,8 @@ std::string format_report(const store_report& report) {
     out << ": " << p.what << '\n';
   }
   out << "segments " << report.segments << ", records " << report.records
-      << ", log end " << report.log_end << ", consume queues "
-      << report.queues << ", units " << report.units << ", problems "
-      << report.problems.size()
+      << ", log end " << report.log_end << ", consume queues " << report.queues
+      << ", units " << report.units << ", problems " << report.problems.size()
       << (report.crashed ? ", not closed cleanly" : "") << ": "
       << (report.ok() ? "store OK" : "store DAMAGED") << '\n';
   return out.str();

@@ -48,8 +48,7 @@ struct fixture : test::deterministic_fixture {
   }
 
   std::vector<put_result> put(std::vector<store_message> msgs) {
-    return ask<std::vector<put_result>>(actors.commit_log,
-                                        caf::put_atom::value,
+    return ask<std::vector<put_result>>(actors.commit_log, caf::put_atom::value,
                                         std::move(msgs));
   }
 
@@ -60,186 +59,189 @@ struct fixture : test::deterministic_fixture {
 
   std::vector<std::string> read_all() {
     get_message_request req{"T", 0, 0, 1000, 1 << 20, {}};
-    return test::bodies(
-      ask<get_message_result>(actors.dispatcher, req).buffer);
+    return test::bodies(ask<get_message_result>(actors.dispatcher, req).buffer);
   }
 };
 
 } // namespace
 
 TEST_SUITE("broker.store_actors") {
-
-TEST_CASE_FIXTURE(fixture, "async flush acknowledges at once and flushes on "
-                           "the timer") {
-  start(storage::flush_mode::async);
-  auto res = put(batch(3));
-  REQUIRE_EQ(res.size(), 3u);
-  CHECK_EQ(res[2].queue_offset, 2);
-  CHECK_EQ(read_all(), (std::vector<std::string>{"m0", "m1", "m2"}));
-  auto d = dump(actors.commit_log);
-  CHECK_EQ(d["actor"], "commit_log_writer");
-  CHECK_EQ(d["flush_mode"], "async");
-  CHECK_EQ(d["flushed_offset"], 0); // less than 16 KiB dirty
-  CHECK(d.contains("high_watermark_bytes"));
-  CHECK(d.contains("low_watermark_bytes"));
-  // Little dirty data is flushed by the thorough interval (10 s).
-  advance_time(11s, 500ms);
-  CHECK_EQ(dump(actors.commit_log)["flushed_offset"], store->write_offset());
-  CHECK_GE(dump(actors.flusher)["syncs"].get<int>(), 1);
-  CHECK_GE(dump(actors.dispatcher)["checkpoints"].get<int>(), 10);
-}
-
-TEST_CASE_FIXTURE(fixture, "sync flush acknowledges only after a covering "
-                           "fdatasync") {
-  start(storage::flush_mode::sync);
-  auto res = put(batch(2));
-  REQUIRE_EQ(res.size(), 2u);
-  CHECK_FALSE(res[1].error);
-  CHECK_GE(store->flushed_offset(), res[1].phys_offset + res[1].size);
-  // Readers see it once it is on disk.
-  CHECK_EQ(read_all(), (std::vector<std::string>{"m0", "m1"}));
-}
-
-TEST_CASE_FIXTURE(fixture, "concurrent sync appends share fdatasyncs") {
-  start(storage::flush_mode::sync);
-  std::vector<decltype(self->request(actors.commit_log, caf::infinite,
-                                     caf::put_atom::value, batch(1)))>
-    handles;
-  for (int i = 0; i < 5; ++i)
-    handles.push_back(self->request(actors.commit_log, caf::infinite,
-                                    caf::put_atom::value, batch(1, i)));
-  sched.run();
-  int acked = 0;
-  for (auto& h : handles)
-    h.receive([&](std::vector<put_result>& r) { acked += r.size(); },
-              [&](caf::error& err) { FAIL(sys.render(err)); });
-  CHECK_EQ(acked, 5);
-  auto syncs = dump(actors.flusher)["syncs"].get<int>();
-  CHECK_LT(syncs, 5);
-  CHECK_GE(syncs, 1);
-}
-
-TEST_CASE_FIXTURE(fixture, "a sync append waiting for its fdatasync when "
-                           "the store stops gets an error, not silence") {
-  start(storage::flush_mode::sync);
-  auto rh = self->request(actors.commit_log, caf::infinite,
-                          caf::put_atom::value, batch(1));
-  sched.run_once(); // the writer appends and asks the flusher
-  caf::anon_send_exit(actors.commit_log, caf::exit_reason::user_shutdown);
-  sched.run();
-  REQUIRE_FALSE(self->mailbox().empty());
-  caf::error err;
-  rh.receive([](std::vector<put_result>&) { FAIL("acknowledged"); },
-             [&](caf::error& x) { err = std::move(x); });
-  CHECK(err == errc::service_not_available);
-  actors.commit_log = nullptr; // stopped already
-}
-
-TEST_CASE_FIXTURE(fixture, "a failed fdatasync is an error to the sender, "
-                           "never an ack") {
-  start(storage::flush_mode::sync);
-  cfg.faults->fail_sync = 1;
-  auto err = ask_error<std::vector<put_result>>(actors.commit_log, caf::put_atom::value, batch(1));
-  CHECK(err == errc::io_error);
-  // The store refuses everything afterwards.
-  err = ask_error<std::vector<put_result>>(actors.commit_log, caf::put_atom::value, batch(1));
-  CHECK(err == errc::io_error);
-  CHECK_EQ(dump(actors.flusher)["failures"], 1);
-  CHECK_EQ(dump(actors.commit_log)["failed_batches"], 1);
-}
-
-TEST_CASE_FIXTURE(fixture, "sends are refused above the high watermark "
-                           "until the backlog drains") {
-  cfg.pending_high_watermark = 150;
-  cfg.pending_low_watermark = 50;
-  start(storage::flush_mode::async);
-  put(batch(2)); // ~190 bytes not yet flushed
-  auto err = ask_error<std::vector<put_result>>(actors.commit_log, caf::put_atom::value, batch(1));
-  CHECK(err == errc::system_busy);
-  auto d = dump(actors.commit_log);
-  CHECK_EQ(d["busy"], true);
-  CHECK_EQ(d["refused_busy"], 1);
-  CHECK_EQ(d["high_watermark_bytes"], 150);
-  advance_time(10500ms, 500ms); // the thorough flush drains the backlog
-  CHECK_EQ(put(batch(1, 2)).size(), 1u);
-  CHECK_EQ(dump(actors.commit_log)["busy"], false);
-}
-
-TEST_CASE_FIXTURE(fixture, "per-message errors and duplicates come back in "
-                           "the batch") {
-  start(storage::flush_mode::async);
-  auto msgs = batch(1);
-  msgs.push_back(test::make_message("T", 0, std::string(20000, 'x')));
-  msgs.push_back(test::make_message("T", 0, "u", "", "", "ID1"));
-  msgs.push_back(test::make_message("T", 0, "u", "", "", "ID1"));
-  auto res = put(msgs);
-  REQUIRE_EQ(res.size(), 4u);
-  CHECK_FALSE(res[0].error);
-  CHECK(res[1].error == errc::message_illegal);
-  CHECK_FALSE(res[2].duplicate);
-  CHECK(res[3].duplicate);
-  CHECK_EQ(res[3].queue_offset, res[2].queue_offset);
-  CHECK_EQ(dump(actors.commit_log)["duplicates"], 1);
-}
-
-TEST_CASE_FIXTURE(fixture, "the dispatcher answers offsets, lookups and "
-                           "queries") {
-  start(storage::flush_mode::async);
-  auto msgs = batch(3);
-  msgs[1] = test::make_message("T", 0, "m1", "", "K1", "U1");
-  auto res = put(msgs);
-  CHECK_EQ(ask<queue_offsets>(actors.dispatcher, get_offset_request{"T", 0}),
-           queue_offsets{0, 3});
-  auto raw = ask<std::string>(actors.dispatcher, caf::get_atom::value,
-                              res[2].phys_offset);
-  CHECK_EQ(test::bodies(raw), std::vector<std::string>{"m2"});
-  auto err = ask_error<std::string>(actors.dispatcher, caf::get_atom::value, int64_t{1});
-  CHECK(err == errc::corrupt_data);
-  auto q = ask<query_message_result>(actors.dispatcher,
-                                     query_message_request{"T", "K1"});
-  CHECK_EQ(test::bodies(q.buffer), std::vector<std::string>{"m1"});
-  CHECK_EQ(ask<int64_t>(actors.dispatcher,
-                        search_offset_request{"T", 0, 0}),
-           0);
-  CHECK_EQ(ask<int64_t>(actors.dispatcher, checkpoint_atom::value),
-           store->dispatched_offset());
-  auto d = dump(actors.dispatcher);
-  CHECK_EQ(d["actor"], "dispatch_service");
-  CHECK_EQ(d["consume_queues"], 1);
-}
-
-TEST_CASE_FIXTURE(fixture, "a corrupt record is an error answer, counted "
-                           "in the dumps") {
-  std::vector<put_result> res;
-  {
-    auto st = test::open_store(cfg);
-    res = test::put_n(*st, 6);
-    REQUIRE_FALSE(st->close());
+  TEST_CASE_FIXTURE(fixture, "async flush acknowledges at once and flushes on "
+                             "the timer") {
+    start(storage::flush_mode::async);
+    auto res = put(batch(3));
+    REQUIRE_EQ(res.size(), 3u);
+    CHECK_EQ(res[2].queue_offset, 2);
+    CHECK_EQ(read_all(), (std::vector<std::string>{"m0", "m1", "m2"}));
+    auto d = dump(actors.commit_log);
+    CHECK_EQ(d["actor"], "commit_log_writer");
+    CHECK_EQ(d["flush_mode"], "async");
+    CHECK_EQ(d["flushed_offset"], 0); // less than 16 KiB dirty
+    CHECK(d.contains("high_watermark_bytes"));
+    CHECK(d.contains("low_watermark_bytes"));
+    // Little dirty data is flushed by the thorough interval (10 s).
+    advance_time(11s, 500ms);
+    CHECK_EQ(dump(actors.commit_log)["flushed_offset"], store->write_offset());
+    CHECK_GE(dump(actors.flusher)["syncs"].get<int>(), 1);
+    CHECK_GE(dump(actors.dispatcher)["checkpoints"].get<int>(), 10);
   }
-  // A flipped magic in the last segment: recovery skips and reports it.
-  test::flip_byte(test::segment_path(dir.path(), 0),
-                  static_cast<size_t>(res[2].phys_offset + 5));
-  start(storage::flush_mode::async);
-  CHECK_EQ(dump(actors.commit_log)["recovery_corrupt_ranges"], 1);
-  CHECK_EQ(dump(actors.commit_log)["recovery_torn_tail_offset"], -1);
-  CHECK_EQ(dump(actors.dispatcher)["recovery_corrupt_ranges"], 1);
-  // A read from offset 0 stops before it; a read at it is an error.
-  get_message_request req{"T", 0, 0, 1000, 1 << 20, {}};
-  auto first = ask<get_message_result>(actors.dispatcher, req);
-  CHECK_EQ(test::bodies(first.buffer), (std::vector<std::string>{"m0", "m1"}));
-  CHECK_EQ(first.next_begin_offset, 2);
-  req.offset = 2;
-  auto err = ask_error<get_message_result>(actors.dispatcher, req);
-  CHECK_EQ(err, errc::corrupt_data);
-  CHECK_NE(error_detail(err).find("next offset 3"), std::string::npos);
-  req.offset = 3;
-  CHECK_EQ(test::bodies(ask<get_message_result>(actors.dispatcher, req).buffer),
-           (std::vector<std::string>{"m3", "m4", "m5"}));
-  CHECK_EQ(ask_error<std::string>(actors.dispatcher, caf::get_atom::value,
-                                  res[2].phys_offset),
-           errc::corrupt_data);
-  // Every read that met it: the one stopped before it and the two refused.
-  CHECK_EQ(dump(actors.dispatcher)["corrupt_reads"], 3);
-}
+
+  TEST_CASE_FIXTURE(fixture, "sync flush acknowledges only after a covering "
+                             "fdatasync") {
+    start(storage::flush_mode::sync);
+    auto res = put(batch(2));
+    REQUIRE_EQ(res.size(), 2u);
+    CHECK_FALSE(res[1].error);
+    CHECK_GE(store->flushed_offset(), res[1].phys_offset + res[1].size);
+    // Readers see it once it is on disk.
+    CHECK_EQ(read_all(), (std::vector<std::string>{"m0", "m1"}));
+  }
+
+  TEST_CASE_FIXTURE(fixture, "concurrent sync appends share fdatasyncs") {
+    start(storage::flush_mode::sync);
+    std::vector<decltype(self->request(actors.commit_log, caf::infinite,
+                                       caf::put_atom::value, batch(1)))>
+      handles;
+    for (int i = 0; i < 5; ++i)
+      handles.push_back(self->request(actors.commit_log, caf::infinite,
+                                      caf::put_atom::value, batch(1, i)));
+    sched.run();
+    int acked = 0;
+    for (auto& h : handles)
+      h.receive([&](std::vector<put_result>& r) { acked += r.size(); },
+                [&](caf::error& err) { FAIL(sys.render(err)); });
+    CHECK_EQ(acked, 5);
+    auto syncs = dump(actors.flusher)["syncs"].get<int>();
+    CHECK_LT(syncs, 5);
+    CHECK_GE(syncs, 1);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a sync append waiting for its fdatasync when "
+                             "the store stops gets an error, not silence") {
+    start(storage::flush_mode::sync);
+    auto rh = self->request(actors.commit_log, caf::infinite,
+                            caf::put_atom::value, batch(1));
+    sched.run_once(); // the writer appends and asks the flusher
+    caf::anon_send_exit(actors.commit_log, caf::exit_reason::user_shutdown);
+    sched.run();
+    REQUIRE_FALSE(self->mailbox().empty());
+    caf::error err;
+    rh.receive([](std::vector<put_result>&) { FAIL("acknowledged"); },
+               [&](caf::error& x) { err = std::move(x); });
+    CHECK(err == errc::service_not_available);
+    actors.commit_log = nullptr; // stopped already
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a failed fdatasync is an error to the sender, "
+                             "never an ack") {
+    start(storage::flush_mode::sync);
+    cfg.faults->fail_sync = 1;
+    auto err = ask_error<std::vector<put_result>>(
+      actors.commit_log, caf::put_atom::value, batch(1));
+    CHECK(err == errc::io_error);
+    // The store refuses everything afterwards.
+    err = ask_error<std::vector<put_result>>(actors.commit_log,
+                                             caf::put_atom::value, batch(1));
+    CHECK(err == errc::io_error);
+    CHECK_EQ(dump(actors.flusher)["failures"], 1);
+    CHECK_EQ(dump(actors.commit_log)["failed_batches"], 1);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "sends are refused above the high watermark "
+                             "until the backlog drains") {
+    cfg.pending_high_watermark = 150;
+    cfg.pending_low_watermark = 50;
+    start(storage::flush_mode::async);
+    put(batch(2)); // ~190 bytes not yet flushed
+    auto err = ask_error<std::vector<put_result>>(
+      actors.commit_log, caf::put_atom::value, batch(1));
+    CHECK(err == errc::system_busy);
+    auto d = dump(actors.commit_log);
+    CHECK_EQ(d["busy"], true);
+    CHECK_EQ(d["refused_busy"], 1);
+    CHECK_EQ(d["high_watermark_bytes"], 150);
+    advance_time(10500ms, 500ms); // the thorough flush drains the backlog
+    CHECK_EQ(put(batch(1, 2)).size(), 1u);
+    CHECK_EQ(dump(actors.commit_log)["busy"], false);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "per-message errors and duplicates come back in "
+                             "the batch") {
+    start(storage::flush_mode::async);
+    auto msgs = batch(1);
+    msgs.push_back(test::make_message("T", 0, std::string(20000, 'x')));
+    msgs.push_back(test::make_message("T", 0, "u", "", "", "ID1"));
+    msgs.push_back(test::make_message("T", 0, "u", "", "", "ID1"));
+    auto res = put(msgs);
+    REQUIRE_EQ(res.size(), 4u);
+    CHECK_FALSE(res[0].error);
+    CHECK(res[1].error == errc::message_illegal);
+    CHECK_FALSE(res[2].duplicate);
+    CHECK(res[3].duplicate);
+    CHECK_EQ(res[3].queue_offset, res[2].queue_offset);
+    CHECK_EQ(dump(actors.commit_log)["duplicates"], 1);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "the dispatcher answers offsets, lookups and "
+                             "queries") {
+    start(storage::flush_mode::async);
+    auto msgs = batch(3);
+    msgs[1] = test::make_message("T", 0, "m1", "", "K1", "U1");
+    auto res = put(msgs);
+    CHECK_EQ(ask<queue_offsets>(actors.dispatcher, get_offset_request{"T", 0}),
+             queue_offsets{0, 3});
+    auto raw = ask<std::string>(actors.dispatcher, caf::get_atom::value,
+                                res[2].phys_offset);
+    CHECK_EQ(test::bodies(raw), std::vector<std::string>{"m2"});
+    auto err = ask_error<std::string>(actors.dispatcher, caf::get_atom::value,
+                                      int64_t{1});
+    CHECK(err == errc::corrupt_data);
+    auto q = ask<query_message_result>(actors.dispatcher,
+                                       query_message_request{"T", "K1"});
+    CHECK_EQ(test::bodies(q.buffer), std::vector<std::string>{"m1"});
+    CHECK_EQ(ask<int64_t>(actors.dispatcher, search_offset_request{"T", 0, 0}),
+             0);
+    CHECK_EQ(ask<int64_t>(actors.dispatcher, checkpoint_atom::value),
+             store->dispatched_offset());
+    auto d = dump(actors.dispatcher);
+    CHECK_EQ(d["actor"], "dispatch_service");
+    CHECK_EQ(d["consume_queues"], 1);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a corrupt record is an error answer, counted "
+                             "in the dumps") {
+    std::vector<put_result> res;
+    {
+      auto st = test::open_store(cfg);
+      res = test::put_n(*st, 6);
+      REQUIRE_FALSE(st->close());
+    }
+    // A flipped magic in the last segment: recovery skips and reports it.
+    test::flip_byte(test::segment_path(dir.path(), 0),
+                    static_cast<size_t>(res[2].phys_offset + 5));
+    start(storage::flush_mode::async);
+    CHECK_EQ(dump(actors.commit_log)["recovery_corrupt_ranges"], 1);
+    CHECK_EQ(dump(actors.commit_log)["recovery_torn_tail_offset"], -1);
+    CHECK_EQ(dump(actors.dispatcher)["recovery_corrupt_ranges"], 1);
+    // A read from offset 0 stops before it; a read at it is an error.
+    get_message_request req{"T", 0, 0, 1000, 1 << 20, {}};
+    auto first = ask<get_message_result>(actors.dispatcher, req);
+    CHECK_EQ(test::bodies(first.buffer),
+             (std::vector<std::string>{"m0", "m1"}));
+    CHECK_EQ(first.next_begin_offset, 2);
+    req.offset = 2;
+    auto err = ask_error<get_message_result>(actors.dispatcher, req);
+    CHECK_EQ(err, errc::corrupt_data);
+    CHECK_NE(error_detail(err).find("next offset 3"), std::string::npos);
+    req.offset = 3;
+    CHECK_EQ(
+      test::bodies(ask<get_message_result>(actors.dispatcher, req).buffer),
+      (std::vector<std::string>{"m3", "m4", "m5"}));
+    CHECK_EQ(ask_error<std::string>(actors.dispatcher, caf::get_atom::value,
+                                    res[2].phys_offset),
+             errc::corrupt_data);
+    // Every read that met it: the one stopped before it and the two refused.
+    CHECK_EQ(dump(actors.dispatcher)["corrupt_reads"], 3);
+  }
 
 } // TEST_SUITE

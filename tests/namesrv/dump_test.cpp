@@ -55,43 +55,44 @@ struct fixture : rmq::test::deterministic_fixture {};
 } // namespace
 
 TEST_SUITE("actors.dump") {
-
-TEST_CASE("render_dump names the actor and keeps the state's fields") {
-  auto j = nlohmann::json::parse(rmq::render_dump("x", {{"a", 1}}));
-  CHECK_EQ(j, nlohmann::json{{"actor", "x"}, {"a", 1}});
-}
-
-TEST_CASE_FIXTURE(fixture, "a dump handler renders the state under its name") {
-  auto hdl = spawn(counter);
-  auto j = nlohmann::json::parse(ask<std::string>(hdl, dump_atom::value));
-  CHECK_EQ(j["actor"], "counter");
-  CHECK_EQ(j["hits"], 7);
-}
-
-TEST_CASE_FIXTURE(fixture, "a node dump reports an actor that never answers") {
-  auto good = spawn(counter);
-  auto stuck = spawn(mute);
-  auto coll = spawn(collector);
-  std::vector<dumpable_actor> parts{good, stuck};
-  auto rh = self->request(coll, caf::infinite, dump_atom::value, parts);
-  sched.run();
-  CHECK(self->mailbox().empty()); // still waiting for the mute actor
-  advance_time(std::chrono::seconds{11}, std::chrono::seconds{1});
-  std::string text;
-  rh.receive([&](const std::string& x) { text = x; },
-             [&](const caf::error& err) { FAIL(sys.render(err)); });
-  auto j = nlohmann::json::parse(text);
-  CHECK_EQ(j["node"], "test");
-  REQUIRE_EQ(j["actors"].size(), 3u);
-  CHECK_EQ(j["actors"][0]["actor"], "collector");
-  int errors = 0;
-  int counters = 0;
-  for (auto& entry : j["actors"]) {
-    errors += entry.contains("error") ? 1 : 0;
-    counters += entry.value("actor", "") == "counter" ? 1 : 0;
+  TEST_CASE("render_dump names the actor and keeps the state's fields") {
+    auto j = nlohmann::json::parse(rmq::render_dump("x", {{"a", 1}}));
+    CHECK_EQ(j, nlohmann::json{{"actor", "x"}, {"a", 1}});
   }
-  CHECK_EQ(errors, 1);
-  CHECK_EQ(counters, 1);
-}
+
+  TEST_CASE_FIXTURE(fixture,
+                    "a dump handler renders the state under its name") {
+    auto hdl = spawn(counter);
+    auto j = nlohmann::json::parse(ask<std::string>(hdl, dump_atom::value));
+    CHECK_EQ(j["actor"], "counter");
+    CHECK_EQ(j["hits"], 7);
+  }
+
+  TEST_CASE_FIXTURE(fixture,
+                    "a node dump reports an actor that never answers") {
+    auto good = spawn(counter);
+    auto stuck = spawn(mute);
+    auto coll = spawn(collector);
+    std::vector<dumpable_actor> parts{good, stuck};
+    auto rh = self->request(coll, caf::infinite, dump_atom::value, parts);
+    sched.run();
+    CHECK(self->mailbox().empty()); // still waiting for the mute actor
+    advance_time(std::chrono::seconds{11}, std::chrono::seconds{1});
+    std::string text;
+    rh.receive([&](const std::string& x) { text = x; },
+               [&](const caf::error& err) { FAIL(sys.render(err)); });
+    auto j = nlohmann::json::parse(text);
+    CHECK_EQ(j["node"], "test");
+    REQUIRE_EQ(j["actors"].size(), 3u);
+    CHECK_EQ(j["actors"][0]["actor"], "collector");
+    int errors = 0;
+    int counters = 0;
+    for (auto& entry : j["actors"]) {
+      errors += entry.contains("error") ? 1 : 0;
+      counters += entry.value("actor", "") == "counter" ? 1 : 0;
+    }
+    CHECK_EQ(errors, 1);
+    CHECK_EQ(counters, 1);
+  }
 
 } // TEST_SUITE

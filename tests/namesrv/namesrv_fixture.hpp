@@ -16,9 +16,9 @@
 #include "caf/actor_cast.hpp"
 
 #include "actors/namesrv/namesrv_frontend.hpp"
+#include "actors/namesrv/namesrv_node.hpp"
 #include "messages/errors.hpp"
 #include "messages/namesrv.hpp"
-#include "actors/namesrv/namesrv_node.hpp"
 #include "tests/support/deterministic_fixture.hpp"
 
 namespace rmq::test {
@@ -134,8 +134,7 @@ public:
     request(ns, get_route_info_request{topic})
       .receive([&](const topic_route_data&) { result = true; },
                [&](const caf::error& err) {
-                 CHECK_MESSAGE(err == errc::topic_not_exist,
-                               sys.render(err));
+                 CHECK_MESSAGE(err == errc::topic_not_exist, sys.render(err));
                });
     return result;
   }

@@ -43,40 +43,61 @@ struct supervised_fixture : namesrv_fixture {
 } // namespace
 
 TEST_SUITE("namesrv.supervision") {
-
-TEST_CASE_FIXTURE(supervised_fixture,
-                  "the exit of any actor of the node stops the node, "
-                  "naming it") {
-  std::string name;
-  SUBCASE("front") { name = "namesrv_frontend"; }
-  SUBCASE("scan timer") { name = "scan_timer"; }
-  SUBCASE("batcher") { name = "unregistration_batcher"; }
-  SUBCASE("reader") { name = "route_reader"; }
-  SUBCASE("writer") { name = "route_writer"; }
-  SUBCASE("addrs") { name = "broker_addr_table"; }
-  SUBCASE("clusters") { name = "cluster_table"; }
-  SUBCASE("live") { name = "broker_live_table"; }
-  SUBCASE("topics") { name = "topic_queue_table"; }
-  SUBCASE("filters") { name = "filter_server_table"; }
-  SUBCASE("kv") { name = "kv_config_table"; }
-  CAPTURE(name);
-  CHECK_FALSE(node_failure());
-  kill(name);
-  auto failure = node_failure();
-  REQUIRE(failure);
-  CHECK_NE(failure->find("actor " + name + " exited"), std::string::npos);
-  CHECK_NE(failure->find("kill"), std::string::npos);
-}
-
-TEST_CASE_FIXTURE(supervised_fixture,
-                  "the supervisor reports every actor of the node") {
-  auto dump = nlohmann::json::parse(
-    ask<std::string>(node.supervisor, dump_atom::value));
-  REQUIRE_EQ(dump["children"].size(), node.actors.size());
-  for (auto& row : dump["children"]) {
-    CHECK_FALSE(row["respawn"].get<bool>());
-    CHECK(current(row["name"]));
+  TEST_CASE_FIXTURE(supervised_fixture,
+                    "the exit of any actor of the node stops the node, "
+                    "naming it") {
+    std::string name;
+    SUBCASE("front") {
+      name = "namesrv_frontend";
+    }
+    SUBCASE("scan timer") {
+      name = "scan_timer";
+    }
+    SUBCASE("batcher") {
+      name = "unregistration_batcher";
+    }
+    SUBCASE("reader") {
+      name = "route_reader";
+    }
+    SUBCASE("writer") {
+      name = "route_writer";
+    }
+    SUBCASE("addrs") {
+      name = "broker_addr_table";
+    }
+    SUBCASE("clusters") {
+      name = "cluster_table";
+    }
+    SUBCASE("live") {
+      name = "broker_live_table";
+    }
+    SUBCASE("topics") {
+      name = "topic_queue_table";
+    }
+    SUBCASE("filters") {
+      name = "filter_server_table";
+    }
+    SUBCASE("kv") {
+      name = "kv_config_table";
+    }
+    CAPTURE(name);
+    CHECK_FALSE(node_failure());
+    kill(name);
+    auto failure = node_failure();
+    REQUIRE(failure);
+    CHECK_NE(failure->find("actor " + name + " exited"), std::string::npos);
+    CHECK_NE(failure->find("kill"), std::string::npos);
   }
-}
+
+  TEST_CASE_FIXTURE(supervised_fixture,
+                    "the supervisor reports every actor of the node") {
+    auto dump = nlohmann::json::parse(
+      ask<std::string>(node.supervisor, dump_atom::value));
+    REQUIRE_EQ(dump["children"].size(), node.actors.size());
+    for (auto& row : dump["children"]) {
+      CHECK_FALSE(row["respawn"].get<bool>());
+      CHECK(current(row["name"]));
+    }
+  }
 
 } // TEST_SUITE

@@ -21,13 +21,12 @@ using release_atom = caf::atom_constant<caf::atom("release")>;
 
 using stalling_live_table_actor = caf::typed_actor<
   caf::replies_to<scan_atom>::with<std::vector<unregistration>>,
-  caf::replies_to<conn_lost_atom, caf::actor_addr>::with<
-    std::vector<unregistration>>,
+  caf::replies_to<conn_lost_atom,
+                  caf::actor_addr>::with<std::vector<unregistration>>,
   caf::replies_to<unregister_broker_request>::with<unregistration>,
   caf::reacts_to<unreport_atom>,
   // Arms a stall for the next request.
-  caf::reacts_to<stall_atom>,
-  caf::reacts_to<release_atom>,
+  caf::reacts_to<stall_atom>, caf::reacts_to<release_atom>,
   caf::replies_to<dump_atom>::with<std::string>>;
 
 struct stalling_live_table_state {
@@ -71,9 +70,11 @@ inline stalling_live_table_actor::behavior_type stalling_live_table(
       auto rp = self->make_response_promise<std::vector<unregistration>>();
       run(true, [=]() mutable {
         self->request(self->state.real, caf::infinite, scan_atom::value)
-          .then([=](std::vector<unregistration>& xs) mutable {
-            rp.deliver(std::move(xs));
-          }, fail(rp));
+          .then(
+            [=](std::vector<unregistration>& xs) mutable {
+              rp.deliver(std::move(xs));
+            },
+            fail(rp));
       });
       return rp;
     },
@@ -83,9 +84,11 @@ inline stalling_live_table_actor::behavior_type stalling_live_table(
         self
           ->request(self->state.real, caf::infinite, conn_lost_atom::value,
                     channel)
-          .then([=](std::vector<unregistration>& xs) mutable {
-            rp.deliver(std::move(xs));
-          }, fail(rp));
+          .then(
+            [=](std::vector<unregistration>& xs) mutable {
+              rp.deliver(std::move(xs));
+            },
+            fail(rp));
       });
       return rp;
     },
@@ -99,8 +102,7 @@ inline stalling_live_table_actor::behavior_type stalling_live_table(
       return rp;
     },
     [=](unreport_atom) {
-      run(false,
-          [=] { self->send(self->state.real, unreport_atom::value); });
+      run(false, [=] { self->send(self->state.real, unreport_atom::value); });
     },
     [=](stall_atom) { self->state.armed = true; },
     [=](dump_atom) {

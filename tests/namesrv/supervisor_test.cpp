@@ -67,64 +67,64 @@ struct fixture : deterministic_fixture {
 } // namespace
 
 TEST_SUITE("common.supervisor") {
-
-TEST_CASE_FIXTURE(fixture, "a killed child without state is respawned and "
-                           "answers") {
-  kill("cache");
-  CHECK_FALSE(failure());
-  auto next = current("cache");
-  REQUIRE(next);
-  CHECK_NE(next, stateless);
-  CHECK_EQ(ask<int32_t>(caf::actor_cast<echo_actor>(next), int32_t{7}), 7);
-  auto dump = nlohmann::json::parse(ask<std::string>(sup, dump_atom::value));
-  CHECK_EQ(dump["children"][0]["name"], "cache");
-  CHECK_EQ(dump["children"][0]["restarts"], 1);
-  CHECK_EQ(dump["children"][1]["restarts"], 0);
-}
-
-TEST_CASE_FIXTURE(fixture, "a child with state stops the supervisor with "
-                           "its name and reason") {
-  kill("table");
-  auto why = failure();
-  REQUIRE(why);
-  CHECK_NE(why->find("actor table exited"), std::string::npos);
-  CHECK_NE(why->find("kill"), std::string::npos);
-}
-
-TEST_CASE_FIXTURE(fixture, "a child that keeps dying stops the supervisor") {
-  for (size_t i = 0; i < opts.max_restarts; ++i) {
+  TEST_CASE_FIXTURE(fixture, "a killed child without state is respawned and "
+                             "answers") {
     kill("cache");
-    REQUIRE_FALSE(failure());
+    CHECK_FALSE(failure());
+    auto next = current("cache");
+    REQUIRE(next);
+    CHECK_NE(next, stateless);
+    CHECK_EQ(ask<int32_t>(caf::actor_cast<echo_actor>(next), int32_t{7}), 7);
+    auto dump = nlohmann::json::parse(ask<std::string>(sup, dump_atom::value));
+    CHECK_EQ(dump["children"][0]["name"], "cache");
+    CHECK_EQ(dump["children"][0]["restarts"], 1);
+    CHECK_EQ(dump["children"][1]["restarts"], 0);
   }
-  kill("cache");
-  auto why = failure();
-  REQUIRE(why);
-  CHECK_NE(why->find("actor cache exited"), std::string::npos);
-}
 
-TEST_CASE_FIXTURE(fixture, "respawns older than the restart window are "
-                           "forgiven") {
-  for (size_t i = 0; i < opts.max_restarts; ++i)
+  TEST_CASE_FIXTURE(fixture, "a child with state stops the supervisor with "
+                             "its name and reason") {
+    kill("table");
+    auto why = failure();
+    REQUIRE(why);
+    CHECK_NE(why->find("actor table exited"), std::string::npos);
+    CHECK_NE(why->find("kill"), std::string::npos);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a child that keeps dying stops the supervisor") {
+    for (size_t i = 0; i < opts.max_restarts; ++i) {
+      kill("cache");
+      REQUIRE_FALSE(failure());
+    }
     kill("cache");
-  advance_time(opts.restart_window, 5s);
-  kill("cache");
-  CHECK_FALSE(failure());
-  auto dump = nlohmann::json::parse(ask<std::string>(sup, dump_atom::value));
-  CHECK_EQ(dump["children"][0]["restarts"], opts.max_restarts + 1);
-}
+    auto why = failure();
+    REQUIRE(why);
+    CHECK_NE(why->find("actor cache exited"), std::string::npos);
+  }
 
-TEST_CASE_FIXTURE(fixture, "the supervisor's exit stops the replacements it "
-                           "spawned") {
-  kill("cache");
-  auto next = current("cache");
-  self->monitor(next);
-  caf::anon_send_exit(sup, caf::exit_reason::user_shutdown);
-  sched.run();
-  std::vector<caf::actor_addr> down;
-  while (!self->mailbox().empty())
-    self->receive([&](const caf::down_msg& dm) { down.push_back(dm.source); });
-  CHECK_EQ(down.size(), 2u); // the supervisor and the replacement
-  CHECK(std::find(down.begin(), down.end(), next.address()) != down.end());
-}
+  TEST_CASE_FIXTURE(fixture, "respawns older than the restart window are "
+                             "forgiven") {
+    for (size_t i = 0; i < opts.max_restarts; ++i)
+      kill("cache");
+    advance_time(opts.restart_window, 5s);
+    kill("cache");
+    CHECK_FALSE(failure());
+    auto dump = nlohmann::json::parse(ask<std::string>(sup, dump_atom::value));
+    CHECK_EQ(dump["children"][0]["restarts"], opts.max_restarts + 1);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "the supervisor's exit stops the replacements it "
+                             "spawned") {
+    kill("cache");
+    auto next = current("cache");
+    self->monitor(next);
+    caf::anon_send_exit(sup, caf::exit_reason::user_shutdown);
+    sched.run();
+    std::vector<caf::actor_addr> down;
+    while (!self->mailbox().empty())
+      self->receive(
+        [&](const caf::down_msg& dm) { down.push_back(dm.source); });
+    CHECK_EQ(down.size(), 2u); // the supervisor and the replacement
+    CHECK(std::find(down.begin(), down.end(), next.address()) != down.end());
+  }
 
 } // TEST_SUITE

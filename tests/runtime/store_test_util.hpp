@@ -14,9 +14,9 @@
 #include "messages/errors.hpp"
 #include "messages/store.hpp"
 #include "runtime/storage/log_format.hpp"
-#include "tests/support/temp_dir.hpp"
 #include "runtime/storage/message_record.hpp"
 #include "runtime/storage/message_store.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace rmq::test {
 
@@ -58,8 +58,7 @@ inline store_message make_message(std::string topic, int32_t queue_id,
   if (!keys.empty())
     storage::append_property(msg.properties, storage::property_keys, keys);
   if (!uniq.empty())
-    storage::append_property(msg.properties, storage::property_uniq_key,
-                             uniq);
+    storage::append_property(msg.properties, storage::property_uniq_key, uniq);
   return msg;
 }
 
@@ -104,9 +103,9 @@ inline std::vector<std::string> bodies(const std::string& buffer) {
   size_t pos = 0;
   while (pos < buffer.size()) {
     storage::record_view rec;
-    REQUIRE(storage::decode_record(buffer.data() + pos, buffer.size() - pos,
-                                   rec)
-            == storage::decode_status::ok);
+    REQUIRE(
+      storage::decode_record(buffer.data() + pos, buffer.size() - pos, rec)
+      == storage::decode_status::ok);
     result.emplace_back(rec.body);
     pos += static_cast<size_t>(rec.total_size);
   }
@@ -155,9 +154,9 @@ inline queue_read read_skipping(storage::message_store& st,
     for (size_t i = 0; i < res->phys_offsets.size(); ++i) {
       storage::record_view rec;
       auto avail = res->buffer.size() - pos;
-      REQUIRE(storage::decode_record(res->buffer.data() + pos, avail, rec,
-                                     false)
-              == storage::decode_status::ok);
+      REQUIRE(
+        storage::decode_record(res->buffer.data() + pos, avail, rec, false)
+        == storage::decode_status::ok);
       if (storage::decode_record(res->buffer.data() + pos, avail, rec)
           == storage::decode_status::ok)
         result.bodies.emplace_back(rec.body);

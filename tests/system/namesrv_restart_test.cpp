@@ -44,15 +44,14 @@ void check_restarts_on(uint16_t port) {
 } // namespace
 
 TEST_SUITE("system.namesrv.restart") {
+  TEST_CASE("a NameServer killed with SIGKILL restarts at once on its port") {
+    auto port = run_and_stop(SIGKILL, 0);
+    check_restarts_on(port);
+  }
 
-TEST_CASE("a NameServer killed with SIGKILL restarts at once on its port") {
-  auto port = run_and_stop(SIGKILL, 0);
-  check_restarts_on(port);
-}
-
-TEST_CASE("a NameServer stopped with SIGTERM restarts at once on its port") {
-  auto port = run_and_stop(SIGTERM, 0);
-  check_restarts_on(port);
-}
+  TEST_CASE("a NameServer stopped with SIGTERM restarts at once on its port") {
+    auto port = run_and_stop(SIGTERM, 0);
+    check_restarts_on(port);
+  }
 
 } // TEST_SUITE

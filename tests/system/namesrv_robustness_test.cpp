@@ -36,8 +36,8 @@ std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
 void check_serves(remote_client& client, uint16_t port) {
   auto hdl = client.connect(port);
   REQUIRE(hdl);
-  auto topics
-    = client.ask<rmq::topic_list>(hdl, rmq::get_all_topic_list_request{});
+  auto topics = client.ask<rmq::topic_list>(hdl,
+                                            rmq::get_all_topic_list_request{});
   REQUIRE(topics);
   auto dump = client.ask<std::string>(hdl, rmq::dump_atom::value);
   CHECK(dump);
@@ -46,94 +46,95 @@ void check_serves(remote_client& client, uint16_t port) {
 } // namespace
 
 TEST_SUITE("system.namesrv.robustness") {
-
-TEST_CASE("raw garbage on the TCP port does not stop the NameServer") {
-  auto ns = start_namesrv();
-  auto seed = test_seed();
-  std::vector<std::vector<uint8_t>> payloads{
-    random_bytes(64, seed), random_bytes(100'000, seed + 1),
-    std::vector<uint8_t>(4096, 0xFF), std::vector<uint8_t>(4096, 0x00),
-    {'G', 'E', 'T', ' ', '/', ' ', 'H', 'T', 'T', 'P', '/', '1', '.', '1',
-     '\r', '\n', '\r', '\n'}};
-  for (auto& bytes : payloads) {
-    int fd = raw_connect(ns.port);
-    REQUIRE(fd >= 0);
-    raw_send(fd, bytes);
-    close(fd);
+  TEST_CASE("raw garbage on the TCP port does not stop the NameServer") {
+    auto ns = start_namesrv();
+    auto seed = test_seed();
+    std::vector<std::vector<uint8_t>> payloads{
+      random_bytes(64, seed),
+      random_bytes(100'000, seed + 1),
+      std::vector<uint8_t>(4096, 0xFF),
+      std::vector<uint8_t>(4096, 0x00),
+      {'G', 'E', 'T', ' ', '/', ' ', 'H', 'T', 'T', 'P', '/', '1', '.', '1',
+       '\r', '\n', '\r', '\n'}};
+    for (auto& bytes : payloads) {
+      int fd = raw_connect(ns.port);
+      REQUIRE(fd >= 0);
+      raw_send(fd, bytes);
+      close(fd);
+    }
+    // A garbage connection left open while a real client works.
+    int idle = raw_connect(ns.port);
+    REQUIRE(idle >= 0);
+    raw_send(idle, random_bytes(10, seed + 2));
+    remote_client client;
+    check_serves(client, ns.port);
+    close(idle);
+    CHECK_EQ(ns.proc->wait(0ms), -1); // still running
+    check_serves(client, ns.port);
   }
-  // A garbage connection left open while a real client works.
-  int idle = raw_connect(ns.port);
-  REQUIRE(idle >= 0);
-  raw_send(idle, random_bytes(10, seed + 2));
-  remote_client client;
-  check_serves(client, ns.port);
-  close(idle);
-  CHECK_EQ(ns.proc->wait(0ms), -1); // still running
-  check_serves(client, ns.port);
-}
 
-TEST_CASE("invalid requests from a remote client get the right errc") {
-  auto ns = start_namesrv();
-  remote_client client;
-  auto hdl = client.connect(ns.port);
-  REQUIRE(hdl);
-  auto bad_topic = client.ask<rmq::topic_route_data>(
-    hdl, rmq::get_route_info_request{"bad\ttopic"});
-  REQUIRE_FALSE(bad_topic);
-  CHECK(bad_topic.error() == rmq::errc::invalid_parameter);
-  auto unknown = client.ask<rmq::topic_route_data>(
-    hdl, rmq::get_route_info_request{"NoSuchTopic"});
-  REQUIRE_FALSE(unknown);
-  CHECK(unknown.error() == rmq::errc::topic_not_exist);
-  rmq::register_broker_request reg;
-  reg.cluster_name = "DefaultCluster";
-  reg.broker_name = "broker-x";
-  reg.broker_addr = "no-port-here";
-  auto bad_addr = client.ask<rmq::register_broker_result>(hdl, reg);
-  REQUIRE_FALSE(bad_addr);
-  CHECK(bad_addr.error() == rmq::errc::invalid_parameter);
-  reg.broker_addr = "127.0.0.1:10911";
-  reg.topics.push_back(rmq::topic_config{"bad\ntopic"});
-  auto bad_cfg = client.ask<rmq::register_broker_result>(hdl, reg);
-  REQUIRE_FALSE(bad_cfg);
-  CHECK(bad_cfg.error() == rmq::errc::invalid_parameter);
-  auto ghost = client.ask<caf::ok_atom>(
-    hdl, rmq::broker_heartbeat_request{"DefaultCluster", "127.0.0.1:10999",
-                                       "ghost", 0});
-  REQUIRE_FALSE(ghost);
-  CHECK(ghost.error() == rmq::errc::broker_not_found);
-  auto no_kv = client.ask<std::string>(
-    hdl, rmq::get_kv_config_request{"NS", "missing"});
-  REQUIRE_FALSE(no_kv);
-  CHECK(no_kv.error() == rmq::errc::query_not_found);
-  // Nothing of the above left a trace.
-  CHECK_FALSE(client.knows_broker(hdl, "broker-x"));
-  check_serves(client, ns.port);
-}
+  TEST_CASE("invalid requests from a remote client get the right errc") {
+    auto ns = start_namesrv();
+    remote_client client;
+    auto hdl = client.connect(ns.port);
+    REQUIRE(hdl);
+    auto bad_topic = client.ask<rmq::topic_route_data>(
+      hdl, rmq::get_route_info_request{"bad\ttopic"});
+    REQUIRE_FALSE(bad_topic);
+    CHECK(bad_topic.error() == rmq::errc::invalid_parameter);
+    auto unknown = client.ask<rmq::topic_route_data>(
+      hdl, rmq::get_route_info_request{"NoSuchTopic"});
+    REQUIRE_FALSE(unknown);
+    CHECK(unknown.error() == rmq::errc::topic_not_exist);
+    rmq::register_broker_request reg;
+    reg.cluster_name = "DefaultCluster";
+    reg.broker_name = "broker-x";
+    reg.broker_addr = "no-port-here";
+    auto bad_addr = client.ask<rmq::register_broker_result>(hdl, reg);
+    REQUIRE_FALSE(bad_addr);
+    CHECK(bad_addr.error() == rmq::errc::invalid_parameter);
+    reg.broker_addr = "127.0.0.1:10911";
+    reg.topics.push_back(rmq::topic_config{"bad\ntopic"});
+    auto bad_cfg = client.ask<rmq::register_broker_result>(hdl, reg);
+    REQUIRE_FALSE(bad_cfg);
+    CHECK(bad_cfg.error() == rmq::errc::invalid_parameter);
+    auto ghost = client.ask<caf::ok_atom>(
+      hdl, rmq::broker_heartbeat_request{"DefaultCluster", "127.0.0.1:10999",
+                                         "ghost", 0});
+    REQUIRE_FALSE(ghost);
+    CHECK(ghost.error() == rmq::errc::broker_not_found);
+    auto no_kv = client.ask<std::string>(
+      hdl, rmq::get_kv_config_request{"NS", "missing"});
+    REQUIRE_FALSE(no_kv);
+    CHECK(no_kv.error() == rmq::errc::query_not_found);
+    // Nothing of the above left a trace.
+    CHECK_FALSE(client.knows_broker(hdl, "broker-x"));
+    check_serves(client, ns.port);
+  }
 
-TEST_CASE("messages outside the interface are refused, the node serves on") {
-  auto ns = start_namesrv();
-  remote_client client;
-  auto hdl = client.connect(ns.port);
-  REQUIRE(hdl);
-  auto dyn = caf::actor_cast<caf::actor>(hdl);
-  auto probe = [&](auto msg) {
-    caf::error err;
-    bool answered = false;
-    client.self->request(dyn, 2s, std::move(msg))
-      .receive([&](int32_t) { answered = true; },
-               [&](caf::error& x) { err = std::move(x); });
-    // An error reply (CAF: unexpected_message) or silence; never a value.
-    CHECK_FALSE(answered);
-    if (err != caf::sec::request_timeout)
-      CHECK(err == caf::sec::unexpected_message);
-  };
-  probe(std::string{"hello"});
-  probe(int32_t{42});
-  probe(rmq::topic_config{"TopicA"});
-  caf::anon_send(dyn, 3.14);
-  check_serves(client, ns.port);
-}
+  TEST_CASE("messages outside the interface are refused, the node serves on") {
+    auto ns = start_namesrv();
+    remote_client client;
+    auto hdl = client.connect(ns.port);
+    REQUIRE(hdl);
+    auto dyn = caf::actor_cast<caf::actor>(hdl);
+    auto probe = [&](auto msg) {
+      caf::error err;
+      bool answered = false;
+      client.self->request(dyn, 2s, std::move(msg))
+        .receive([&](int32_t) { answered = true; },
+                 [&](caf::error& x) { err = std::move(x); });
+      // An error reply (CAF: unexpected_message) or silence; never a value.
+      CHECK_FALSE(answered);
+      if (err != caf::sec::request_timeout)
+        CHECK(err == caf::sec::unexpected_message);
+    };
+    probe(std::string{"hello"});
+    probe(int32_t{42});
+    probe(rmq::topic_config{"TopicA"});
+    caf::anon_send(dyn, 3.14);
+    check_serves(client, ns.port);
+  }
 
 } // TEST_SUITE
 

@@ -57,10 +57,12 @@ std::unique_ptr<child_process>
 start_broker(const std::vector<std::string>& addrs,
              const std::string& broker_name, const std::string& topics,
              const std::string& tls_dir) {
-  std::vector<std::string> argv{
-    bin_dir() + "/standin_broker", "--namesrv=" + join_addrs(addrs),
-    "--broker-name=" + broker_name, "--topics=" + topics, "--queues=4",
-    "--heartbeat-interval-ms=1000"};
+  std::vector<std::string> argv{bin_dir() + "/standin_broker",
+                                "--namesrv=" + join_addrs(addrs),
+                                "--broker-name=" + broker_name,
+                                "--topics=" + topics,
+                                "--queues=4",
+                                "--heartbeat-interval-ms=1000"};
   if (!tls_dir.empty())
     argv.push_back("--tls-dir=" + tls_dir);
   auto proc = std::make_unique<child_process>(std::move(argv));
@@ -75,9 +77,8 @@ start_broker(const std::vector<std::string>& addrs,
 
 void make_dev_certs(const std::string& dir,
                     const std::vector<std::string>& names) {
-  std::vector<std::string> argv{source_dir()
-                                  + "/apps/rmq-node/make-dev-certs.sh",
-                                dir};
+  std::vector<std::string> argv{
+    source_dir() + "/apps/rmq-node/make-dev-certs.sh", dir};
   argv.insert(argv.end(), names.begin(), names.end());
   std::string out;
   REQUIRE_MESSAGE(run_command(argv, out) == 0, out);

@@ -94,7 +94,6 @@ void raw_send(int fd, const std::vector<uint8_t>& bytes);
 /// it sends); returns whether it did.
 bool wait_closed_by_peer(int fd, std::chrono::milliseconds timeout);
 
-
 /// A client actor system inside the test process.
 class remote_client {
 public:

@@ -57,117 +57,116 @@ std::vector<uint8_t> oversize_basp_header() {
 void check_serves(remote_client& client, uint16_t port) {
   auto hdl = client.try_connect(port);
   REQUIRE_MESSAGE(hdl, rmq::describe(hdl.error()));
-  auto topics
-    = client.ask<rmq::topic_list>(*hdl, rmq::get_all_topic_list_request{});
+  auto topics = client.ask<rmq::topic_list>(*hdl,
+                                            rmq::get_all_topic_list_request{});
   CHECK_MESSAGE(topics, rmq::describe(topics.error()));
 }
 
 } // namespace
 
 TEST_SUITE("system.namesrv.tls") {
-
-TEST_CASE_FIXTURE(tls_fixture,
-                  "a TLS NameServer serves a TLS client and a TLS broker") {
-  auto ns = start_tls_namesrv();
-  auto broker = start_broker({ns.addr()}, "broker-a", "TopicA",
-                             cluster + "/broker");
-  remote_client client{cluster + "/client"};
-  auto hdl = client.try_connect(ns.port);
-  REQUIRE_MESSAGE(hdl, rmq::describe(hdl.error()));
-  CHECK(client.knows_broker(*hdl, "broker-a"));
-  auto route = client.ask<rmq::topic_route_data>(
-    *hdl, rmq::get_route_info_request{"TopicA"});
-  REQUIRE(route);
-  REQUIRE_EQ(route->queue_datas.size(), 1u);
-  CHECK_EQ(route->queue_datas[0].broker_name, "broker-a");
-  auto res = run_admin({"-n", ns.addr(), "--tls-dir", cluster + "/client",
-                        "clusterList"});
-  CHECK_EQ(res.rc, 0);
-  CHECK(res.out.find("broker-a") != std::string::npos);
-}
-
-TEST_CASE_FIXTURE(tls_fixture, "a TLS NameServer refuses a plain-TCP peer "
-                               "and a certificate from another CA") {
-  auto ns = start_tls_namesrv();
-  // A member's connection made before the refusals must survive them (see
-  // runtime/openssl_fixes.hpp: without the fix it did not).
-  remote_client member{cluster + "/client"};
-  check_serves(member, ns.port);
-  {
-    remote_client plain;
-    auto hdl = plain.try_connect(ns.port);
-    REQUIRE_FALSE(hdl);
-    CHECK_EQ(hdl.error(), caf::sec::disconnect_during_handshake);
+  TEST_CASE_FIXTURE(tls_fixture,
+                    "a TLS NameServer serves a TLS client and a TLS broker") {
+    auto ns = start_tls_namesrv();
+    auto broker = start_broker({ns.addr()}, "broker-a", "TopicA",
+                               cluster + "/broker");
+    remote_client client{cluster + "/client"};
+    auto hdl = client.try_connect(ns.port);
+    REQUIRE_MESSAGE(hdl, rmq::describe(hdl.error()));
+    CHECK(client.knows_broker(*hdl, "broker-a"));
+    auto route = client.ask<rmq::topic_route_data>(
+      *hdl, rmq::get_route_info_request{"TopicA"});
+    REQUIRE(route);
+    REQUIRE_EQ(route->queue_datas.size(), 1u);
+    CHECK_EQ(route->queue_datas[0].broker_name, "broker-a");
+    auto res = run_admin(
+      {"-n", ns.addr(), "--tls-dir", cluster + "/client", "clusterList"});
+    CHECK_EQ(res.rc, 0);
+    CHECK(res.out.find("broker-a") != std::string::npos);
   }
-  {
-    remote_client stranger{other + "/client"};
-    auto hdl = stranger.try_connect(ns.port);
-    REQUIRE_FALSE(hdl);
-    CHECK_EQ(hdl.error(), caf::sec::disconnect_during_handshake);
-  }
-  auto res = run_admin({"-n", ns.addr(), "--timeout-ms", "5000",
-                        "--tls-dir", other + "/client", "topicList"});
-  CHECK_EQ(res.rc, 1);
-  CHECK(res.out.find("cannot connect to namesrv") != std::string::npos);
-  // The node still serves its own, on the old connection and a new one.
-  check_serves(member, ns.port);
-  remote_client newcomer{cluster + "/client"};
-  check_serves(newcomer, ns.port);
-}
 
-TEST_CASE_FIXTURE(tls_fixture, "a 32-byte oversize BASP header sent to a TLS "
-                               "port costs no memory") {
-  auto ns = start_tls_namesrv();
-  remote_client member{cluster + "/client"};
-  check_serves(member, ns.port); // warm: the node has served a TLS peer
-  auto before = rss_kib(ns.proc->pid());
-  REQUIRE(before > 0);
-  // Three at once is what stalls a plain node; each is closed by the node.
-  std::vector<int> fds;
-  for (int i = 0; i < 3; ++i) {
-    int fd = raw_connect(ns.port);
-    REQUIRE(fd >= 0);
-    raw_send(fd, oversize_basp_header());
-    fds.push_back(fd);
+  TEST_CASE_FIXTURE(tls_fixture, "a TLS NameServer refuses a plain-TCP peer "
+                                 "and a certificate from another CA") {
+    auto ns = start_tls_namesrv();
+    // A member's connection made before the refusals must survive them (see
+    // runtime/openssl_fixes.hpp: without the fix it did not).
+    remote_client member{cluster + "/client"};
+    check_serves(member, ns.port);
+    {
+      remote_client plain;
+      auto hdl = plain.try_connect(ns.port);
+      REQUIRE_FALSE(hdl);
+      CHECK_EQ(hdl.error(), caf::sec::disconnect_during_handshake);
+    }
+    {
+      remote_client stranger{other + "/client"};
+      auto hdl = stranger.try_connect(ns.port);
+      REQUIRE_FALSE(hdl);
+      CHECK_EQ(hdl.error(), caf::sec::disconnect_during_handshake);
+    }
+    auto res = run_admin({"-n", ns.addr(), "--timeout-ms", "5000", "--tls-dir",
+                          other + "/client", "topicList"});
+    CHECK_EQ(res.rc, 1);
+    CHECK(res.out.find("cannot connect to namesrv") != std::string::npos);
+    // The node still serves its own, on the old connection and a new one.
+    check_serves(member, ns.port);
+    remote_client newcomer{cluster + "/client"};
+    check_serves(newcomer, ns.port);
   }
-  for (int fd : fds) {
-    CHECK(wait_closed_by_peer(fd, 10s));
-    close(fd);
-  }
-  auto after = rss_kib(ns.proc->pid());
-  MESSAGE("VmRSS before " << before << " KiB, after " << after << " KiB");
-  CHECK(after - before < 4 * 1024);
-  CHECK_EQ(ns.proc->wait(0ms), -1); // still running
-  check_serves(member, ns.port); // the connection from before
-  remote_client newcomer{cluster + "/client"};
-  check_serves(newcomer, ns.port);
-}
 
-TEST_CASE_FIXTURE(tls_fixture, "rmq-node refuses to start with unusable "
-                               "TLS files") {
-  auto run_node = [&](const std::string& tls_dir, std::string& out) {
-    return run_command({"/bin/sh", "-c",
-                        "exec '" + bin_dir() + "/rmq-node' --port=0 "
-                          + "--tls-dir='" + tls_dir + "' 2>&1"},
-                       out);
-  };
-  std::string out;
-  CHECK_EQ(run_node(dir.path() + "/missing", out), 2);
-  CHECK(out.find("rmq-node: cannot load certificate '" + dir.path()
-                 + "/missing/cert.pem'")
-        != std::string::npos);
-  // The node's certificate with the client's key.
-  auto mixed = dir.path() + "/mixed";
-  std::filesystem::create_directory(mixed);
-  for (auto [from, name] : {std::pair{"node", "cert.pem"},
-                            std::pair{"node", "ca.pem"},
-                            std::pair{"client", "key.pem"}})
-    std::filesystem::copy_file(cluster + "/" + from + "/" + name,
-                               mixed + "/" + name);
-  CHECK_EQ(run_node(mixed, out), 2);
-  CHECK(out.find("rmq-node: cannot load private key '" + mixed
-                 + "/key.pem': ")
-        != std::string::npos);
-}
+  TEST_CASE_FIXTURE(tls_fixture, "a 32-byte oversize BASP header sent to a TLS "
+                                 "port costs no memory") {
+    auto ns = start_tls_namesrv();
+    remote_client member{cluster + "/client"};
+    check_serves(member, ns.port); // warm: the node has served a TLS peer
+    auto before = rss_kib(ns.proc->pid());
+    REQUIRE(before > 0);
+    // Three at once is what stalls a plain node; each is closed by the node.
+    std::vector<int> fds;
+    for (int i = 0; i < 3; ++i) {
+      int fd = raw_connect(ns.port);
+      REQUIRE(fd >= 0);
+      raw_send(fd, oversize_basp_header());
+      fds.push_back(fd);
+    }
+    for (int fd : fds) {
+      CHECK(wait_closed_by_peer(fd, 10s));
+      close(fd);
+    }
+    auto after = rss_kib(ns.proc->pid());
+    MESSAGE("VmRSS before " << before << " KiB, after " << after << " KiB");
+    CHECK(after - before < 4 * 1024);
+    CHECK_EQ(ns.proc->wait(0ms), -1); // still running
+    check_serves(member, ns.port);    // the connection from before
+    remote_client newcomer{cluster + "/client"};
+    check_serves(newcomer, ns.port);
+  }
+
+  TEST_CASE_FIXTURE(tls_fixture, "rmq-node refuses to start with unusable "
+                                 "TLS files") {
+    auto run_node = [&](const std::string& tls_dir, std::string& out) {
+      return run_command({"/bin/sh", "-c",
+                          "exec '" + bin_dir() + "/rmq-node' --port=0 "
+                            + "--tls-dir='" + tls_dir + "' 2>&1"},
+                         out);
+    };
+    std::string out;
+    CHECK_EQ(run_node(dir.path() + "/missing", out), 2);
+    CHECK(out.find("rmq-node: cannot load certificate '" + dir.path()
+                   + "/missing/cert.pem'")
+          != std::string::npos);
+    // The node's certificate with the client's key.
+    auto mixed = dir.path() + "/mixed";
+    std::filesystem::create_directory(mixed);
+    for (auto [from, name] :
+         {std::pair{"node", "cert.pem"}, std::pair{"node", "ca.pem"},
+          std::pair{"client", "key.pem"}})
+      std::filesystem::copy_file(cluster + "/" + from + "/" + name,
+                                 mixed + "/" + name);
+    CHECK_EQ(run_node(mixed, out), 2);
+    CHECK(
+      out.find("rmq-node: cannot load private key '" + mixed + "/key.pem': ")
+      != std::string::npos);
+  }
 
 } // TEST_SUITE

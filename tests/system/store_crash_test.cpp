@@ -68,54 +68,52 @@ void verify(const std::string& dir, const std::map<int64_t, ack>& acks) {
 } // namespace
 
 TEST_SUITE("system.store_crash") {
-
-TEST_CASE("acknowledged messages survive SIGKILL at random moments") {
-  int rounds = 25;
-  if (auto env = std::getenv("RMQ_STORE_CRASH_ROUNDS"))
-    rounds = std::max(1, std::atoi(env));
-  test::temp_dir dir;
-  std::map<int64_t, ack> acks;
-  // Replays the run lengths; the kill points also depend on timing.
-  std::mt19937 rng{test::test_seed()};
-  auto bin = test::bin_dir() + "/rmq-bench";
-  int kills = 0;
-  for (int round = 0; round < rounds; ++round) {
-    test::child_process writer{{bin, "store-writer", "--dir=" + dir.path(),
-                                "--flush=sync", "--segment-kib=256"},
-                               true};
-    std::string rest;
-    REQUIRE(writer.wait_for("READY ", rest, 20s));
-    auto ready = std::stoll(rest);
-    // Everything acknowledged before is still there after recovery.
-    if (!acks.empty())
-      REQUIRE_GT(ready, acks.rbegin()->first);
-    auto run_for = std::chrono::milliseconds{
-      std::uniform_int_distribution<int>{20, 250}(rng)};
-    auto deadline = std::chrono::steady_clock::now() + run_for;
-    std::string line;
-    auto take = [&](const std::string& l) {
-      if (l.rfind("ACK ", 0) != 0)
-        return;
-      long long qo, phys, seq;
-      REQUIRE_EQ(std::sscanf(l.c_str(), "ACK %lld %lld %lld", &qo, &phys,
-                             &seq),
-                 3);
-      acks[qo] = {phys, seq};
-    };
-    while (std::chrono::steady_clock::now() < deadline)
-      if (writer.read_line(line, 10ms))
+  TEST_CASE("acknowledged messages survive SIGKILL at random moments") {
+    int rounds = 25;
+    if (auto env = std::getenv("RMQ_STORE_CRASH_ROUNDS"))
+      rounds = std::max(1, std::atoi(env));
+    test::temp_dir dir;
+    std::map<int64_t, ack> acks;
+    // Replays the run lengths; the kill points also depend on timing.
+    std::mt19937 rng{test::test_seed()};
+    auto bin = test::bin_dir() + "/rmq-bench";
+    int kills = 0;
+    for (int round = 0; round < rounds; ++round) {
+      test::child_process writer{{bin, "store-writer", "--dir=" + dir.path(),
+                                  "--flush=sync", "--segment-kib=256"},
+                                 true};
+      std::string rest;
+      REQUIRE(writer.wait_for("READY ", rest, 20s));
+      auto ready = std::stoll(rest);
+      // Everything acknowledged before is still there after recovery.
+      if (!acks.empty())
+        REQUIRE_GT(ready, acks.rbegin()->first);
+      auto run_for = std::chrono::milliseconds{
+        std::uniform_int_distribution<int>{20, 250}(rng)};
+      auto deadline = std::chrono::steady_clock::now() + run_for;
+      std::string line;
+      auto take = [&](const std::string& l) {
+        if (l.rfind("ACK ", 0) != 0)
+          return;
+        long long qo, phys, seq;
+        REQUIRE_EQ(
+          std::sscanf(l.c_str(), "ACK %lld %lld %lld", &qo, &phys, &seq), 3);
+        acks[qo] = {phys, seq};
+      };
+      while (std::chrono::steady_clock::now() < deadline)
+        if (writer.read_line(line, 10ms))
+          take(line);
+      writer.signal(SIGKILL);
+      ++kills;
+      // Lines already in the pipe were acknowledged before the kill.
+      while (writer.read_line(line, 2s))
         take(line);
-    writer.signal(SIGKILL);
-    ++kills;
-    // Lines already in the pipe were acknowledged before the kill.
-    while (writer.read_line(line, 2s))
-      take(line);
-    CHECK_EQ(writer.wait(5s), 128 + SIGKILL);
-    verify(dir.path(), acks);
+      CHECK_EQ(writer.wait(5s), 128 + SIGKILL);
+      verify(dir.path(), acks);
+    }
+    CHECK_GE(kills, std::min(rounds, 20));
+    CHECK_GT(acks.size(), 0u);
+    MESSAGE("kills: " << kills << ", acknowledged messages: " << acks.size());
   }
-  CHECK_GE(kills, std::min(rounds, 20));
-  CHECK_GT(acks.size(), 0u);
-  MESSAGE("kills: " << kills << ", acknowledged messages: " << acks.size());
-}
 
 } // TEST_SUITE
