@@ -1,13 +1,38 @@
 #include "runtime/storage/consume_queue.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
+#include <filesystem>
 
 #include "runtime/log.hpp"
 #include "runtime/storage/byte_coding.hpp"
 #include "runtime/storage/log_format.hpp"
 
 namespace rmq::storage {
+
+std::vector<consume_queue_dir>
+list_consume_queue_dirs(const std::string& root) {
+  namespace fs = std::filesystem;
+  std::vector<consume_queue_dir> result;
+  std::error_code ec;
+  for (auto& topic_dir : fs::directory_iterator(root, ec)) {
+    if (!topic_dir.is_directory())
+      continue;
+    auto topic = topic_dir.path().filename().string();
+    for (auto& qdir : fs::directory_iterator(topic_dir.path(), ec)) {
+      auto name = qdir.path().filename().string();
+      int32_t qid = -1;
+      auto [end, err] = std::from_chars(name.data(), name.data() + name.size(),
+                                        qid);
+      if (!qdir.is_directory() || name.empty() || err != std::errc{}
+          || end != name.data() + name.size() || qid < 0)
+        continue;
+      result.push_back({topic, qid});
+    }
+  }
+  return result;
+}
 
 namespace {
 

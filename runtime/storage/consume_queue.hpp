@@ -26,6 +26,16 @@ struct cq_unit {
   }
 };
 
+/// One folder of the consume-queue tree, `<root>/<topic>/<queue id>`.
+struct consume_queue_dir {
+  std::string topic;
+  int32_t queue_id = 0;
+};
+
+/// Lists the queue folders under `root`, skipping names that are not queue
+/// ids (recovery and verifyStore walk the tree the same way).
+std::vector<consume_queue_dir> list_consume_queue_dirs(const std::string& root);
+
 class consume_queue {
 public:
   consume_queue(const store_config& cfg, std::string topic, int32_t queue_id);

@@ -27,26 +27,15 @@ message_store::open(const store_config& cfg, int64_t now_ms) {
 }
 
 caf::error message_store::load_consume_queues() {
-  std::error_code ec;
-  auto root = cfg_.dir + "/consumequeue";
-  for (auto& topic_dir : fs::directory_iterator(root, ec)) {
-    if (!topic_dir.is_directory())
-      continue;
-    auto topic = topic_dir.path().filename().string();
-    for (auto& qdir : fs::directory_iterator(topic_dir.path(), ec)) {
-      auto name = qdir.path().filename().string();
-      if (name.empty()
-          || name.find_first_not_of("0123456789") != std::string::npos)
-        continue;
-      auto cq = std::make_unique<consume_queue>(cfg_, topic, std::stoi(name));
-      if (auto err = cq->load())
-        return err;
-      auto& list = queues_[topic];
-      auto qid = static_cast<size_t>(cq->queue_id());
-      if (list.size() <= qid)
-        list.resize(qid + 1);
-      list[qid] = std::move(cq);
-    }
+  for (auto& dir : list_consume_queue_dirs(cfg_.dir + "/consumequeue")) {
+    auto cq = std::make_unique<consume_queue>(cfg_, dir.topic, dir.queue_id);
+    if (auto err = cq->load())
+      return err;
+    auto& list = queues_[dir.topic];
+    auto qid = static_cast<size_t>(cq->queue_id());
+    if (list.size() <= qid)
+      list.resize(qid + 1);
+    list[qid] = std::move(cq);
   }
   return caf::none;
 }

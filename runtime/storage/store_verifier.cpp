@@ -13,6 +13,7 @@
 #include "messages/errors.hpp"
 #include "runtime/storage/byte_coding.hpp"
 #include "runtime/storage/checkpoint.hpp"
+#include "runtime/storage/consume_queue.hpp"
 #include "runtime/storage/log_format.hpp"
 #include "runtime/storage/mapped_file.hpp"
 #include "runtime/storage/segment_scan.hpp"
@@ -172,20 +173,9 @@ private:
   }
 
   void check_consume_queues() {
-    std::error_code ec;
-    auto root = dir_ + "/consumequeue";
-    for (auto& topic_dir : fs::directory_iterator(root, ec)) {
-      if (!topic_dir.is_directory())
-        continue;
-      auto topic = topic_dir.path().filename().string();
-      for (auto& qdir : fs::directory_iterator(topic_dir.path(), ec)) {
-        auto name = qdir.path().filename().string();
-        if (!qdir.is_directory() || name.empty()
-            || name.find_first_not_of("0123456789") != std::string::npos)
-          continue;
-        ++report_.queues;
-        check_queue(topic, std::stoi(name));
-      }
+    for (auto& dir : list_consume_queue_dirs(dir_ + "/consumequeue")) {
+      ++report_.queues;
+      check_queue(dir.topic, dir.queue_id);
     }
   }
 

@@ -6,8 +6,8 @@
 
 #include "caf/system_messages.hpp"
 
-#include "actors/common/supervisor.hpp"
 #include "tests/namesrv/namesrv_fixture.hpp"
+#include "tests/support/supervisor_probe.hpp"
 
 using namespace std::chrono_literals;
 using namespace rmq;
@@ -16,28 +16,7 @@ using namespace rmq::test;
 namespace {
 
 struct supervised_fixture : namesrv_fixture {
-  supervised_fixture() {
-    self->monitor(node.supervisor);
-  }
-
-  caf::actor current(const std::string& name) {
-    return ask<caf::actor>(node.supervisor, caf::get_atom::value, name);
-  }
-
-  void kill(const std::string& name) {
-    caf::anon_send_exit(current(name), caf::exit_reason::kill);
-    sched.run();
-  }
-
-  /// The supervisor's exit reason, or none while it runs.
-  caf::optional<std::string> node_failure() {
-    if (self->mailbox().empty())
-      return caf::none;
-    std::string result;
-    self->receive(
-      [&](const caf::down_msg& dm) { result = sys.render(dm.reason); });
-    return result;
-  }
+  supervisor_probe probe{*this, node.supervisor};
 };
 
 } // namespace
@@ -81,9 +60,9 @@ TEST_SUITE("namesrv.supervision") {
       name = "kv_config_table";
     }
     CAPTURE(name);
-    CHECK_FALSE(node_failure());
-    kill(name);
-    auto failure = node_failure();
+    CHECK_FALSE(probe.failure());
+    probe.kill(name);
+    auto failure = probe.failure();
     REQUIRE(failure);
     CHECK_NE(failure->find("actor " + name + " exited"), std::string::npos);
     CHECK_NE(failure->find("kill"), std::string::npos);
@@ -96,7 +75,7 @@ TEST_SUITE("namesrv.supervision") {
     REQUIRE_EQ(dump["children"].size(), node.actors.size());
     for (auto& row : dump["children"]) {
       CHECK_FALSE(row["respawn"].get<bool>());
-      CHECK(current(row["name"]));
+      CHECK(probe.current(row["name"]));
     }
   }
 

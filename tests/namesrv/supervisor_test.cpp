@@ -2,6 +2,7 @@
 // stand-in children: a child without state is respawned and works, a child
 // with state stops the supervisor, and so does one that keeps dying.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 
 #include "actors/common/supervisor.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/supervisor_probe.hpp"
 
 using namespace std::chrono_literals;
 using namespace rmq;
@@ -41,27 +43,10 @@ struct fixture : deterministic_fixture {
     sup = spawn(supervisor, std::string{"test"}, children, opts);
     track(stateless);
     track(stateful);
-    self->monitor(sup);
+    probe.emplace(*this, sup);
   }
 
-  caf::actor current(const std::string& name) {
-    return ask<caf::actor>(sup, caf::get_atom::value, name);
-  }
-
-  void kill(const std::string& name) {
-    caf::anon_send_exit(current(name), caf::exit_reason::kill);
-    sched.run();
-  }
-
-  /// The supervisor's exit reason, or none while it runs.
-  caf::optional<std::string> failure() {
-    if (self->mailbox().empty())
-      return caf::none;
-    std::string result;
-    self->receive(
-      [&](const caf::down_msg& dm) { result = sys.render(dm.reason); });
-    return result;
-  }
+  std::optional<supervisor_probe> probe;
 };
 
 } // namespace
@@ -69,9 +54,9 @@ struct fixture : deterministic_fixture {
 TEST_SUITE("common.supervisor") {
   TEST_CASE_FIXTURE(fixture, "a killed child without state is respawned and "
                              "answers") {
-    kill("cache");
-    CHECK_FALSE(failure());
-    auto next = current("cache");
+    probe->kill("cache");
+    CHECK_FALSE(probe->failure());
+    auto next = probe->current("cache");
     REQUIRE(next);
     CHECK_NE(next, stateless);
     CHECK_EQ(ask<int32_t>(caf::actor_cast<echo_actor>(next), int32_t{7}), 7);
@@ -83,8 +68,8 @@ TEST_SUITE("common.supervisor") {
 
   TEST_CASE_FIXTURE(fixture, "a child with state stops the supervisor with "
                              "its name and reason") {
-    kill("table");
-    auto why = failure();
+    probe->kill("table");
+    auto why = probe->failure();
     REQUIRE(why);
     CHECK_NE(why->find("actor table exited"), std::string::npos);
     CHECK_NE(why->find("kill"), std::string::npos);
@@ -92,11 +77,11 @@ TEST_SUITE("common.supervisor") {
 
   TEST_CASE_FIXTURE(fixture, "a child that keeps dying stops the supervisor") {
     for (size_t i = 0; i < opts.max_restarts; ++i) {
-      kill("cache");
-      REQUIRE_FALSE(failure());
+      probe->kill("cache");
+      REQUIRE_FALSE(probe->failure());
     }
-    kill("cache");
-    auto why = failure();
+    probe->kill("cache");
+    auto why = probe->failure();
     REQUIRE(why);
     CHECK_NE(why->find("actor cache exited"), std::string::npos);
   }
@@ -104,18 +89,18 @@ TEST_SUITE("common.supervisor") {
   TEST_CASE_FIXTURE(fixture, "respawns older than the restart window are "
                              "forgiven") {
     for (size_t i = 0; i < opts.max_restarts; ++i)
-      kill("cache");
+      probe->kill("cache");
     advance_time(opts.restart_window, 5s);
-    kill("cache");
-    CHECK_FALSE(failure());
+    probe->kill("cache");
+    CHECK_FALSE(probe->failure());
     auto dump = nlohmann::json::parse(ask<std::string>(sup, dump_atom::value));
     CHECK_EQ(dump["children"][0]["restarts"], opts.max_restarts + 1);
   }
 
   TEST_CASE_FIXTURE(fixture, "the supervisor's exit stops the replacements it "
                              "spawned") {
-    kill("cache");
-    auto next = current("cache");
+    probe->kill("cache");
+    auto next = probe->current("cache");
     self->monitor(next);
     caf::anon_send_exit(sup, caf::exit_reason::user_shutdown);
     sched.run();
