@@ -48,6 +48,25 @@ caf::behavior broker_channel(caf::event_based_actor* self, namesrv_actor ns,
   return {[](caf::ok_atom) {}};
 }
 
+struct timeout_fixture : namesrv_fixture {
+  // A front actor wired to the node's actors, but to `live` as its
+  // liveness table.
+  namesrv_actor spawn_front(const broker_live_table_actor& live) {
+    namesrv_tables t{
+      actor_named<broker_addr_table_actor>("broker_addr_table"),
+      actor_named<cluster_table_actor>("cluster_table"),
+      live,
+      actor_named<topic_queue_table_actor>("topic_queue_table"),
+      actor_named<filter_server_table_actor>("filter_server_table"),
+      actor_named<kv_config_table_actor>("kv_config_table")};
+    return spawn(
+      namesrv_frontend, t, actor_named<route_reader_actor>("route_reader"),
+      actor_named<route_writer_actor>("route_writer"),
+      actor_named<unregistration_batcher_actor>("unregistration_batcher"),
+      actor_named<scan_timer_actor>("scan_timer"), namesrv_frontend_options{});
+  }
+};
+
 } // namespace
 
 TEST_SUITE("namesrv.table_timeout") {
@@ -113,24 +132,12 @@ TEST_SUITE("namesrv.table_timeout") {
     CHECK_EQ(dump["expired"], 1);
   }
 
-  TEST_CASE_FIXTURE(namesrv_fixture,
+  TEST_CASE_FIXTURE(timeout_fixture,
                     "the front actor survives a liveness table timeout and "
                     "the lost broker still expires") {
     auto live = actor_named<broker_live_table_actor>("broker_live_table");
     auto staller = spawn(stalling_live_table, live, caf::timespan{15s});
-    namesrv_tables t{
-      actor_named<broker_addr_table_actor>("broker_addr_table"),
-      actor_named<cluster_table_actor>("cluster_table"),
-      as_live_table(staller),
-      actor_named<topic_queue_table_actor>("topic_queue_table"),
-      actor_named<filter_server_table_actor>("filter_server_table"),
-      actor_named<kv_config_table_actor>("kv_config_table")};
-    namesrv_frontend_options fopts;
-    auto front = spawn(
-      namesrv_frontend, t, actor_named<route_reader_actor>("route_reader"),
-      actor_named<route_writer_actor>("route_writer"),
-      actor_named<unregistration_batcher_actor>("unregistration_batcher"),
-      actor_named<scan_timer_actor>("scan_timer"), fopts);
+    auto front = spawn_front(as_live_table(staller));
     auto reg = make_registration(cluster_a, "broker-a", addr0, 0, {"T1"});
     auto channel = spawn(broker_channel, front, reg);
     CHECK(routed("T1"));
@@ -150,23 +157,12 @@ TEST_SUITE("namesrv.table_timeout") {
     CHECK_FALSE(routed("T1"));
   }
 
-  TEST_CASE_FIXTURE(namesrv_fixture,
+  TEST_CASE_FIXTURE(timeout_fixture,
                     "an unregistration through a stuck table answers the "
                     "client with a timeout") {
     auto live = actor_named<broker_live_table_actor>("broker_live_table");
     auto staller = spawn(stalling_live_table, live, caf::timespan{15s});
-    namesrv_tables t{
-      actor_named<broker_addr_table_actor>("broker_addr_table"),
-      actor_named<cluster_table_actor>("cluster_table"),
-      as_live_table(staller),
-      actor_named<topic_queue_table_actor>("topic_queue_table"),
-      actor_named<filter_server_table_actor>("filter_server_table"),
-      actor_named<kv_config_table_actor>("kv_config_table")};
-    auto front = spawn(
-      namesrv_frontend, t, actor_named<route_reader_actor>("route_reader"),
-      actor_named<route_writer_actor>("route_writer"),
-      actor_named<unregistration_batcher_actor>("unregistration_batcher"),
-      actor_named<scan_timer_actor>("scan_timer"), namesrv_frontend_options{});
+    auto front = spawn_front(as_live_table(staller));
     auto reg = make_registration(cluster_a, "broker-a", addr0, 0, {"T1"});
     register_broker(reg);
     self->send(staller, stall_atom::value);
