@@ -1,5 +1,6 @@
 #include "runtime/message_types.hpp"
 
+#include "messages/broker_topics.hpp"
 #include "messages/namesrv.hpp"
 #include "messages/route.hpp"
 #include "messages/store.hpp"
@@ -72,6 +73,12 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<commit_log_actor>("rmq.commit_log_actor");
   cfg.add_message_type<flush_actor>("rmq.flush_actor");
   cfg.add_message_type<dispatcher_actor>("rmq.dispatcher_actor");
+  // -- broker: topics ---------------------------------------------------------
+  cfg.add_message_type<topic_config_set>("rmq.topic_config_set");
+  cfg.add_message_type<topic_for_send_request>("rmq.topic_for_send_request");
+  cfg.add_message_type<group_topic_request>("rmq.group_topic_request");
+  cfg.add_message_type<topic_config_table_actor>(
+    "rmq.topic_config_table_actor");
 }
 
 } // namespace rmq
