@@ -39,7 +39,8 @@ RMQ_DECLARE_MESSAGE(topic_config_set);
 /// and `default_topic` (TBW102) exists and is inheritable; the new topic
 /// gets min(`default_queue_nums`, the default topic's queues) queues and
 /// the default topic's perm without INHERIT. Answers the config, or
-/// topic_not_exist / no_permission.
+/// topic_not_exist, no_permission (a topic clients may not send to, such
+/// as SCHEDULE_TOPIC_XXXX) or invalid_parameter (a bad name).
 struct topic_for_send_request {
   std::string topic;
   std::string default_topic = "TBW102";
@@ -58,7 +59,8 @@ RMQ_DECLARE_MESSAGE(topic_for_send_request);
 
 /// Creates the retry topic of a consumer group (`%RETRY%<group>`, RocketMQ
 /// createTopicInSendMessageBackMethod) or, with `dlq`, its dead-letter
-/// topic (`%DLQ%<group>`) if missing; answers its config.
+/// topic (`%DLQ%<group>`) if missing; answers its config, or
+/// invalid_parameter for a bad group, queue count (1..1024) or perm.
 struct group_topic_request {
   std::string group;
   int32_t queue_nums = 1;
@@ -76,8 +78,10 @@ RMQ_DECLARE_MESSAGE(group_topic_request);
 
 /// Interface of the topic config table. Every change bumps the data version
 /// and is persisted (config/topics.json, atomically) before it is answered;
-/// watchers (put_atom, actor) get the new topic_config_set after each
-/// change, which is how the registrar re-registers at once.
+/// a watcher added with (subscribe_atom, actor) gets
+/// (caf::put_atom, topic_config_set), all topics with the new version,
+/// after each change (nothing at subscription: subscribe, then get_atom),
+/// which is how the registrar re-registers at once.
 using topic_config_table_actor = dumpable_actor::extend<
   // One topic's config, or topic_not_exist.
   caf::replies_to<caf::get_atom, std::string>::with<topic_config>,
