@@ -264,17 +264,10 @@ void topic_config_table_state::load() {
   if (path.empty())
     return;
   auto doc = json_file::load(path);
-  caf::expected<file_content> content{caf::error{}};
-  if (doc) {
-    if (doc->is_null())
-      return; // no file yet: the defaults, saved with the first change
-    content = from_file_json(*doc);
-    if (!content)
-      content = make_error(errc::corrupt_data,
-                           path + ": " + error_detail(content.error()));
-  } else {
-    content = std::move(doc.error());
-  }
+  if (doc && doc->is_null())
+    return; // no file yet: the defaults, saved with the first change
+  auto content = doc ? from_file_json(*doc)
+                     : caf::expected<file_content>{std::move(doc.error())};
   if (content) {
     for (auto& [name, cfg] : content->topics)
       topics[name] = std::move(cfg);
@@ -284,6 +277,9 @@ void topic_config_table_state::load() {
              "loaded " << content->topics.size() << " topics from " << path);
     return;
   }
+  if (doc) // the JSON is fine, its shape is not: say which file
+    content = make_error(errc::corrupt_data,
+                         path + ": " + error_detail(content.error()));
   auto err = std::move(content.error());
   if (err == errc::corrupt_data) {
     // Keep the evidence and start with the defaults; the next change writes
