@@ -88,6 +88,7 @@ void register_with(registrar_ptr self, size_t i) {
         ++p.registrations;
         p.last_registration_ms = now_ms(self);
         p.last_result = "ok";
+        p.retried_not_found = false;
         p.registered_version = req.version;
         p.master_addr = res.master_addr;
         p.ha_server_addr = res.ha_server_addr;
@@ -98,6 +99,12 @@ void register_with(registrar_ptr self, size_t i) {
         --p.registering;
         p.last_result = describe(err);
         fail(p, "registration with", err);
+        // Retried at once, but once per streak: a NameServer that keeps
+        // answering so gets the next heartbeat's or round's registration.
+        if (err == errc::broker_not_found && !p.retried_not_found) {
+          p.retried_not_found = true;
+          register_with(self, i);
+        }
       });
 }
 

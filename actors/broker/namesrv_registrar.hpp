@@ -100,6 +100,9 @@ struct namesrv_peer {
   int64_t connect_failures = 0;
   /// Actor-clock time of the last successful registration in ms, -1 if none.
   int64_t last_registration_ms = -1;
+  /// A registration answered broker_not_found was retried at once (reset
+  /// by a successful one).
+  bool retried_not_found = false;
   /// "ok" or the error of the last registration; empty before the first.
   std::string last_result;
   std::string last_error;

@@ -67,6 +67,23 @@ caf::behavior fake_connector(caf::event_based_actor* self,
   };
 }
 
+/// A NameServer that refuses the first `refusals` registrations with
+/// broker_not_found and then accepts them, answering a slave's view.
+caf::behavior forgetful_namesrv(caf::event_based_actor*,
+                                std::shared_ptr<int> calls, int refusals) {
+  return {
+    [=](const register_broker_request&) -> caf::result<register_broker_result> {
+      if ((*calls)++ < refusals)
+        return make_error(errc::broker_not_found, "forgot you");
+      register_broker_result res;
+      res.master_addr = "10.9.9.9:10911";
+      res.ha_server_addr = "10.9.9.9:10912";
+      return res;
+    },
+    [=](const broker_heartbeat_request&) { return caf::ok_atom::value; },
+  };
+}
+
 topic_config topic(const std::string& name) {
   topic_config tc;
   tc.topic_name = name;
@@ -377,5 +394,37 @@ TEST_SUITE("broker.namesrv_registrar") {
       down = dm.source == registrar.address();
     });
     CHECK(down);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a registration answered broker_not_found is "
+                             "retried at once, once; the result is kept") {
+    auto calls = std::make_shared<int>(0);
+    auto fake = sys.spawn(forgetful_namesrv, calls, 1);
+    track(fake);
+    net->up[addr_a] = caf::actor_cast<namesrv_actor>(fake);
+    start_registrar({addr_a});
+    CHECK_EQ(*calls, 2);
+    auto p = peer(addr_a);
+    CHECK_EQ(p.at("registrations"), 1);
+    CHECK_EQ(p.at("master_addr"), "10.9.9.9:10911");
+    CHECK_EQ(p.at("ha_server_addr"), "10.9.9.9:10912");
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a NameServer that always answers "
+                             "broker_not_found is not hammered") {
+    auto calls = std::make_shared<int>(0);
+    auto fake = sys.spawn(forgetful_namesrv, calls, 1000);
+    track(fake);
+    net->up[addr_a] = caf::actor_cast<namesrv_actor>(fake);
+    start_registrar({addr_a});
+    CHECK_EQ(*calls, 2);
+    advance_time(29s, 1s);
+    CHECK_EQ(*calls, 2);
+    advance_time(1s, 1s);
+    CHECK_EQ(*calls, 3); // the next round, no retry
+    CHECK_EQ(peer(addr_a).at("registrations"), 0);
+    CHECK(
+      peer(addr_a).at("last_result").get<std::string>().find("broker_not_found")
+      != std::string::npos);
   }
 }
