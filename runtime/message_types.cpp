@@ -1,5 +1,6 @@
 #include "runtime/message_types.hpp"
 
+#include "messages/broker_registrar.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/namesrv.hpp"
 #include "messages/route.hpp"
@@ -79,6 +80,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<group_topic_request>("rmq.group_topic_request");
   cfg.add_message_type<topic_config_table_actor>(
     "rmq.topic_config_table_actor");
+  // -- broker: NameServer registrar -------------------------------------------
+  cfg.add_message_type<namesrv_registrar_actor>("rmq.namesrv_registrar_actor");
 }
 
 } // namespace rmq
