@@ -1,5 +1,6 @@
 #include "runtime/message_types.hpp"
 
+#include "messages/broker_send.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/namesrv.hpp"
 #include "messages/route.hpp"
@@ -79,6 +80,11 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<group_topic_request>("rmq.group_topic_request");
   cfg.add_message_type<topic_config_table_actor>(
     "rmq.topic_config_table_actor");
+  // -- broker: send -----------------------------------------------------------
+  cfg.add_message_type<send_message_request>("rmq.send_message_request");
+  cfg.add_message_type<send_entry>("rmq.send_entry");
+  cfg.add_message_type<send_result>("rmq.send_result");
+  cfg.add_message_type<send_processor_actor>("rmq.send_processor_actor");
 }
 
 } // namespace rmq
