@@ -117,8 +117,9 @@ caf::expected<int32_t> pick_queue(send_processor_state& st,
 // Turns checked entries into store messages: a missing UNIQ_KEY made
 // here, the batch's own properties added where an entry lacks them (as
 // RocketMQ's batch encoder appends them), CLUSTER stamped on each.
+// Moves the bodies out of `cs` (it is used once).
 std::vector<store_message> to_store_messages(send_processor_state& st,
-                                             const checked_send& cs,
+                                             checked_send& cs,
                                              int32_t queue_id) {
   auto& req = cs.req;
   std::vector<store_message> result;
@@ -134,8 +135,8 @@ std::vector<store_message> to_store_messages(send_processor_state& st,
     msg.born_ip = req.born_ip;
     msg.born_port = req.born_port;
     msg.reconsume_times = req.reconsume_times;
-    msg.body = e.body;
-    msg.properties = e.properties;
+    msg.body = std::move(e.body);
+    msg.properties = std::move(e.properties);
     if (req.batch && header) {
       for (auto& [k, v] : *header)
         if (storage::find_property(msg.properties, k).empty())
