@@ -29,6 +29,10 @@ namespace {
 struct fake_topics_state {
   std::map<std::string, topic_config> topics;
   int64_t lookups = 0;
+  topic_for_send_request last;
+  /// Lookups never answered (a stalled table).
+  bool silent = false;
+  std::vector<caf::typed_response_promise<topic_config>> stalled;
   static const char* name;
 };
 
@@ -36,7 +40,8 @@ const char* fake_topics_state::name = "fake_topic_table";
 
 topic_config_table_actor::behavior_type fake_topic_table(
   topic_config_table_actor::stateful_pointer<fake_topics_state> self,
-  std::vector<topic_config> topics) {
+  std::vector<topic_config> topics, bool silent) {
+  self->state.silent = silent;
   for (auto& tc : topics)
     self->state.topics[tc.topic_name] = tc;
   auto find = [self](const std::string& name) -> caf::result<topic_config> {
@@ -56,8 +61,14 @@ topic_config_table_actor::behavior_type fake_topic_table(
       self->state.topics.erase(name);
       return data_version{};
     },
-    [=](topic_for_send_request& req) {
+    [=](topic_for_send_request& req) -> caf::result<topic_config> {
       ++self->state.lookups;
+      self->state.last = req;
+      if (self->state.silent) {
+        auto rp = self->make_response_promise<topic_config>();
+        self->state.stalled.push_back(rp);
+        return rp;
+      }
       return find(req.topic);
     },
     [=](group_topic_request&) -> caf::result<topic_config> {
@@ -66,7 +77,8 @@ topic_config_table_actor::behavior_type fake_topic_table(
     [=](caf::subscribe_atom, caf::actor) {
       // nop
     },
-    [=](dump_atom) { return std::string{"{}"}; },
+    // The dump shows the last lookup, so tests can check what was asked.
+    [=](dump_atom) { return nlohmann::json(self->state.last).dump(); },
   };
 }
 
@@ -166,12 +178,13 @@ struct fixture : test::deterministic_fixture {
     start_with(actors.commit_log);
   }
 
-  void start_with(commit_log_actor log) {
+  void start_with(commit_log_actor log, bool silent_table = false) {
     topics = spawn(fake_topic_table,
                    std::vector<topic_config>{
                      make_topic("TopicA", 4, 4), make_topic("Narrow", 8, 2),
                      make_topic("ReadOnly", 4, 4, perm::read),
-                     make_topic("NoQueues", 0, 0)});
+                     make_topic("NoQueues", 0, 0)},
+                   silent_table);
     proc = spawn(send_processor, opts, topics, log);
   }
 
@@ -310,6 +323,51 @@ TEST_SUITE("broker.send_processor") {
       CHECK_EQ(decode_offset_msg_id(res.entries[i].offset_msg_id)->offset,
                got.phys_offsets[1 + i]);
     }
+  }
+
+  TEST_CASE_FIXTURE(fixture, "the lookup carries the auto-create settings") {
+    start();
+    auto req = request("TopicA", "m");
+    req.default_topic = "MyDefault";
+    req.default_queue_nums = 2;
+    send(req);
+    auto last
+      = nlohmann::json::parse(ask<std::string>(topics, dump_atom::value));
+    CHECK_EQ(last["topic"], "TopicA");
+    CHECK_EQ(last["default_topic"], "MyDefault");
+    CHECK_EQ(last["default_queue_nums"], 2);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a stalled topic table is a system_error after "
+                             "table_timeout, and the processor goes on") {
+    start_with(actors.commit_log, true);
+    auto rh = self->request(proc, caf::infinite, request("TopicA", "m"));
+    sched.run();
+    CHECK(self->mailbox().empty());
+    advance_time(3500ms, 500ms);
+    REQUIRE_FALSE(self->mailbox().empty());
+    caf::error err;
+    rh.receive([&](send_result&) { FAIL("expected an error"); },
+               [&](caf::error& x) { err = std::move(x); });
+    CHECK(err == errc::system_error);
+    CHECK_NE(error_detail(err).find("timeout"), std::string::npos);
+    CHECK_EQ(dump()["refused"], 1);
+    // Still serving: the broker permission answers.
+    CHECK_EQ(ask<int32_t>(proc, broker_perm_atom::value, perm::read_write),
+             perm::read_write);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a retried send with the same UNIQ_KEY answers "
+                             "the first copy") {
+    start();
+    auto req = request("TopicA", "once", 0);
+    req.properties = props_with_uniq("0A0000011092DEADBEEF0036EE850009");
+    auto a = send(req);
+    auto b = send(req);
+    CHECK_EQ(a.queue_offset, b.queue_offset);
+    CHECK_EQ(a.offset_msg_id, b.offset_msg_id);
+    get_message_result res;
+    CHECK_EQ(read("TopicA", 0, res).size(), 1u);
   }
 
   TEST_CASE_FIXTURE(fixture, "queue id < 0 picks a random writable queue") {
