@@ -1,6 +1,7 @@
 #include "runtime/message_types.hpp"
 
 #include "messages/broker_registrar.hpp"
+#include "messages/broker_send.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/namesrv.hpp"
 #include "messages/route.hpp"
@@ -82,6 +83,11 @@ void register_message_types(caf::actor_system_config& cfg) {
     "rmq.topic_config_table_actor");
   // -- broker: NameServer registrar -------------------------------------------
   cfg.add_message_type<namesrv_registrar_actor>("rmq.namesrv_registrar_actor");
+  // -- broker: send -----------------------------------------------------------
+  cfg.add_message_type<send_message_request>("rmq.send_message_request");
+  cfg.add_message_type<send_entry>("rmq.send_entry");
+  cfg.add_message_type<send_result>("rmq.send_result");
+  cfg.add_message_type<send_processor_actor>("rmq.send_processor_actor");
 }
 
 } // namespace rmq

@@ -109,10 +109,31 @@ void update_busy(commit_log_state& st) {
     st.busy = true;
 }
 
+// Answers the waiting batches whose sync flush took longer than
+// sync_flush_timeout: their messages are stored, so each result keeps its
+// offsets and gets flush_disk_timeout (RocketMQ FLUSH_DISK_TIMEOUT). The
+// flush goes on; later batches still wait for it.
+void expire_waiting(self_ptr self) {
+  auto& st = self->state;
+  auto now = self->clock().now();
+  while (!st.waiting_acks.empty() && st.waiting_acks.front().deadline <= now) {
+    auto& w = st.waiting_acks.front();
+    for (auto& r : w.results)
+      if (!r.error)
+        r.error = make_error(errc::flush_disk_timeout,
+                             "not on disk within sync_flush_timeout");
+    w.rp.deliver(std::move(w.results));
+    st.waiting_acks.pop_front();
+    ++st.flush_timeouts;
+  }
+}
+
 void on_tick(self_ptr self) {
   auto& st = self->state;
   auto& cfg = st.store->config();
   st.store->refresh_disk_usage();
+  if (sync_mode(st))
+    expire_waiting(self);
   if (!sync_mode(st)) {
     // Async flush: every interval when enough is dirty, and everything now
     // and then (RocketMQ flushCommitLogLeastPages / ThoroughInterval).
@@ -161,6 +182,8 @@ nlohmann::json commit_log_state::dump_fields() const {
     {"refused_busy", st.refused_busy},
     {"flush_requests", st.flush_requests},
     {"failed_batches", st.failed_batches},
+    {"flush_timeouts", st.flush_timeouts},
+    {"sync_flush_timeout_ms", to_ms(cfg.sync_flush_timeout)},
     {"deleted_segments", st.deleted_segments},
     {"recovery_corrupt_ranges", st.store->recovery().corruptions.size()},
     {"recovery_torn_tail_offset", st.store->recovery().torn_tail_offset},
@@ -235,8 +258,9 @@ commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
       if (!any_ok || end <= st.store->flushed_offset())
         return results;
       auto rp = self->make_response_promise<std::vector<put_result>>();
-      st.waiting_acks.push_back(
-        {end, std::move(results), rp, static_cast<size_t>(end - before)});
+      st.waiting_acks.push_back({end, std::move(results), rp,
+                                 static_cast<size_t>(end - before),
+                                 self->clock().now() + cfg.sync_flush_timeout});
       request_flush(self);
       return rp;
     },

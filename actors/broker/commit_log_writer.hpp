@@ -39,6 +39,8 @@ struct commit_log_state {
     std::vector<put_result> results;
     promise rp;
     size_t bytes;
+    /// Answered with flush_disk_timeout from then on.
+    caf::actor_clock::time_point deadline;
   };
 
   std::shared_ptr<storage::message_store> store;
@@ -61,6 +63,7 @@ struct commit_log_state {
   int64_t refused_busy = 0; // whole batches refused by back-pressure
   int64_t flush_requests = 0;
   int64_t failed_batches = 0;
+  int64_t flush_timeouts = 0; // batches answered with flush_disk_timeout
   int64_t deleted_segments = 0;
 
   /// Bytes appended but not yet durable or not yet dispatched.

@@ -44,6 +44,11 @@ struct store_config {
   std::chrono::milliseconds flush_thorough_interval{10'000};
   /// Async flush: flush at once when this much is dirty.
   size_t flush_eager_bytes = 64 * 1024 * 1024;
+  /// Sync flush: a batch not on disk after this long is answered with
+  /// flush_disk_timeout per message (stored, not yet durable; RocketMQ
+  /// syncFlushTimeout). Checked on the flush timer, so the answer may come
+  /// up to `flush_interval` later.
+  std::chrono::milliseconds sync_flush_timeout{5'000};
 
   /// Largest body (RocketMQ maxMessageSize).
   size_t max_message_size = 4 * 1024 * 1024;

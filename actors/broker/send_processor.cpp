@@ -1,0 +1,349 @@
+#include "actors/broker/send_processor.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "messages/errors.hpp"
+#include "runtime/message_batch.hpp"
+#include "runtime/message_properties.hpp"
+#include "runtime/request_failure.hpp"
+#include "runtime/storage/message_record.hpp"
+#include "runtime/storage/message_store.hpp"
+
+#include "actors/common/dump.hpp"
+
+namespace rmq {
+
+const char* send_processor_state::name = "send_processor";
+
+namespace {
+
+using self_ptr = send_processor_actor::stateful_pointer<send_processor_state>;
+using promise = caf::typed_response_promise<send_result>;
+
+constexpr std::string_view retry_topic_prefix = "%RETRY%";
+
+// The checked messages of one send, before the topic lookup.
+struct checked_send {
+  send_message_request req;
+  std::vector<batch_entry> entries;
+};
+
+// Everything that needs no table or store; fills `out.entries`.
+caf::error check_send(const send_processor_state& st, send_message_request& req,
+                      checked_send& out) {
+  auto& opts = st.options;
+  if ((opts.broker_permission & perm::write) == 0)
+    return make_error(errc::no_permission,
+                      "the broker[" + opts.broker_name
+                        + "] sending message is forbidden");
+  if (auto err = check_send_topic(req.topic))
+    return err;
+  if (auto err = check_properties(req.properties))
+    return err;
+  if (!req.batch) {
+    if (auto err = check_body(req.body, opts.max_message_size))
+      return err;
+    if (auto level = delay_level(req.properties, opts.max_delay_level); !level)
+      return std::move(level.error());
+    out.entries.push_back({req.flag, std::move(req.body), req.properties});
+  } else {
+    if (req.topic.compare(0, retry_topic_prefix.size(), retry_topic_prefix)
+        == 0)
+      return make_error(errc::message_illegal,
+                        "batch request does not support retry group "
+                          + req.topic);
+    if (req.body.size() > opts.max_message_size)
+      return make_error(errc::message_illegal,
+                        "the batch body size " + std::to_string(req.body.size())
+                          + " exceeds the maximum "
+                          + std::to_string(opts.max_message_size));
+    auto entries = decode_batch(req.body);
+    if (!entries)
+      return std::move(entries.error());
+    for (size_t i = 0; i < entries->size(); ++i) {
+      auto& e = (*entries)[i];
+      auto at = [i](const caf::error& err) {
+        return make_error(static_cast<errc>(err.code()),
+                          "batch entry " + std::to_string(i) + ": "
+                            + error_detail(err));
+      };
+      if (auto err = check_body(e.body, opts.max_message_size))
+        return at(err);
+      if (auto err = check_properties(e.properties))
+        return at(err);
+      auto level = delay_level(e.properties, opts.max_delay_level);
+      if (!level)
+        return at(level.error());
+      if (*level > 0)
+        return make_error(errc::message_illegal,
+                          "batch entry " + std::to_string(i)
+                            + ": batch messages do not support delay");
+    }
+    out.entries = std::move(*entries);
+  }
+  req.body.clear();
+  out.req = std::move(req);
+  return caf::none;
+}
+
+// Picks the queue (RocketMQ randomQueueId for queue id < 0) and checks
+// the topic's permission and the queue id range.
+caf::expected<int32_t> pick_queue(send_processor_state& st,
+                                  const topic_config& tc, int32_t queue_id) {
+  if ((tc.perm & perm::write) == 0)
+    return make_error(errc::no_permission,
+                      "the topic[" + tc.topic_name
+                        + "] sending message is forbidden");
+  auto limit = std::max(tc.read_queue_nums, tc.write_queue_nums);
+  if (queue_id >= limit)
+    return make_error(errc::invalid_parameter,
+                      "request queueId[" + std::to_string(queue_id)
+                        + "] is illegal, topic " + tc.topic_name + " has "
+                        + std::to_string(limit) + " queues");
+  if (queue_id >= 0)
+    return queue_id;
+  if (tc.write_queue_nums <= 0)
+    return make_error(errc::no_permission,
+                      "the topic[" + tc.topic_name + "] has no write queue");
+  std::uniform_int_distribution<int32_t> dist{0, tc.write_queue_nums - 1};
+  return dist(st.rng);
+}
+
+// Turns checked entries into store messages: a missing UNIQ_KEY made
+// here, the batch's own properties added where an entry lacks them (as
+// RocketMQ's batch encoder appends them), CLUSTER stamped on each.
+// Moves the bodies out of `cs` (it is used once).
+std::vector<store_message> to_store_messages(send_processor_state& st,
+                                             checked_send& cs,
+                                             int32_t queue_id) {
+  auto& req = cs.req;
+  std::vector<store_message> result;
+  result.reserve(cs.entries.size());
+  auto header = decode_properties(req.properties);
+  for (auto& e : cs.entries) {
+    store_message msg;
+    msg.topic = req.topic;
+    msg.queue_id = queue_id;
+    msg.flag = e.flag;
+    msg.sys_flag = req.sys_flag;
+    msg.born_timestamp = req.born_timestamp;
+    msg.born_ip = req.born_ip;
+    msg.born_port = req.born_port;
+    msg.reconsume_times = req.reconsume_times;
+    msg.body = std::move(e.body);
+    msg.properties = std::move(e.properties);
+    if (req.batch && header) {
+      for (auto& [k, v] : *header)
+        if (storage::find_property(msg.properties, k).empty())
+          storage::append_property(msg.properties, k, v);
+    }
+    if (storage::find_property(msg.properties, property_uniq_key).empty()) {
+      auto now = st.options.wall_clock_ms ? st.options.wall_clock_ms()
+                                          : storage::wall_clock_ms();
+      storage::append_property(msg.properties, property_uniq_key,
+                               st.ids.next(now));
+      ++st.made_ids;
+    }
+    set_property(msg.properties, property_cluster, st.options.cluster_name);
+    result.push_back(std::move(msg));
+  }
+  return result;
+}
+
+// Builds the answer from the store's results, or the error of the first
+// message that was not stored.
+caf::expected<send_result> to_result(send_processor_state& st,
+                                     const std::vector<store_message>& msgs,
+                                     const std::vector<put_result>& res) {
+  if (res.size() != msgs.size())
+    return make_error(errc::system_error,
+                      "the store answered " + std::to_string(res.size())
+                        + " results for " + std::to_string(msgs.size())
+                        + " messages");
+  send_result out;
+  auto status = send_status::send_ok;
+  for (size_t i = 0; i < res.size(); ++i) {
+    auto& r = res[i];
+    if (r.error) {
+      // Stored, but not as durable as asked: still a send_result.
+      auto stored = r.phys_offset >= 0 && r.error.category() == errc_category;
+      auto code = static_cast<errc>(r.error.code());
+      if (stored && code == errc::flush_disk_timeout)
+        status = send_status::flush_disk_timeout;
+      else if (stored && code == errc::flush_slave_timeout)
+        status = send_status::flush_slave_timeout;
+      else if (stored && code == errc::slave_not_available)
+        status = send_status::slave_not_available;
+      else
+        return to_send_error(r.error);
+    }
+    send_entry e;
+    e.msg_id = std::string{
+      storage::find_property(msgs[i].properties, property_uniq_key)};
+    e.offset_msg_id = encode_offset_msg_id(
+      st.options.store_ip, st.options.store_port, r.phys_offset);
+    e.queue_offset = r.queue_offset;
+    if (i > 0) {
+      out.msg_id += ',';
+      out.offset_msg_id += ',';
+    }
+    out.msg_id += e.msg_id;
+    out.offset_msg_id += e.offset_msg_id;
+    out.entries.push_back(std::move(e));
+  }
+  out.status = static_cast<uint8_t>(status);
+  out.queue_id = msgs.empty() ? 0 : msgs.front().queue_id;
+  out.queue_offset = out.entries.empty() ? 0 : out.entries.front().queue_offset;
+  if (status == send_status::flush_disk_timeout)
+    ++st.flush_timeouts;
+  return out;
+}
+
+void fail(self_ptr self, promise& rp, const char* what, const caf::error& err) {
+  auto& st = self->state;
+  log_request_failure("send", what, err);
+  auto mapped = to_send_error(err);
+  if (mapped == errc::system_busy)
+    ++st.busy;
+  rp.deliver(std::move(mapped));
+}
+
+void store(self_ptr self, std::shared_ptr<checked_send> cs, int32_t queue_id,
+           promise rp) {
+  auto& st = self->state;
+  auto msgs = std::make_shared<std::vector<store_message>>(
+    to_store_messages(st, *cs, queue_id));
+  self
+    ->request(st.commit_log, st.options.store_timeout, caf::put_atom::value,
+              *msgs)
+    .then(
+      [self, msgs, rp](std::vector<put_result>& res) mutable {
+        auto& st = self->state;
+        auto out = to_result(st, *msgs, res);
+        if (!out) {
+          ++st.store_failures;
+          fail(self, rp, "append", out.error());
+          return;
+        }
+        st.stored_messages += static_cast<int64_t>(msgs->size());
+        rp.deliver(std::move(*out));
+      },
+      [self, rp](caf::error& err) mutable {
+        ++self->state.store_failures;
+        fail(self, rp, "append", err);
+      });
+}
+
+} // namespace
+
+caf::error to_send_error(const caf::error& err) {
+  if (!err)
+    return err;
+  auto detail = err.category() == errc_category ? error_detail(err)
+                                                : describe(err);
+  if (err.category() != errc_category)
+    return make_error(errc::system_error, std::move(detail));
+  switch (static_cast<errc>(err.code())) {
+    case errc::message_illegal:
+    case errc::properties_size_exceeded:
+      return make_error(errc::message_illegal, std::move(detail));
+    case errc::service_not_available:
+    case errc::disk_full:
+    case errc::not_ready:
+      return make_error(errc::service_not_available, std::move(detail));
+    case errc::system_busy:
+    case errc::queue_full:
+      return make_error(errc::system_busy, std::move(detail));
+    case errc::topic_not_exist:
+    case errc::no_permission:
+    case errc::invalid_parameter:
+    case errc::system_error:
+      return err;
+    default:
+      return make_error(errc::system_error, describe(err));
+  }
+}
+
+nlohmann::json send_processor_state::dump_fields() const {
+  return {
+    {"cluster_name", options.cluster_name},
+    {"broker_name", options.broker_name},
+    {"broker_permission", options.broker_permission},
+    {"store_host", ipv4_to_string(options.store_ip) + ":"
+                     + std::to_string(options.store_port)},
+    {"max_message_size", options.max_message_size},
+    {"max_delay_level", options.max_delay_level},
+    {"requests", requests},
+    {"batches", batches},
+    {"stored_messages", stored_messages},
+    {"refused", refused},
+    {"store_failures", store_failures},
+    {"busy", busy},
+    {"flush_timeouts", flush_timeouts},
+    {"made_ids", made_ids},
+  };
+}
+
+send_processor_actor::behavior_type send_processor(
+  send_processor_actor::stateful_pointer<send_processor_state> self,
+  send_processor_options options, topic_config_table_actor topics,
+  commit_log_actor commit_log) {
+  auto& st = self->state;
+  st.options = std::move(options);
+  st.topics = std::move(topics);
+  st.commit_log = std::move(commit_log);
+  auto seed = st.options.seed != 0 ? st.options.seed
+                                   : (uint64_t{std::random_device{}()} << 32)
+                                       | std::random_device{}();
+  st.rng.seed(seed);
+  st.ids = uniq_key_generator{st.options.store_ip, st.options.pid,
+                              st.options.id_hash};
+  return {
+    [=](send_message_request& req) -> caf::result<send_result> {
+      auto& st = self->state;
+      ++st.requests;
+      if (req.batch)
+        ++st.batches;
+      auto cs = std::make_shared<checked_send>();
+      if (auto err = check_send(st, req, *cs)) {
+        ++st.refused;
+        return err;
+      }
+      auto rp = self->make_response_promise<send_result>();
+      topic_for_send_request lookup{cs->req.topic, cs->req.default_topic,
+                                    cs->req.default_queue_nums, 0};
+      self->request(st.topics, st.options.table_timeout, std::move(lookup))
+        .then(
+          [self, cs, rp](topic_config& tc) mutable {
+            auto& st = self->state;
+            auto queue_id = pick_queue(st, tc, cs->req.queue_id);
+            if (!queue_id) {
+              ++st.refused;
+              rp.deliver(std::move(queue_id.error()));
+              return;
+            }
+            store(self, cs, *queue_id, rp);
+          },
+          [self, rp](caf::error& err) mutable {
+            ++self->state.refused;
+            fail(self, rp, "topic lookup", err);
+          });
+      return rp;
+    },
+    [=](broker_perm_atom, int32_t value) -> caf::result<int32_t> {
+      if (!perm::is_valid(value))
+        return make_error(errc::invalid_parameter, "broker permission "
+                                                     + std::to_string(value)
+                                                     + " is not in 0..7");
+      return std::exchange(self->state.options.broker_permission, value);
+    },
+    dump_handler(self),
+  };
+}
+
+} // namespace rmq

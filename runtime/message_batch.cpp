@@ -1,0 +1,126 @@
+#include "runtime/message_batch.hpp"
+
+#include <cstring>
+
+#include <zlib.h>
+
+#include "messages/errors.hpp"
+#include "runtime/storage/byte_coding.hpp"
+
+namespace rmq {
+
+namespace {
+
+uint32_t crc_of(std::string_view body) {
+  auto crc = crc32(0L, Z_NULL, 0);
+  return static_cast<uint32_t>(
+    crc32(crc, reinterpret_cast<const Bytef*>(body.data()),
+          static_cast<uInt>(body.size())));
+}
+
+caf::error bad_entry(size_t index, size_t pos, const std::string& what) {
+  return make_error(errc::message_illegal,
+                    "batch entry " + std::to_string(index) + " at byte "
+                      + std::to_string(pos) + ": " + what);
+}
+
+} // namespace
+
+bool operator==(const batch_entry& x, const batch_entry& y) {
+  return x.flag == y.flag && x.body == y.body && x.properties == y.properties;
+}
+
+caf::expected<std::string>
+encode_batch(const std::vector<batch_entry>& entries) {
+  size_t total = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    auto& e = entries[i];
+    if (e.properties.size() > max_batch_properties_size)
+      return make_error(errc::invalid_parameter,
+                        "batch entry " + std::to_string(i) + ": properties of "
+                          + std::to_string(e.properties.size())
+                          + " bytes exceed "
+                          + std::to_string(max_batch_properties_size));
+    if (e.body.size() > INT32_MAX - batch_entry_overhead - e.properties.size())
+      return make_error(errc::invalid_parameter,
+                        "batch entry " + std::to_string(i) + " is too large");
+    total += batch_entry_overhead + e.body.size() + e.properties.size();
+  }
+  std::string out(total, '\0');
+  char* p = out.data();
+  for (auto& e : entries) {
+    auto size = batch_entry_overhead + e.body.size() + e.properties.size();
+    storage::put_be32(p, static_cast<uint32_t>(size));
+    storage::put_be32(p + 4, 0);
+    storage::put_be32(p + 8, crc_of(e.body));
+    storage::put_be32(p + 12, static_cast<uint32_t>(e.flag));
+    storage::put_be32(p + 16, static_cast<uint32_t>(e.body.size()));
+    p += 20;
+    if (!e.body.empty())
+      memcpy(p, e.body.data(), e.body.size());
+    p += e.body.size();
+    storage::put_be16(p, static_cast<uint16_t>(e.properties.size()));
+    p += 2;
+    if (!e.properties.empty())
+      memcpy(p, e.properties.data(), e.properties.size());
+    p += e.properties.size();
+  }
+  return out;
+}
+
+caf::expected<std::vector<batch_entry>> decode_batch(std::string_view buf) {
+  if (buf.empty())
+    return make_error(errc::message_illegal, "empty batch body");
+  std::vector<batch_entry> result;
+  size_t pos = 0;
+  while (pos < buf.size()) {
+    auto index = result.size();
+    if (index >= max_batch_entries)
+      return bad_entry(index, pos,
+                       "more than " + std::to_string(max_batch_entries)
+                         + " entries");
+    auto left = buf.size() - pos;
+    if (left < batch_entry_overhead)
+      return bad_entry(index, pos,
+                       "truncated header (" + std::to_string(left)
+                         + " bytes left)");
+    const char* p = buf.data() + pos;
+    auto total = static_cast<int32_t>(storage::get_be32(p));
+    auto magic = storage::get_be32(p + 4);
+    auto crc = storage::get_be32(p + 8);
+    auto flag = static_cast<int32_t>(storage::get_be32(p + 12));
+    auto body_len = static_cast<int32_t>(storage::get_be32(p + 16));
+    if (total < static_cast<int32_t>(batch_entry_overhead)
+        || static_cast<size_t>(total) > left)
+      return bad_entry(index, pos,
+                       "total size " + std::to_string(total) + " with "
+                         + std::to_string(left) + " bytes left");
+    if (magic != 0)
+      return bad_entry(index, pos, "bad magic " + std::to_string(magic));
+    if (body_len < 0
+        || static_cast<size_t>(body_len) + batch_entry_overhead
+             > static_cast<size_t>(total))
+      return bad_entry(index, pos,
+                       "body length " + std::to_string(body_len)
+                         + " does not fit total size " + std::to_string(total));
+    auto props_at = 20 + static_cast<size_t>(body_len);
+    auto props_len = storage::get_be16(p + props_at);
+    if (props_len > max_batch_properties_size
+        || props_at + 2 + props_len != static_cast<size_t>(total))
+      return bad_entry(index, pos,
+                       "properties length " + std::to_string(props_len)
+                         + " does not match total size "
+                         + std::to_string(total));
+    batch_entry e;
+    e.flag = flag;
+    e.body.assign(p + 20, static_cast<size_t>(body_len));
+    e.properties.assign(p + props_at + 2, props_len);
+    if (crc_of(e.body) != crc)
+      return bad_entry(index, pos, "body CRC mismatch");
+    result.push_back(std::move(e));
+    pos += static_cast<size_t>(total);
+  }
+  return result;
+}
+
+} // namespace rmq

@@ -1,0 +1,41 @@
+// Message properties as RocketMQ encodes them (`k\x01v\x02...`,
+// MessageDecoder messageProperties2String) and the property names the
+// broker reads or writes (MessageConst). Finding and appending one property
+// lives beside the record format (runtime/storage/message_record.hpp).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "caf/expected.hpp"
+
+#include "runtime/storage/log_format.hpp"
+
+namespace rmq {
+
+/// The producer's unique id (MessageClientIDSetter).
+using storage::property_uniq_key;
+/// The cluster of the broker that stored the message (stamped on send).
+constexpr char property_cluster[] = "CLUSTER";
+/// Delay level 1..18 of a scheduled message.
+constexpr char property_delay[] = "DELAY";
+/// A transaction half message ("true").
+constexpr char property_tran_msg[] = "TRAN_MSG";
+
+using property_list = std::vector<std::pair<std::string, std::string>>;
+
+/// Splits encoded properties; message_illegal if an entry has no
+/// name/value separator or an empty name. A trailing separator is fine
+/// (RocketMQ writes one after every pair).
+caf::expected<property_list> decode_properties(std::string_view props);
+
+/// Encodes `xs` in order.
+std::string encode_properties(const property_list& xs);
+
+/// Sets `key` to `value`, replacing every earlier value of `key`.
+void set_property(std::string& props, std::string_view key,
+                  std::string_view value);
+
+} // namespace rmq
