@@ -32,8 +32,11 @@ struct fixture : test::deterministic_fixture {
   pull_hold_actor hold;
   pull_processor_actor processor;
 
-  fixture() {
-    store = test::open_store(test::small_config(dir.path()));
+  explicit fixture(size_t segment_size = 64 * 1024) {
+    auto cfg = test::small_config(dir.path());
+    cfg.segment_size = segment_size;
+    cfg.retention = std::chrono::minutes{10};
+    store = test::open_store(cfg);
     actors = spawn_store_actors(sys, store, false, 0s);
     track(actors.commit_log);
     track(actors.flusher);
@@ -59,11 +62,12 @@ struct fixture : test::deterministic_fixture {
     sched.run();
   }
 
-  void put(int n, int first = 0, std::string tags = "", int32_t queue = 0) {
+  void put(int n, int first = 0, std::string tags = "", int32_t queue = 0,
+           std::string pad = "") {
     std::vector<store_message> msgs;
     for (int i = first; i < first + n; ++i)
       msgs.push_back(
-        test::make_message("T", queue, "m" + std::to_string(i), tags));
+        test::make_message("T", queue, "m" + std::to_string(i) + pad, tags));
     auto res = ask<std::vector<put_result>>(actors.commit_log,
                                             caf::put_atom::value, msgs);
     REQUIRE_EQ(res.size(), static_cast<size_t>(n));
@@ -117,6 +121,24 @@ struct fixture : test::deterministic_fixture {
                  FAIL("unexpected error: " << sys.render(err));
                });
     return result;
+  }
+};
+
+// Segments of 4 KiB, so that retention can drop the start of a queue.
+struct small_segments : fixture {
+  small_segments() : fixture(4096) {
+    // nop
+  }
+
+  // Ten 1 KiB messages in four segments; the first three segments expire,
+  // so queue T/0 starts at 9.
+  void put_and_expire() {
+    for (int i = 0; i < 10; ++i)
+      put(1, i, "", 0, std::string(1000, 'x'));
+    REQUIRE(store->flush(store->write_offset()));
+    REQUIRE_EQ(store->delete_expired(INT64_MAX / 2), 3u);
+    store->clean_consume_queues();
+    REQUIRE_EQ(store->offsets("T", 0).min_offset, 9);
   }
 };
 
@@ -190,6 +212,22 @@ TEST_SUITE("broker.pull_processor") {
     CHECK_EQ(d["found"], 2);
     CHECK_EQ(d["no_new_msg"], 2);
     CHECK_EQ(d["offset_illegal"], 2);
+  }
+
+  TEST_CASE_FIXTURE(small_segments, "an offset below the queue's start is "
+                                    "illegal") {
+    put_and_expire();
+    auto res = pull(pull_req(0));
+    CHECK_EQ(status(res), pull_status::offset_illegal);
+    CHECK_EQ(res.next_begin_offset, 9);
+    CHECK_EQ(res.min_offset, 9);
+    CHECK_EQ(res.max_offset, 10);
+    res = pull(pull_req(9));
+    CHECK_EQ(status(res), pull_status::found);
+    CHECK_EQ(res.message_count, 1);
+    // A new group cannot start at 0 any more (QUERY_NOT_FOUND rule).
+    CHECK(ask_error<int64_t>(offsets, query_offset_request{"G", "T", 0})
+          == errc::query_not_found);
   }
 
   TEST_CASE_FIXTURE(fixture, "a tag filter skips other tags or finds none") {
