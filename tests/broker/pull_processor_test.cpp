@@ -5,14 +5,19 @@
 #include "actors/broker/pull_processor.hpp"
 
 #include <chrono>
+#include <memory>
+#include <random>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
+
+#include "caf/event_based_actor.hpp"
 
 #include "messages/errors.hpp"
 #include "tests/broker/topic_table_stub.hpp"
 #include "tests/runtime/store_test_util.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/test_seed.hpp"
 
 #include "actors/broker/consumer_offset_table.hpp"
 #include "actors/broker/pull_hold_service.hpp"
@@ -397,5 +402,95 @@ TEST_SUITE("broker.pull_processor") {
     CHECK_EQ(status(answer(rh)), pull_status::found);
     CHECK_EQ(ask<int64_t>(offsets, query_offset_request{"G", "T", 0}), 2);
     CHECK_EQ(dump(processor)["commits"], 1);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "random held pulls wake on their first matching "
+                             "message or at their deadline") {
+    std::mt19937 rng{test::test_seed()};
+    const std::vector<std::string> tags{"A", "B", "C"};
+    const std::vector<std::string> subs{"*", "A", "B", "A || C"};
+    auto matches = [](const std::string& sub, const std::string& tag) {
+      return sub == "*" || sub == tag || (sub == "A || C" && tag != "B");
+    };
+    put(3, 0, "A");
+    int64_t max_offset = 3;
+    // Each pull runs in a client actor that records its answer.
+    struct outcome {
+      bool answered = false;
+      pull_message_result res;
+    };
+    struct expected_pull {
+      std::string sub;
+      int timeout_s = 0;
+      std::shared_ptr<outcome> out = std::make_shared<outcome>();
+      std::vector<std::string> matching; // bodies that arrived and match
+      bool others = false;               // non-matching ones arrived
+      int due_step = -1;                 // step at which it is answered
+    };
+    std::vector<expected_pull> pulls(8);
+    for (auto& p : pulls) {
+      p.sub = subs[rng() % subs.size()];
+      p.timeout_s = 3 + static_cast<int>(rng() % 10);
+      auto req = pull_req(max_offset, p.sub);
+      req.sys_flag = pull_sys_flag::suspend;
+      req.suspend_timeout_ms = p.timeout_s * 1000;
+      auto out = p.out;
+      auto proc = processor;
+      track(sys.spawn([out, proc, req](caf::event_based_actor* client) {
+        client->request(proc, caf::infinite, req)
+          .then(
+            [out](pull_message_result& res) {
+              out->answered = true;
+              out->res = std::move(res);
+            },
+            [out](caf::error&) { out->answered = true; });
+      }));
+    }
+    sched.run();
+    CHECK_EQ(dump(hold)["held"], 8);
+    int body = 100;
+    int elapsed_s = 0;
+    for (int step = 1; step <= 24; ++step) {
+      if (rng() % 2 == 0) {
+        auto tag = tags[rng() % tags.size()];
+        put(1, body, tag);
+        ++max_offset;
+        for (auto& p : pulls) {
+          if (p.due_step >= 0)
+            continue;
+          if (matches(p.sub, tag)) {
+            p.matching.push_back("m" + std::to_string(body));
+            p.due_step = step;
+          } else {
+            p.others = true;
+          }
+        }
+        ++body;
+      } else {
+        advance_time(1s, 1s);
+        ++elapsed_s;
+        for (auto& p : pulls)
+          if (p.due_step < 0 && elapsed_s >= p.timeout_s)
+            p.due_step = step;
+      }
+      for (auto& p : pulls) {
+        CAPTURE(step);
+        CAPTURE(p.sub);
+        CAPTURE(p.timeout_s);
+        CHECK_EQ(p.out->answered, p.due_step >= 0);
+        if (!p.out->answered || p.matching.empty())
+          continue;
+        CHECK_EQ(status(p.out->res), pull_status::found);
+        CHECK_EQ(test::bodies(p.out->res.buffer), p.matching);
+      }
+    }
+    advance_time(20s, 1s);
+    for (auto& p : pulls) {
+      CHECK(p.out->answered);
+      if (p.matching.empty())
+        CHECK_EQ(status(p.out->res), p.others ? pull_status::no_matched_msg
+                                              : pull_status::no_new_msg);
+    }
+    CHECK_EQ(dump(hold)["held"], 0);
   }
 }
