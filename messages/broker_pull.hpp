@@ -182,7 +182,7 @@ using pull_hold_actor = dumpable_actor::extend<
                   pull_processor_actor>::with<pull_message_result>,
   // From the dispatcher: queues reach this commit-log offset now.
   caf::reacts_to<arrival_atom, int64_t>,
-  // Timer of the pulls whose deadline is this virtual-clock instant (ns
+  // Timer of the pulls whose deadline is this actor-clock instant (ns
   // since the clock's epoch).
   caf::reacts_to<expire_atom, int64_t>>;
 
