@@ -36,6 +36,8 @@ std::string to_string(errc x) {
       return "pull_offset_moved";
     case errc::query_not_found:
       return "query_not_found";
+    case errc::subscription_parse_failed:
+      return "subscription_parse_failed";
     case errc::invalid_parameter:
       return "invalid_parameter";
     case errc::broker_not_found:

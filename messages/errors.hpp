@@ -33,6 +33,7 @@ enum class errc : uint8_t {
   pull_retry_immediately = 20,
   pull_offset_moved = 21,
   query_not_found = 22,
+  subscription_parse_failed = 23,
   invalid_parameter = 29,
   // Our own codes start at 100.
   broker_not_found = 100,

@@ -19,6 +19,11 @@ using flush_actor = dumpable_actor::extend<
   // Flushes up to an offset; answers the flushed offset or the I/O error.
   caf::replies_to<flush_atom, int64_t>::with<int64_t>>;
 
+/// What the dispatcher's listeners accept: after each dispatch that moved
+/// the queues on, the commit-log offset they reach now.
+using arrival_listener_actor
+  = caf::typed_actor<caf::reacts_to<arrival_atom, int64_t>>;
+
 using dispatcher_actor = dumpable_actor::extend<
   // New records up to an offset are in the commit log; answers how far the
   // queues now reach (the writer keeps one such request in flight).
@@ -32,7 +37,11 @@ using dispatcher_actor = dumpable_actor::extend<
   caf::replies_to<search_offset_request>::with<int64_t>,
   // The raw record at a commit-log offset.
   caf::replies_to<caf::get_atom, int64_t>::with<std::string>,
-  caf::replies_to<query_message_request>::with<query_message_result>>;
+  caf::replies_to<query_message_request>::with<query_message_result>,
+  // Adds a listener (monitored, dropped when it exits) that gets
+  // (arrival_atom, dispatched offset) after each dispatch that moved the
+  // queues on: the long-polling hold service.
+  caf::reacts_to<caf::subscribe_atom, arrival_listener_actor>>;
 
 using commit_log_actor = dumpable_actor::extend<
   // Appends a batch; one result per message, or an error for the whole

@@ -1,5 +1,6 @@
 #include "runtime/message_types.hpp"
 
+#include "messages/broker_pull.hpp"
 #include "messages/broker_registrar.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_topics.hpp"
@@ -75,6 +76,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<commit_log_actor>("rmq.commit_log_actor");
   cfg.add_message_type<flush_actor>("rmq.flush_actor");
   cfg.add_message_type<dispatcher_actor>("rmq.dispatcher_actor");
+  cfg.add_message_type<arrival_listener_actor>("rmq.arrival_listener_actor");
   // -- broker: topics ---------------------------------------------------------
   cfg.add_message_type<topic_config_set>("rmq.topic_config_set");
   cfg.add_message_type<topic_for_send_request>("rmq.topic_for_send_request");
@@ -88,6 +90,17 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<send_entry>("rmq.send_entry");
   cfg.add_message_type<send_result>("rmq.send_result");
   cfg.add_message_type<send_processor_actor>("rmq.send_processor_actor");
+  // -- broker: pulls and consumer offsets -------------------------------------
+  cfg.add_message_type<pull_message_request>("rmq.pull_message_request");
+  cfg.add_message_type<pull_message_result>("rmq.pull_message_result");
+  cfg.add_message_type<query_offset_request>("rmq.query_offset_request");
+  cfg.add_message_type<update_offset_request>("rmq.update_offset_request");
+  cfg.add_message_type<list_offsets_request>("rmq.list_offsets_request");
+  cfg.add_message_type<consumer_offsets>("rmq.consumer_offsets");
+  cfg.add_message_type<pull_processor_actor>("rmq.pull_processor_actor");
+  cfg.add_message_type<pull_hold_actor>("rmq.pull_hold_actor");
+  cfg.add_message_type<consumer_offset_table_actor>(
+    "rmq.consumer_offset_table_actor");
 }
 
 } // namespace rmq

@@ -1,5 +1,6 @@
 #include "actors/broker/dispatch_service.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,14 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
                          tick_atom::value);
   };
   arm();
+  self->set_down_handler([self](const caf::down_msg& msg) {
+    auto& ls = self->state.listeners;
+    ls.erase(std::remove_if(ls.begin(), ls.end(),
+                            [&](const arrival_listener_actor& x) {
+                              return x.address() == msg.source;
+                            }),
+             ls.end());
+  });
   auto checkpoint = [self]() -> caf::error {
     auto& st = self->state;
     // Retention moved the log's start: queues and index follow.
@@ -53,12 +62,26 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
     [=](dispatch_atom, int64_t up_to) -> caf::result<int64_t> {
       auto& st = self->state;
       ++st.dispatch_requests;
+      auto before = st.store->dispatched_offset();
       if (auto err = st.store->dispatch(up_to)) {
         st.last_error = describe(err);
         RMQ_ERROR("store", "dispatch failed: " << st.last_error);
         return err;
       }
-      return st.store->dispatched_offset();
+      auto after = st.store->dispatched_offset();
+      // One note per dispatch, not per queue: the listener (the hold
+      // service) asks the queues it waits on, see docs/broker.md.
+      if (after != before)
+        for (auto& listener : st.listeners)
+          self->send(listener, arrival_atom::value, after);
+      return after;
+    },
+    [=](caf::subscribe_atom, const arrival_listener_actor& listener) {
+      auto& ls = self->state.listeners;
+      if (!listener || std::find(ls.begin(), ls.end(), listener) != ls.end())
+        return;
+      self->monitor(listener);
+      ls.push_back(listener);
     },
     [=](tick_atom) {
       if (auto err = checkpoint())
@@ -105,6 +128,7 @@ nlohmann::json dispatch_state::dump_fields() const {
     {"checkpoints", checkpoints},
     {"dispatch_requests", dispatch_requests},
     {"last_error", last_error},
+    {"listeners", listeners.size()},
     {"recovery_corrupt_ranges", store->recovery().corruptions.size()},
     {"corrupt_reads", store->corrupt_reads()},
   };

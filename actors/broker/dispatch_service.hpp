@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -30,6 +31,8 @@ struct dispatch_state {
   int64_t dispatch_requests = 0;
   int64_t log_min_offset = 0;
   std::string last_error;
+  /// Told (arrival_atom, offset) after each dispatch that moved on.
+  std::vector<arrival_listener_actor> listeners;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;

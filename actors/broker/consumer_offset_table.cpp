@@ -1,0 +1,215 @@
+#include "actors/broker/consumer_offset_table.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+#include "caf/exit_reason.hpp"
+#include "caf/typed_response_promise.hpp"
+
+#include "messages/errors.hpp"
+#include "runtime/json_file.hpp"
+#include "runtime/log.hpp"
+#include "runtime/request_failure.hpp"
+
+#include "actors/common/dump.hpp"
+
+namespace rmq {
+
+const char* consumer_offset_state::name = "consumer_offset_table";
+
+namespace {
+
+std::string key_of(const std::string& topic, const std::string& group) {
+  return topic + "@" + group;
+}
+
+int64_t to_ms(caf::timespan x) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(x).count();
+}
+
+} // namespace
+
+std::string consumer_offsets_to_text(const consumer_offset_map& table) {
+  auto offsets = nlohmann::json::object();
+  for (auto& [key, queues] : table) {
+    auto entry = nlohmann::json::object();
+    for (auto& [queue, offset] : queues)
+      entry[std::to_string(queue)] = offset;
+    offsets[key] = std::move(entry);
+  }
+  return nlohmann::json{{"offsetTable", std::move(offsets)}}.dump(2);
+}
+
+caf::expected<consumer_offset_map>
+consumer_offsets_from_text(const std::string& text) {
+  auto corrupt = [](std::string why) {
+    return make_error(errc::corrupt_data, std::move(why));
+  };
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object())
+    return corrupt("not a JSON object");
+  consumer_offset_map result;
+  auto i = doc.find("offsetTable");
+  if (i == doc.end())
+    return result;
+  if (!i->is_object())
+    return corrupt("offsetTable is not an object");
+  for (auto& [key, queues] : i->items()) {
+    if (key.find('@') == std::string::npos || !queues.is_object())
+      return corrupt("bad entry " + key);
+    auto& entry = result[key];
+    for (auto& [queue, offset] : queues.items()) {
+      if (!offset.is_number_integer())
+        return corrupt("bad offset of " + key + " queue " + queue);
+      char* end = nullptr;
+      auto id = std::strtol(queue.c_str(), &end, 10);
+      if (queue.empty() || *end != '\0' || id < 0 || id > INT32_MAX)
+        return corrupt("bad queue id " + queue + " of " + key);
+      entry[static_cast<int32_t>(id)] = offset.get<int64_t>();
+    }
+  }
+  return result;
+}
+
+consumer_offset_table_actor::behavior_type consumer_offset_table(
+  consumer_offset_table_actor::stateful_pointer<consumer_offset_state> self,
+  consumer_offset_config config, dispatcher_actor dispatcher) {
+  auto& st = self->state;
+  st.config = std::move(config);
+  // -- load -------------------------------------------------------------------
+  if (!st.config.path.empty()) {
+    auto doc = json_file::load(st.config.path);
+    auto table = [&]() -> caf::expected<consumer_offset_map> {
+      if (!doc)
+        return std::move(doc.error());
+      if (doc->is_null()) // no file yet
+        return consumer_offset_map{};
+      return consumer_offsets_from_text(doc->dump());
+    }();
+    if (table) {
+      st.table = std::move(*table);
+    } else {
+      // Keep every damaged file for an operator instead of overwriting it
+      // at the next flush, like kvConfig.json (RocketMQ falls back to a
+      // .bak copy it keeps).
+      st.last_error = describe(table.error());
+      auto aside = json_file::keep_aside(st.config.path);
+      RMQ_ERROR("offsets", "cannot load " << st.config.path << ": "
+                                          << st.last_error << "; moved to "
+                                          << (aside ? *aside : "nowhere")
+                                          << ", starting empty");
+    }
+  }
+  auto persist = [self]() -> caf::error {
+    auto& st = self->state;
+    if (st.config.path.empty() || !st.dirty)
+      return {};
+    auto err = json_file::save(
+      st.config.path,
+      nlohmann::json::parse(consumer_offsets_to_text(st.table)));
+    if (err) {
+      st.last_error = describe(err);
+      RMQ_ERROR("offsets", "persist failed: " << st.last_error);
+      return err;
+    }
+    st.dirty = false;
+    ++st.persists;
+    return {};
+  };
+  auto arm = [self] {
+    if (self->state.config.flush_interval.count() > 0)
+      self->delayed_send(self, self->state.config.flush_interval,
+                         tick_atom::value);
+  };
+  arm();
+  // Shutdown persists what the last interval changed.
+  self->set_exit_handler([self, persist](caf::exit_msg& msg) {
+    persist();
+    self->quit(msg.reason);
+  });
+  return {
+    [=](const query_offset_request& req) -> caf::result<int64_t> {
+      auto& table = self->state.table;
+      auto i = table.find(key_of(req.topic, req.consumer_group));
+      if (i != table.end()) {
+        auto j = i->second.find(req.queue_id);
+        if (j != i->second.end() && j->second >= 0)
+          return j->second;
+      }
+      auto not_found = [req] {
+        return make_error(errc::query_not_found,
+                          "no offset of group " + req.consumer_group + " for "
+                            + req.topic + "/" + std::to_string(req.queue_id));
+      };
+      if (!req.set_zero_if_not_found || !dispatcher)
+        return not_found();
+      // A new group starts at 0 while the queue still holds message 0
+      // (RocketMQ: min offset <= 0 and message 0 in memory; our store has
+      // no page-cache test, a stored message counts).
+      auto rp = self->make_response_promise<int64_t>();
+      self
+        ->request(dispatcher, self->state.config.request_timeout,
+                  get_offset_request{req.topic, req.queue_id})
+        .then(
+          [=](const queue_offsets& qo) mutable {
+            if (qo.min_offset <= 0 && qo.max_offset > 0)
+              rp.deliver(int64_t{0});
+            else
+              rp.deliver(not_found());
+          },
+          [=](caf::error& err) mutable {
+            log_request_failure("offsets", "queue offsets of " + req.topic,
+                                err);
+            rp.deliver(std::move(err));
+          });
+      return rp;
+    },
+    [=](const update_offset_request& req) {
+      auto& st = self->state;
+      st.table[key_of(req.topic, req.consumer_group)][req.queue_id]
+        = req.commit_offset;
+      st.dirty = true;
+      ++st.updates;
+    },
+    [=](const list_offsets_request& req) {
+      std::vector<consumer_offsets> result;
+      for (auto& [key, queues] : self->state.table) {
+        auto at = key.find('@');
+        auto topic = key.substr(0, at);
+        auto group = key.substr(at + 1);
+        if (group != req.consumer_group
+            || (!req.topic.empty() && topic != req.topic))
+          continue;
+        result.push_back(consumer_offsets{group, topic, queues});
+      }
+      return result;
+    },
+    [=](flush_atom) -> caf::result<int64_t> {
+      self->state.dirty = true; // an explicit flush always writes
+      if (auto err = persist())
+        return err;
+      return static_cast<int64_t>(self->state.table.size());
+    },
+    [=](tick_atom) {
+      persist();
+      arm();
+    },
+    dump_handler(self),
+  };
+}
+
+nlohmann::json consumer_offset_state::dump_fields() const {
+  return {
+    {"path", config.path},
+    {"flush_interval_ms", to_ms(config.flush_interval)},
+    {"entries", table.size()},
+    {"dirty", dirty},
+    {"updates", updates},
+    {"persists", persists},
+    {"last_error", last_error},
+  };
+}
+
+} // namespace rmq

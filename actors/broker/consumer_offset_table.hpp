@@ -1,0 +1,67 @@
+// The consumer offset table (RocketMQ ConsumerOffsetManager): the offset
+// each consumer group committed per queue, "topic@group" -> queue -> offset,
+// persisted atomically to config/consumerOffset.json every 5 s and when the
+// actor exits. The broker node spawns it detached (it writes and fsyncs a
+// file); tests spawn it attached.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "caf/stateful_actor.hpp"
+#include "caf/timespan.hpp"
+#include "caf/typed_event_based_actor.hpp"
+
+#include "messages/broker_pull.hpp"
+#include "messages/store_actors.hpp"
+
+namespace rmq {
+
+struct consumer_offset_config {
+  /// The table's file; empty: kept in memory only.
+  std::string path;
+  /// flushConsumerOffsetInterval; zero: no timer (exit and flush_atom only).
+  caf::timespan flush_interval = std::chrono::seconds{5};
+  /// How long a query waits for the dispatcher's queue offsets.
+  caf::timespan request_timeout = std::chrono::seconds{10};
+};
+
+/// "topic@group" -> queue id -> committed offset.
+using consumer_offset_map = std::map<std::string, std::map<int32_t, int64_t>>;
+
+/// Returns the file content for `table` (RocketMQ's layout:
+/// `{"offsetTable": {"topic@group": {"0": 5}}}`).
+std::string consumer_offsets_to_text(const consumer_offset_map& table);
+
+/// Parses what consumer_offsets_to_text writes; corrupt_data on anything
+/// else. Never throws.
+caf::expected<consumer_offset_map>
+consumer_offsets_from_text(const std::string& text);
+
+struct consumer_offset_state {
+  consumer_offset_config config;
+  consumer_offset_map table;
+  bool dirty = false;
+  int64_t updates = 0;
+  int64_t persists = 0;
+  std::string last_error;
+
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
+
+  static const char* name;
+};
+
+/// Loads the file (a corrupt one is moved aside to `path + ".corrupt.<n>"`,
+/// a new name each time, and the table starts empty), then serves queries and updates. `dispatcher`
+/// answers the queue offsets the QUERY_NOT_FOUND rule needs; without it an
+/// unknown offset is always query_not_found.
+consumer_offset_table_actor::behavior_type consumer_offset_table(
+  consumer_offset_table_actor::stateful_pointer<consumer_offset_state> self,
+  consumer_offset_config config, dispatcher_actor dispatcher);
+
+} // namespace rmq

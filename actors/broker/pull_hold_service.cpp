@@ -1,0 +1,222 @@
+#include "actors/broker/pull_hold_service.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "messages/errors.hpp"
+#include "runtime/request_failure.hpp"
+
+#include "actors/broker/pull_processor.hpp"
+#include "actors/common/dump.hpp"
+
+namespace rmq {
+
+const char* pull_hold_state::name = "pull_hold_service";
+
+namespace {
+
+std::string key_of(const std::string& topic, int32_t queue_id) {
+  return topic + "@" + std::to_string(queue_id);
+}
+
+using self_ptr = pull_hold_actor::stateful_pointer<pull_hold_state>;
+
+int64_t now_ns(self_ptr self) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+           self->clock().now().time_since_epoch())
+    .count();
+}
+
+// Takes a pull out of the hold and runs it once more, without suspension
+// and without committing its offset again.
+void wake(self_ptr self, const std::string& key, int64_t id) {
+  auto& held = self->state.held;
+  auto i = held.find(key);
+  if (i == held.end())
+    return;
+  auto j = i->second.find(id);
+  if (j == i->second.end())
+    return;
+  auto pull = std::move(j->second);
+  i->second.erase(j);
+  if (i->second.empty())
+    held.erase(i);
+  pull.req.sys_flag &= ~(pull_sys_flag::suspend | pull_sys_flag::commit_offset);
+  auto rp = pull.rp;
+  auto topic = pull.req.topic;
+  self
+    ->request(pull.processor, self->state.request_timeout, std::move(pull.req))
+    .then(
+      [rp](pull_message_result& res) mutable { rp.deliver(std::move(res)); },
+      [rp, topic](caf::error& err) mutable {
+        log_request_failure("pull-hold", "re-executed pull of " + topic, err);
+        rp.deliver(std::move(err));
+      });
+}
+
+// Looks for a parked pull's message from the offset its tags were checked
+// up to; wakes the pull when one matches.
+void check_tags(self_ptr self, const std::string& key, int64_t id) {
+  auto& pull = self->state.held[key][id];
+  pull.checking = true;
+  get_message_request get;
+  get.topic = pull.req.topic;
+  get.queue_id = pull.req.queue_id;
+  get.offset = std::max(pull.checked_offset, pull.req.queue_offset);
+  get.max_count = 1;
+  get.max_bytes = INT32_MAX;
+  get.tag_codes = pull.tag_codes;
+  auto still_held = [self, key, id]() -> held_pull* {
+    auto i = self->state.held.find(key);
+    if (i == self->state.held.end())
+      return nullptr;
+    auto j = i->second.find(id);
+    return j == i->second.end() ? nullptr : &j->second;
+  };
+  self->request(self->state.dispatcher, self->state.request_timeout, get)
+    .then(
+      [=](const get_message_result& got) {
+        auto p = still_held();
+        if (p == nullptr)
+          return;
+        p->checking = false;
+        auto st = static_cast<get_status>(got.status);
+        if (st == get_status::found) {
+          ++self->state.woken_on_arrival;
+          wake(self, key, id);
+        } else if (st == get_status::no_matched_message) {
+          p->checked_offset = got.next_begin_offset;
+        }
+      },
+      [=](caf::error& err) {
+        log_request_failure("pull-hold", "tags check of " + key, err);
+        if (auto p = still_held())
+          p->checking = false;
+      });
+}
+
+// Wakes or checks every parked pull of a queue that new messages passed.
+void check_queue(self_ptr self, const std::string& key) {
+  auto i = self->state.held.find(key);
+  if (i == self->state.held.end() || i->second.empty())
+    return;
+  auto& any = i->second.begin()->second.req;
+  self
+    ->request(self->state.dispatcher, self->state.request_timeout,
+              get_offset_request{any.topic, any.queue_id})
+    .then(
+      [=](const queue_offsets& qo) {
+        auto i = self->state.held.find(key);
+        if (i == self->state.held.end())
+          return;
+        std::vector<int64_t> ready;
+        std::vector<int64_t> to_check;
+        for (auto& [id, pull] : i->second) {
+          if (pull.checking || pull.req.queue_offset >= qo.max_offset
+              || pull.checked_offset >= qo.max_offset)
+            continue;
+          if (pull.tag_codes.empty())
+            ready.push_back(id);
+          else
+            to_check.push_back(id);
+        }
+        for (auto id : to_check)
+          check_tags(self, key, id);
+        for (auto id : ready) {
+          ++self->state.woken_on_arrival;
+          wake(self, key, id);
+        }
+      },
+      [=](caf::error& err) {
+        log_request_failure("pull-hold", "queue offsets of " + key, err);
+      });
+}
+
+} // namespace
+
+size_t pull_hold_state::held_count() const {
+  size_t n = 0;
+  for (auto& [key, pulls] : held)
+    n += pulls.size();
+  return n;
+}
+
+pull_hold_actor::behavior_type
+pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
+                  dispatcher_actor dispatcher, caf::timespan request_timeout) {
+  self->state.dispatcher = std::move(dispatcher);
+  self->state.request_timeout = request_timeout;
+  return {
+    [=](suspend_atom, pull_message_request& req,
+        pull_processor_actor& processor) -> caf::result<pull_message_result> {
+      auto codes = parse_subscription(req.subscription);
+      if (!codes)
+        return std::move(codes.error());
+      auto& st = self->state;
+      ++st.suspended;
+      auto key = key_of(req.topic, req.queue_id);
+      auto id = st.next_id++;
+      auto timeout = std::chrono::milliseconds{
+        std::max<int64_t>(0, req.suspend_timeout_ms)};
+      held_pull pull;
+      pull.deadline_ns
+        = now_ns(self)
+          + std::chrono::duration_cast<std::chrono::nanoseconds>(timeout)
+              .count();
+      pull.checked_offset = req.queue_offset;
+      pull.req = std::move(req);
+      pull.tag_codes = std::move(*codes);
+      pull.processor = std::move(processor);
+      pull.rp = self->make_response_promise<pull_message_result>();
+      auto rp = pull.rp;
+      auto deadline = pull.deadline_ns;
+      st.held[key].emplace(id, std::move(pull));
+      // One timer per distinct deadline, none while nothing is parked.
+      if (st.armed.insert(deadline).second)
+        self->delayed_send(self, timeout, expire_atom::value, deadline);
+      // A message may have arrived between the pull's read and now.
+      check_queue(self, key);
+      return rp;
+    },
+    [=](arrival_atom, int64_t) {
+      auto& st = self->state;
+      ++st.arrivals;
+      std::vector<std::string> keys;
+      for (auto& [key, pulls] : st.held)
+        keys.push_back(key);
+      for (auto& key : keys)
+        check_queue(self, key);
+    },
+    [=](expire_atom, int64_t deadline) {
+      auto& st = self->state;
+      st.armed.erase(deadline);
+      auto now = now_ns(self);
+      std::vector<std::pair<std::string, int64_t>> due;
+      for (auto& [key, pulls] : st.held)
+        for (auto& [id, pull] : pulls)
+          if (pull.deadline_ns <= now)
+            due.emplace_back(key, id);
+      for (auto& [key, id] : due) {
+        ++st.expired;
+        wake(self, key, id);
+      }
+    },
+    dump_handler(self),
+  };
+}
+
+nlohmann::json pull_hold_state::dump_fields() const {
+  auto queues = nlohmann::json::object();
+  for (auto& [key, pulls] : held)
+    queues[key] = pulls.size();
+  return {
+    {"held", held_count()},
+    {"queues", std::move(queues)},
+    {"timers", armed.size()},
+    {"suspended", suspended},
+    {"woken_on_arrival", woken_on_arrival},
+    {"expired", expired},
+    {"arrivals", arrivals},
+  };
+}
+
+} // namespace rmq

@@ -1,0 +1,69 @@
+// The long-polling hold service (RocketMQ PullRequestHoldService): parks
+// pulls that found nothing, keyed by topic@queue, and re-executes each one
+// once, without suspension, through the pull processor when a message for
+// it arrives (the dispatcher tells it after each dispatch) or when its
+// suspend timeout ends. Keeps no files.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "caf/actor_clock.hpp"
+#include "caf/stateful_actor.hpp"
+#include "caf/timespan.hpp"
+#include "caf/typed_event_based_actor.hpp"
+#include "caf/typed_response_promise.hpp"
+
+#include "messages/broker_pull.hpp"
+#include "messages/store_actors.hpp"
+
+namespace rmq {
+
+/// One parked pull.
+struct held_pull {
+  pull_message_request req;
+  std::vector<int64_t> tag_codes; // empty: every tag
+  pull_processor_actor processor;
+  caf::typed_response_promise<pull_message_result> rp;
+  int64_t deadline_ns = 0;    // on the actor clock
+  int64_t checked_offset = 0; // no matching message before this offset
+  bool checking = false;      // a tags check is in flight
+};
+
+struct pull_hold_state {
+  dispatcher_actor dispatcher;
+  caf::timespan request_timeout{std::chrono::seconds{10}};
+  /// "topic@queue" -> id -> parked pull.
+  std::map<std::string, std::map<int64_t, held_pull>> held;
+  /// Deadlines with a timer on the way.
+  std::set<int64_t> armed;
+  int64_t next_id = 0;
+  int64_t suspended = 0;
+  int64_t woken_on_arrival = 0;
+  int64_t expired = 0;
+  int64_t arrivals = 0;
+
+  /// Returns how many pulls are parked.
+  size_t held_count() const;
+
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
+
+  static const char* name;
+};
+
+/// Spawned by the broker node, which also subscribes it to the dispatcher
+/// (`subscribe_atom`); `dispatcher` answers the reads that decide whether
+/// a new message is one a parked pull waits for.
+pull_hold_actor::behavior_type
+pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
+                  dispatcher_actor dispatcher,
+                  caf::timespan request_timeout = std::chrono::seconds{10});
+
+} // namespace rmq

@@ -1,0 +1,204 @@
+#include "actors/broker/pull_processor.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "caf/typed_response_promise.hpp"
+
+#include "messages/errors.hpp"
+#include "messages/route.hpp"
+#include "runtime/request_failure.hpp"
+#include "runtime/storage/message_record.hpp"
+
+#include "actors/common/dump.hpp"
+
+namespace rmq {
+
+const char* pull_processor_state::name = "pull_processor";
+
+namespace {
+
+std::string trim(const std::string& x) {
+  auto first = x.find_first_not_of(" \t");
+  if (first == std::string::npos)
+    return {};
+  auto last = x.find_last_not_of(" \t");
+  return x.substr(first, last - first + 1);
+}
+
+} // namespace
+
+caf::expected<std::vector<int64_t>>
+parse_subscription(const std::string& expression) {
+  std::vector<int64_t> codes;
+  auto expr = trim(expression);
+  if (expr.empty() || expr == "*")
+    return codes;
+  size_t pos = 0;
+  for (;;) {
+    auto sep = expr.find("||", pos);
+    auto tag = trim(expr.substr(
+      pos, sep == std::string::npos ? std::string::npos : sep - pos));
+    if (tag.empty())
+      return make_error(errc::subscription_parse_failed,
+                        "empty tag in subscription: " + expression);
+    auto code = storage::tags_code(tag);
+    if (std::find(codes.begin(), codes.end(), code) == codes.end())
+      codes.push_back(code);
+    if (sep == std::string::npos)
+      break;
+    pos = sep + 2;
+  }
+  return codes;
+}
+
+pull_status map_get_status(get_status st, int64_t request_offset) {
+  switch (st) {
+    case get_status::found:
+      return pull_status::found;
+    case get_status::no_matched_message:
+      return pull_status::no_matched_msg;
+    case get_status::offset_found_null:
+    case get_status::offset_overflow_one:
+      return pull_status::no_new_msg;
+    case get_status::no_message_in_queue:
+      return request_offset == 0 ? pull_status::no_new_msg
+                                 : pull_status::offset_illegal;
+    case get_status::offset_overflow_badly:
+    case get_status::offset_too_small:
+      return pull_status::offset_illegal;
+  }
+  return pull_status::offset_illegal;
+}
+
+pull_processor_actor::behavior_type pull_processor(
+  pull_processor_actor::stateful_pointer<pull_processor_state> self,
+  pull_processor_config config, topic_config_table_actor topics,
+  dispatcher_actor dispatcher, consumer_offset_table_actor offsets,
+  pull_hold_actor hold) {
+  self->state.config = config;
+  // Reads the queue and answers `rp`; the topic was checked already.
+  auto read = [=](pull_message_request req, std::vector<int64_t> codes,
+                  caf::typed_response_promise<pull_message_result> rp) mutable {
+    auto& cfg = self->state.config;
+    get_message_request get;
+    get.topic = req.topic;
+    get.queue_id = req.queue_id;
+    get.offset = req.queue_offset;
+    get.max_count
+      = std::max(1, std::min(req.max_msg_nums, cfg.max_transfer_count));
+    get.max_bytes
+      = std::max(1, std::min(req.max_msg_bytes, cfg.max_transfer_bytes));
+    get.tag_codes = std::move(codes);
+    self->request(dispatcher, cfg.request_timeout, std::move(get))
+      .then(
+        [=](get_message_result& got) mutable {
+          auto& st = self->state;
+          auto status = map_get_status(static_cast<get_status>(got.status),
+                                       req.queue_offset);
+          // A pull commits its consumer's progress whatever it finds; the
+          // hold service re-executes a parked pull with the flag cleared,
+          // so it commits once (RocketMQ: brokerAllowSuspend).
+          if ((req.sys_flag & pull_sys_flag::commit_offset) != 0 && offsets) {
+            ++st.commits;
+            self->send(offsets,
+                       update_offset_request{req.consumer_group, req.topic,
+                                             req.queue_id, req.commit_offset});
+          }
+          if (status == pull_status::no_new_msg
+              && (req.sys_flag & pull_sys_flag::suspend) != 0 && hold) {
+            ++st.suspended;
+            if (!st.config.long_polling)
+              req.suspend_timeout_ms = st.config.short_polling_ms;
+            rp.delegate(hold, suspend_atom::value, std::move(req),
+                        pull_processor_actor{self});
+            return;
+          }
+          switch (status) {
+            case pull_status::found:
+              ++st.found;
+              break;
+            case pull_status::no_new_msg:
+              ++st.no_new;
+              break;
+            case pull_status::no_matched_msg:
+              ++st.no_matched;
+              break;
+            case pull_status::offset_illegal:
+              ++st.offset_illegal;
+              break;
+          }
+          pull_message_result res;
+          res.status = static_cast<uint8_t>(status);
+          res.next_begin_offset = got.next_begin_offset;
+          res.min_offset = got.min_offset;
+          res.max_offset = got.max_offset;
+          res.message_count = static_cast<int32_t>(got.phys_offsets.size());
+          res.buffer = std::move(got.buffer);
+          rp.deliver(std::move(res));
+        },
+        [=](caf::error& err) mutable {
+          log_request_failure("pull", "read of " + req.topic, err);
+          rp.deliver(std::move(err));
+        });
+  };
+  return {
+    [=](pull_message_request& req) mutable -> caf::result<pull_message_result> {
+      auto& st = self->state;
+      ++st.pulls;
+      auto codes = parse_subscription(req.subscription);
+      if (!codes) {
+        ++st.refused;
+        return std::move(codes.error());
+      }
+      auto rp = self->make_response_promise<pull_message_result>();
+      self
+        ->request(topics, st.config.request_timeout, caf::get_atom::value,
+                  req.topic)
+        .then(
+          [=](topic_config& tc) mutable {
+            auto refuse = [&](caf::error err) {
+              ++self->state.refused;
+              rp.deliver(std::move(err));
+            };
+            if ((tc.perm & perm::read) == 0)
+              return refuse(
+                make_error(errc::no_permission,
+                           "the topic " + req.topic + " is not readable"));
+            if (req.queue_id < 0 || req.queue_id >= tc.read_queue_nums)
+              return refuse(make_error(
+                errc::invalid_parameter,
+                "queue id " + std::to_string(req.queue_id) + " of topic "
+                  + req.topic + " is out of range, read queues: "
+                  + std::to_string(tc.read_queue_nums)));
+            read(std::move(req), std::move(*codes), rp);
+          },
+          [=](caf::error& err) mutable {
+            ++self->state.refused;
+            log_request_failure("pull", "topic lookup of " + req.topic, err);
+            rp.deliver(std::move(err));
+          });
+      return rp;
+    },
+    dump_handler(self),
+  };
+}
+
+nlohmann::json pull_processor_state::dump_fields() const {
+  return {
+    {"max_transfer_count", config.max_transfer_count},
+    {"max_transfer_bytes", config.max_transfer_bytes},
+    {"long_polling", config.long_polling},
+    {"pulls", pulls},
+    {"refused", refused},
+    {"found", found},
+    {"no_new_msg", no_new},
+    {"no_matched_msg", no_matched},
+    {"offset_illegal", offset_illegal},
+    {"suspended", suspended},
+    {"commits", commits},
+  };
+}
+
+} // namespace rmq

@@ -1,0 +1,76 @@
+// The pull processor (RocketMQ PullMessageProcessor): checks a pull against
+// the topic table, reads the queue through the dispatcher, maps the store's
+// status to the client's, commits the offset the pull carries and parks a
+// pull that found nothing in the hold service. Keeps no files: it can run
+// on the shared scheduler.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "caf/expected.hpp"
+#include "caf/stateful_actor.hpp"
+#include "caf/timespan.hpp"
+#include "caf/typed_event_based_actor.hpp"
+
+#include "messages/broker_pull.hpp"
+#include "messages/broker_topics.hpp"
+#include "messages/store.hpp"
+#include "messages/store_actors.hpp"
+
+namespace rmq {
+
+/// Broker settings the processor follows (RocketMQ BrokerConfig and
+/// MessageStoreConfig names in the comments).
+struct pull_processor_config {
+  /// maxTransferCountOnMessageInMemory.
+  int32_t max_transfer_count = 32;
+  /// maxTransferBytesOnMessageInMemory.
+  int32_t max_transfer_bytes = 256 * 1024;
+  /// longPollingEnable; without it a parked pull waits shortPollingTimeMills.
+  bool long_polling = true;
+  int64_t short_polling_ms = 1000;
+  /// How long the processor waits for the topic table and the dispatcher.
+  caf::timespan request_timeout = std::chrono::seconds{10};
+};
+
+/// Returns the tags codes of a subscription expression: empty for "*" or an
+/// empty expression (every tag), else one code per `||`-separated tag;
+/// subscription_parse_failed for an empty tag ("a || ", "||").
+caf::expected<std::vector<int64_t>>
+parse_subscription(const std::string& expression);
+
+/// Returns the client's status for a store status (rocketmq-features.md
+/// §2.6): NO_MESSAGE_IN_QUEUE is NO_NEW_MSG only for a pull from offset 0.
+pull_status map_get_status(get_status st, int64_t request_offset);
+
+struct pull_processor_state {
+  pull_processor_config config;
+  int64_t pulls = 0;
+  int64_t refused = 0;
+  int64_t found = 0;
+  int64_t no_new = 0;
+  int64_t no_matched = 0;
+  int64_t offset_illegal = 0;
+  int64_t suspended = 0;
+  int64_t commits = 0;
+
+  /// This actor's fields for its JSON dump (actors/common/dump.hpp).
+  nlohmann::json dump_fields() const;
+
+  static const char* name;
+};
+
+/// Spawned by the broker node. `offsets` and `hold` may be invalid handles:
+/// then commit offsets are ignored and nothing is parked.
+pull_processor_actor::behavior_type pull_processor(
+  pull_processor_actor::stateful_pointer<pull_processor_state> self,
+  pull_processor_config config, topic_config_table_actor topics,
+  dispatcher_actor dispatcher, consumer_offset_table_actor offsets,
+  pull_hold_actor hold);
+
+} // namespace rmq
