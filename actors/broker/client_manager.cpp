@@ -311,7 +311,8 @@ void register_consumer_group(self_pointer self,
         // RocketMQ creates the retry topic on every consumer heartbeat
         // (createTopicInSendMessageBackMethod); the table answers at once
         // when it exists.
-        group_topic_request req{group, cfg.retry_queue_nums, 6, false};
+        group_topic_request req{group, cfg.retry_queue_nums, perm::read_write,
+                                false};
         self->request(st.topics, st.options.table_timeout, req)
           .then([=](const topic_config&) { progress->done(); },
                 [=](const caf::error& err) {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "messages/errors.hpp"
 #include "runtime/log.hpp"
 
 #include "actors/common/dump.hpp"
@@ -96,7 +97,11 @@ queue_lock_table_actor::behavior_type queue_lock_table(
   caf::timespan max_live_time) {
   self->state.max_live_time = max_live_time;
   return {
-    [=](const lock_batch_request& x) -> locked_queues {
+    [=](const lock_batch_request& x) -> caf::result<locked_queues> {
+      // An empty id would let every anonymous caller share one lock.
+      if (x.client_id.empty() || x.group.empty())
+        return make_error(errc::invalid_parameter,
+                          "a lock needs a consumer group and a client id");
       return self->state.lock(x, self->clock().now());
     },
     [=](const unlock_batch_request& x) -> caf::ok_atom {

@@ -68,6 +68,26 @@ caf::behavior fake_client(caf::event_based_actor* self,
   };
 }
 
+// A subscription group table that never answers a lookup.
+subscription_group_table_actor::behavior_type
+stalling_group_table(subscription_group_table_actor::pointer self) {
+  return {
+    [](caf::get_atom,
+       const std::string&) -> caf::result<subscription_group_config> {
+      return make_error(errc::subscription_group_not_exist);
+    },
+    [](caf::get_atom) { return subscription_group_set{}; },
+    [](caf::put_atom, const subscription_group_config&) {
+      return data_version{};
+    },
+    [](caf::delete_atom, const std::string&) { return data_version{}; },
+    [self](const find_subscription_group_request&) {
+      return self->make_response_promise<subscription_group_config>();
+    },
+    [](dump_atom) { return std::string{"{}"}; },
+  };
+}
+
 struct client_handle {
   caf::actor hdl;
   string_log notified;
@@ -320,6 +340,31 @@ TEST_SUITE("broker.client_manager") {
     heartbeat(a, "A", {consumer("NEW")});
     CHECK_EQ(members("NEW"), strings{"A"});
     CHECK_EQ(*topic_requests, strings{"NEW/2"});
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a stalled group table fails the heartbeat, "
+                             "and the manager keeps serving") {
+    groups = spawn(stalling_group_table);
+    client_manager_options opts;
+    mgr = spawn(client_manager, opts, groups, topics);
+    auto a = client();
+    auto rh = self->request(a.hdl, caf::infinite,
+                            client_heartbeat{"A", {"P"}, {consumer("G")}});
+    sched.run();
+    CHECK(self->mailbox().empty());
+    advance_time(opts.table_timeout, 1s);
+    bool failed = false;
+    rh.receive([](caf::ok_atom) { FAIL("expected an error"); },
+               [&](const caf::error& err) {
+                 failed = true;
+                 CHECK(err == caf::sec::request_timeout);
+               });
+    CHECK(failed);
+    CHECK(members("G").empty());
+    CHECK(topic_requests->empty());
+    auto d = dump();
+    CHECK_EQ(d["producer_groups"].size(), 1u); // producers need no table
+    CHECK_EQ(d["heartbeats"], 1);
   }
 
   TEST_CASE_FIXTURE(fixture, "a heartbeat without client id is refused") {

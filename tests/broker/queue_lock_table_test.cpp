@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "messages/errors.hpp"
 #include "tests/support/deterministic_fixture.hpp"
 
 using namespace rmq;
@@ -79,6 +80,15 @@ TEST_SUITE("broker.queue_lock_table") {
     CHECK(dump()["locks"][0]["expired"].get<bool>());
     CHECK_EQ(lock("c1", {q(1)}), (queues{q(1)}));
     CHECK_EQ(lock("c2", {q(1)}), queues{});
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a lock without client id or group is refused") {
+    auto err = ask_error<locked_queues>(locks,
+                                        lock_batch_request{"G", "", {q(1)}});
+    CHECK(err == errc::invalid_parameter);
+    err = ask_error<locked_queues>(locks, lock_batch_request{"", "c", {q(1)}});
+    CHECK(err == errc::invalid_parameter);
+    CHECK(dump()["locks"].empty());
   }
 
   TEST_CASE_FIXTURE(fixture, "only the owner unlocks") {
