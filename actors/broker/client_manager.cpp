@@ -170,9 +170,11 @@ client_manager_state::expire(time_point now,
       result.push_back(i->first);
     i = g.members.empty() ? consumers.erase(i) : std::next(i);
   }
-  for (auto& ch : touched)
-    if (!in_use(ch))
-      dropped.push_back(ch);
+  for (auto& [ch, info] : channels)
+    if (touched.count(ch) > 0
+        || now - info.last_seen > options.channel_expired_timeout)
+      if (!in_use(ch))
+        dropped.push_back(ch);
   return result;
 }
 
@@ -257,7 +259,7 @@ void notify(self_pointer self, const std::vector<std::string>& groups) {
         continue;
       // A typed actor may not send() to an untyped channel; the message
       // names the group, the client needs no sender.
-      caf::anon_send(j->second, consumer_ids_changed{name});
+      caf::anon_send(j->second.hdl, consumer_ids_changed{name});
       ++st.notifications;
     }
   }
@@ -266,7 +268,7 @@ void notify(self_pointer self, const std::vector<std::string>& groups) {
 void forget_channel(self_pointer self, const caf::actor_addr& ch) {
   auto& st = self->state;
   if (auto i = st.channels.find(ch); i != st.channels.end()) {
-    self->demonitor(i->second);
+    self->demonitor(i->second.hdl);
     st.channels.erase(i);
   }
 }
@@ -348,9 +350,11 @@ caf::result<caf::ok_atom> on_heartbeat(self_pointer self,
     return make_error(errc::invalid_parameter, "a heartbeat needs a client id");
   ++st.heartbeats;
   auto ch = sender.address();
-  if (st.channels.emplace(ch, sender).second)
-    self->monitor(sender);
   auto now = self->clock().now();
+  auto [it, added] = st.channels.emplace(ch, client_manager_state::channel{});
+  it->second = client_manager_state::channel{sender, now};
+  if (added)
+    self->monitor(sender);
   for (auto& group : x.producer_groups)
     st.register_producer(group, ch, x.client_id, now);
   if (x.consumers.empty())

@@ -69,8 +69,14 @@ struct client_manager_state {
   /// Producer group -> members.
   std::map<std::string, std::map<caf::actor_addr, member>> producers;
 
+  /// A monitored channel and its last heartbeat.
+  struct channel {
+    caf::actor hdl;
+    time_point last_seen;
+  };
+
   /// Every monitored channel.
-  std::map<caf::actor_addr, caf::actor> channels;
+  std::map<caf::actor_addr, channel> channels;
 
   client_manager_options options;
 
@@ -116,7 +122,8 @@ struct client_manager_state {
 
   /// Removes every member idle for more than the expiry timeout; returns
   /// the consumer groups to notify and, in `dropped`, the channels now in
-  /// no group.
+  /// no group, and those in none whose last heartbeat is as old (e.g. of
+  /// a client whose only group does not exist).
   std::vector<std::string> expire(time_point now,
                                   std::vector<caf::actor_addr>& dropped);
 

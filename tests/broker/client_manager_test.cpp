@@ -342,6 +342,19 @@ TEST_SUITE("broker.client_manager") {
     CHECK_EQ(*topic_requests, strings{"NEW/2"});
   }
 
+  TEST_CASE_FIXTURE(fixture, "a silent channel in no group is forgotten") {
+    start(false);
+    auto a = client();
+    heartbeat(a, "A", {consumer("NEW")}); // skipped: in no group
+    CHECK_EQ(dump()["channels"], 1);
+    advance_time(120s, 10s);
+    CHECK_EQ(dump()["channels"], 1);
+    advance_time(10s, 10s);
+    auto d = dump();
+    CHECK_EQ(d["channels"], 0);
+    CHECK_EQ(d["expired_channels"], 1);
+  }
+
   TEST_CASE_FIXTURE(fixture, "a stalled group table fails the heartbeat, "
                              "and the manager keeps serving") {
     groups = spawn(stalling_group_table);
