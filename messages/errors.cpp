@@ -28,6 +28,8 @@ std::string to_string(errc x) {
       return "no_permission";
     case errc::topic_not_exist:
       return "topic_not_exist";
+    case errc::subscription_group_not_exist:
+      return "subscription_group_not_exist";
     case errc::pull_not_found:
       return "pull_not_found";
     case errc::pull_retry_immediately:

@@ -29,6 +29,7 @@ enum class errc : uint8_t {
   service_not_available = 14,
   no_permission = 16,
   topic_not_exist = 17,
+  subscription_group_not_exist = 26,
   pull_not_found = 19,
   pull_retry_immediately = 20,
   pull_offset_moved = 21,

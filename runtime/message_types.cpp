@@ -1,5 +1,6 @@
 #include "runtime/message_types.hpp"
 
+#include "messages/broker_client.hpp"
 #include "messages/broker_pull.hpp"
 #include "messages/broker_registrar.hpp"
 #include "messages/broker_send.hpp"
@@ -101,6 +102,29 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<pull_hold_actor>("rmq.pull_hold_actor");
   cfg.add_message_type<consumer_offset_table_actor>(
     "rmq.consumer_offset_table_actor");
+  // -- broker: clients, subscription groups, queue locks ----------------------
+  cfg.add_message_type<subscription_data>("rmq.subscription_data");
+  cfg.add_message_type<consumer_data>("rmq.consumer_data");
+  cfg.add_message_type<client_heartbeat>("rmq.client_heartbeat");
+  cfg.add_message_type<unregister_client_request>(
+    "rmq.unregister_client_request");
+  cfg.add_message_type<get_consumer_list_request>(
+    "rmq.get_consumer_list_request");
+  cfg.add_message_type<consumer_list>("rmq.consumer_list");
+  cfg.add_message_type<consumer_ids_changed>("rmq.consumer_ids_changed");
+  cfg.add_message_type<client_queue>("rmq.client_queue");
+  cfg.add_message_type<lock_batch_request>("rmq.lock_batch_request");
+  cfg.add_message_type<unlock_batch_request>("rmq.unlock_batch_request");
+  cfg.add_message_type<locked_queues>("rmq.locked_queues");
+  cfg.add_message_type<subscription_group_config>(
+    "rmq.subscription_group_config");
+  cfg.add_message_type<subscription_group_set>("rmq.subscription_group_set");
+  cfg.add_message_type<find_subscription_group_request>(
+    "rmq.find_subscription_group_request");
+  cfg.add_message_type<subscription_group_table_actor>(
+    "rmq.subscription_group_table_actor");
+  cfg.add_message_type<queue_lock_table_actor>("rmq.queue_lock_table_actor");
+  cfg.add_message_type<client_manager_actor>("rmq.client_manager_actor");
 }
 
 } // namespace rmq

@@ -1,0 +1,237 @@
+#include "actors/broker/subscription_group_table.hpp"
+
+#include <chrono>
+#include <optional>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "messages/errors.hpp"
+#include "runtime/json_file.hpp"
+#include "runtime/log.hpp"
+#include "runtime/validators.hpp"
+
+#include "actors/common/dump.hpp"
+
+namespace rmq {
+
+const char* subscription_group_table_state::name = "subscription_group_table";
+
+namespace {
+
+constexpr const char* component = "subscription_group_table";
+
+subscription_group_config make_group(std::string name, bool broadcast) {
+  subscription_group_config result;
+  result.group_name = std::move(name);
+  result.consume_broadcast_enable = broadcast;
+  return result;
+}
+
+} // namespace
+
+int64_t system_wall_clock_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch())
+    .count();
+}
+
+std::vector<subscription_group_config> system_subscription_groups() {
+  // The first three keep the default broadcast setting (true) as RocketMQ
+  // does; setting it again for the rest only mirrors init().
+  return {
+    make_group("TOOLS_CONSUMER", true),
+    make_group("FILTERSRV_CONSUMER", true),
+    make_group("SELF_TEST_C_GROUP", true),
+    make_group("CID_ONS-HTTP-PROXY", true),
+    make_group("CID_ONSAPI_PULL", true),
+    make_group("CID_ONSAPI_PERMISSION", true),
+    make_group("CID_ONSAPI_OWNER", true),
+    make_group("CID_RMQ_SYS_TRANS", true),
+  };
+}
+
+void subscription_group_table_state::load(
+  subscription_group_table_options opts) {
+  options = std::move(opts);
+  if (!options.now_ms)
+    options.now_ms = system_wall_clock_ms;
+  for (auto& cfg : system_subscription_groups())
+    groups.emplace(cfg.group_name, cfg);
+  if (options.path.empty())
+    return;
+  auto doc = json_file::load(options.path);
+  if (!doc) {
+    RMQ_ERROR(component, describe(doc.error()) << "; saving is disabled");
+    save_blocked = std::move(doc.error());
+    return;
+  }
+  if (doc->is_null())
+    return; // first start
+  try {
+    auto table = doc->find("subscriptionGroupTable");
+    if (table != doc->end() && !table->is_null()) {
+      for (auto& [key, value] : table->items()) {
+        auto cfg = value.get<subscription_group_config>();
+        if (cfg.group_name.empty())
+          cfg.group_name = key;
+        groups[cfg.group_name] = std::move(cfg);
+      }
+    }
+    if (auto v = doc->find("dataVersion"); v != doc->end() && !v->is_null())
+      version = v->get<data_version>();
+    RMQ_INFO(component,
+             "loaded " << groups.size() << " groups from " << options.path);
+  } catch (const nlohmann::json::exception& ex) {
+    save_blocked = make_error(errc::corrupt_data,
+                              options.path + ": " + ex.what());
+    RMQ_ERROR(component, describe(save_blocked) << "; saving is disabled");
+  }
+}
+
+caf::expected<subscription_group_config>
+subscription_group_table_state::get(const std::string& group) const {
+  if (auto i = groups.find(group); i != groups.end())
+    return i->second;
+  return make_error(errc::subscription_group_not_exist,
+                    "subscription group not exist: " + group);
+}
+
+subscription_group_set subscription_group_table_state::list() const {
+  subscription_group_set result;
+  for (auto& [name, cfg] : groups)
+    result.groups.push_back(cfg);
+  result.version = version;
+  return result;
+}
+
+caf::expected<data_version>
+subscription_group_table_state::put(const subscription_group_config& cfg) {
+  if (auto err = check_group(cfg.group_name))
+    return err;
+  if (cfg.retry_queue_nums < 0 || cfg.retry_max_times < -1)
+    return make_error(errc::invalid_parameter,
+                      "negative retry settings for " + cfg.group_name);
+  std::optional<subscription_group_config> old;
+  if (auto i = groups.find(cfg.group_name); i != groups.end())
+    old = i->second;
+  auto old_version = version;
+  groups[cfg.group_name] = cfg;
+  next_version();
+  if (auto err = save()) {
+    if (old)
+      groups[cfg.group_name] = std::move(*old);
+    else
+      groups.erase(cfg.group_name);
+    version = old_version;
+    return err;
+  }
+  return version;
+}
+
+caf::expected<data_version>
+subscription_group_table_state::erase(const std::string& group) {
+  auto i = groups.find(group);
+  if (i == groups.end())
+    return version;
+  auto old = std::move(i->second);
+  auto old_version = version;
+  groups.erase(i);
+  next_version();
+  if (auto err = save()) {
+    groups.emplace(group, std::move(old));
+    version = old_version;
+    return err;
+  }
+  return version;
+}
+
+caf::expected<subscription_group_config>
+subscription_group_table_state::find(const std::string& group) {
+  if (auto i = groups.find(group); i != groups.end())
+    return i->second;
+  if (!options.auto_create)
+    return make_error(errc::subscription_group_not_exist,
+                      "subscription group not exist: " + group
+                        + " (autoCreateSubscriptionGroup is off)");
+  subscription_group_config cfg;
+  cfg.group_name = group;
+  auto res = put(cfg);
+  if (!res)
+    return std::move(res.error());
+  ++auto_created;
+  RMQ_INFO(component, "auto-created subscription group " << group);
+  return cfg;
+}
+
+void subscription_group_table_state::next_version() {
+  // RocketMQ DataVersion#nextVersion: a new timestamp, the counter + 1.
+  version.timestamp = options.now_ms();
+  ++version.counter;
+}
+
+caf::error subscription_group_table_state::save() {
+  if (options.path.empty())
+    return {};
+  auto err = save_blocked ? save_blocked
+                          : json_file::save(options.path, to_document());
+  if (err) {
+    ++save_errors;
+    RMQ_ERROR(component,
+              "saving the subscription groups failed: " << describe(err));
+    return err;
+  }
+  ++saves;
+  return {};
+}
+
+nlohmann::json subscription_group_table_state::to_document() const {
+  auto table = nlohmann::json::object();
+  for (auto& [name, cfg] : groups)
+    table[name] = cfg;
+  return {{"subscriptionGroupTable", std::move(table)},
+          {"dataVersion", version}};
+}
+
+nlohmann::json subscription_group_table_state::dump_fields() const {
+  auto names = nlohmann::json::array();
+  for (auto& [name, cfg] : groups)
+    names.push_back(name);
+  return {
+    {"path", options.path},
+    {"auto_create", options.auto_create},
+    {"groups", std::move(names)},
+    {"data_version", version},
+    {"saves", saves},
+    {"save_errors", save_errors},
+    {"auto_created", auto_created},
+    {"save_blocked", save_blocked ? describe(save_blocked) : std::string{}},
+  };
+}
+
+subscription_group_table_actor::behavior_type
+subscription_group_table(subscription_group_table_actor::stateful_pointer<
+                           subscription_group_table_state>
+                           self,
+                         subscription_group_table_options opts) {
+  self->state.load(std::move(opts));
+  // Every state function reports errors as values; none of them throws.
+  return {
+    [=](caf::get_atom,
+        const std::string& group) -> caf::result<subscription_group_config> {
+      return self->state.get(group);
+    },
+    [=](caf::get_atom) -> subscription_group_set { return self->state.list(); },
+    [=](caf::put_atom, const subscription_group_config& cfg)
+      -> caf::result<data_version> { return self->state.put(cfg); },
+    [=](caf::delete_atom, const std::string& group)
+      -> caf::result<data_version> { return self->state.erase(group); },
+    [=](const find_subscription_group_request& x)
+      -> caf::result<subscription_group_config> {
+      return self->state.find(x.group);
+    },
+    dump_handler(self),
+  };
+}
+
+} // namespace rmq
