@@ -11,30 +11,13 @@
 #include "caf/binary_serializer.hpp"
 #include "caf/uniform_type_info_map.hpp"
 
-#include "tests/support/deterministic_fixture.hpp"
+#include "tests/messages/message_fixture.hpp"
 
 using namespace rmq;
 
 namespace {
 
-struct fixture : test::deterministic_fixture {
-  template <class T>
-  T roundtrip(const T& x) {
-    caf::binary_serializer::container_type buf;
-    caf::binary_serializer sink{sys, buf};
-    auto copy = x;
-    REQUIRE_FALSE(sink(copy));
-    T result;
-    caf::binary_deserializer source{sys, buf};
-    REQUIRE_FALSE(source(result));
-    return result;
-  }
-
-  template <class T>
-  std::string name_of() {
-    return sys.types().portable_name(0, &typeid(T));
-  }
-};
+struct fixture : test::message_fixture {};
 
 } // namespace
 

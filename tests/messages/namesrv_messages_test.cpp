@@ -15,7 +15,7 @@
 
 #include "messages/namesrv.hpp"
 #include "messages/route.hpp"
-#include "tests/support/deterministic_fixture.hpp"
+#include "tests/messages/message_fixture.hpp"
 
 using namespace rmq;
 
@@ -47,25 +47,13 @@ register_broker_request registration() {
           version(),        {topic()},        true,       {"10.0.0.9:30000"}};
 }
 
-struct fixture : rmq::test::deterministic_fixture {
-  template <class T>
-  T roundtrip(const T& x) {
-    caf::binary_serializer::container_type buf;
-    caf::binary_serializer sink{sys, buf};
-    auto copy = x; // 0.17 inspectors take mutable references
-    REQUIRE_FALSE(sink(copy));
-    T result;
-    caf::binary_deserializer source{sys, buf};
-    REQUIRE_FALSE(source(result));
-    return result;
-  }
-
+struct fixture : rmq::test::message_fixture {
   /// Registration, binary round trip and JSON round trip of one type.
   /// `x` must differ from a default-constructed T unless T has no fields.
   template <class T>
   void check(const std::string& name, const T& x, bool has_fields = true) {
     INFO("type " << name);
-    CHECK_EQ(sys.types().portable_name(0, &typeid(T)), name);
+    CHECK_EQ(name_of<T>(), name);
     if (has_fields)
       CHECK(x != T{});
     CHECK(roundtrip(x) == x);
