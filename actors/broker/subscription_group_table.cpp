@@ -9,6 +9,7 @@
 #include "messages/errors.hpp"
 #include "runtime/json_file.hpp"
 #include "runtime/log.hpp"
+#include "runtime/storage/message_store.hpp"
 #include "runtime/validators.hpp"
 
 #include "actors/common/dump.hpp"
@@ -30,12 +31,6 @@ subscription_group_config make_group(std::string name, bool broadcast) {
 
 } // namespace
 
-int64_t system_wall_clock_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch())
-    .count();
-}
-
 std::vector<subscription_group_config> system_subscription_groups() {
   // The first three keep the default broadcast setting (true) as RocketMQ
   // does; setting it again for the rest only mirrors init().
@@ -55,7 +50,7 @@ void subscription_group_table_state::load(
   subscription_group_table_options opts) {
   options = std::move(opts);
   if (!options.now_ms)
-    options.now_ms = system_wall_clock_ms;
+    options.now_ms = storage::wall_clock_ms;
   for (auto& cfg : system_subscription_groups())
     groups.emplace(cfg.group_name, cfg);
   if (options.path.empty())

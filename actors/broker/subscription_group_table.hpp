@@ -25,17 +25,14 @@ namespace rmq {
 /// version's timestamp, which RocketMQ stores); tests inject their own.
 using wall_clock_ms = std::function<int64_t()>;
 
-/// Returns the system clock in milliseconds since the epoch.
-int64_t system_wall_clock_ms();
-
 /// What the broker node passes to the table.
 struct subscription_group_table_options {
   /// The file (…/config/subscriptionGroup.json); empty: memory only.
   std::string path;
   /// RocketMQ autoCreateSubscriptionGroup.
   bool auto_create = true;
-  /// Source of the data version's timestamp.
-  wall_clock_ms now_ms = system_wall_clock_ms;
+  /// Source of the data version's timestamp (empty: the wall clock).
+  wall_clock_ms now_ms;
 };
 
 /// The groups RocketMQ creates at start (SubscriptionGroupManager#init):

@@ -13,6 +13,7 @@
 #include "messages/errors.hpp"
 #include "runtime/json_file.hpp"
 #include "runtime/log.hpp"
+#include "runtime/storage/message_store.hpp"
 #include "runtime/validators.hpp"
 
 #include "actors/common/dump.hpp"
@@ -27,12 +28,6 @@ constexpr const char* component = "topic_config_table";
 
 bool starts_with(const std::string& str, const char* prefix) {
   return str.rfind(prefix, 0) == 0;
-}
-
-int64_t system_clock_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch())
-    .count();
 }
 
 caf::error invalid(std::string text) {
@@ -216,7 +211,7 @@ caf::error check_broker_topic(const std::string& topic) {
 void topic_config_table_state::init(topic_config_table_options opts) {
   options = std::move(opts);
   if (!options.clock)
-    options.clock = system_clock_ms;
+    options.clock = storage::wall_clock_ms;
   using namespace system_topics;
   auto& o = options;
   auto add = [this](topic_config cfg) {
