@@ -75,6 +75,24 @@ topic_config_table_actor::behavior_type group_topic_table(
   };
 }
 
+// -- a stand-in commit log that refuses every message ---------------------------
+
+commit_log_actor::behavior_type refusing_commit_log(commit_log_actor::pointer,
+                                                    errc code) {
+  return {
+    [=](caf::put_atom, std::vector<store_message>& batch) {
+      std::vector<put_result> res(batch.size());
+      for (auto& r : res)
+        r.error = make_error(code, "stand-in");
+      return res;
+    },
+    [=](tick_atom) {
+      // nop
+    },
+    [=](dump_atom) { return std::string{"{}"}; },
+  };
+}
+
 constexpr uint32_t store_ip = 0x0A000005; // 10.0.0.5
 constexpr uint32_t store_port = 10911;
 constexpr char uniq[] = "0A0000011092DEADBEEF0036EE850000";
@@ -311,6 +329,22 @@ TEST_SUITE("broker.send_back_processor") {
     ask<data_version>(topics, caf::put_atom::value, tc);
     auto err = refuse(back(put_original()));
     CHECK_EQ(err, errc::no_permission);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "store refusals map as on the send path") {
+    auto offset = put_original();
+    for (auto [code, seen] :
+         {std::pair{errc::queue_full, errc::system_busy},
+          std::pair{errc::disk_full, errc::service_not_available},
+          std::pair{errc::properties_size_exceeded, errc::message_illegal}}) {
+      auto log = spawn(refusing_commit_log, code);
+      auto other = spawn(send_back_processor, opts, topics, actors.dispatcher,
+                         log);
+      auto err = ask_error<caf::ok_atom>(other, back(offset));
+      CHECK_EQ(err, seen);
+    }
+    get_message_result res;
+    CHECK(read("%RETRY%G", res).empty());
   }
 
   TEST_CASE_FIXTURE(fixture, "the dump shows options and counters") {
