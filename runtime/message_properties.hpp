@@ -23,6 +23,10 @@ constexpr char property_cluster[] = "CLUSTER";
 constexpr char property_delay[] = "DELAY";
 /// A transaction half message ("true").
 constexpr char property_tran_msg[] = "TRAN_MSG";
+/// The topic a retried or dead message was first sent to (set on send-back).
+constexpr char property_retry_topic[] = "RETRY_TOPIC";
+/// The id of the first copy of a retried or dead message (set on send-back).
+constexpr char property_origin_message_id[] = "ORIGIN_MESSAGE_ID";
 
 using property_list = std::vector<std::pair<std::string, std::string>>;
 

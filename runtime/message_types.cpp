@@ -4,6 +4,7 @@
 #include "messages/broker_pull.hpp"
 #include "messages/broker_registrar.hpp"
 #include "messages/broker_send.hpp"
+#include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/namesrv.hpp"
 #include "messages/route.hpp"
@@ -125,6 +126,11 @@ void register_message_types(caf::actor_system_config& cfg) {
     "rmq.subscription_group_table_actor");
   cfg.add_message_type<queue_lock_table_actor>("rmq.queue_lock_table_actor");
   cfg.add_message_type<client_manager_actor>("rmq.client_manager_actor");
+  // -- broker: send-back (retry and dead letters) ------------------------------
+  cfg.add_message_type<consumer_send_back_request>(
+    "rmq.consumer_send_back_request");
+  cfg.add_message_type<send_back_processor_actor>(
+    "rmq.send_back_processor_actor");
 }
 
 } // namespace rmq

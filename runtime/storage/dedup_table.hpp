@@ -16,6 +16,20 @@
 
 namespace rmq::storage {
 
+/// The dedup key of a message: its topic, reconsume times and unique id.
+/// A retry or dead-letter copy keeps the original's UNIQ_KEY (RocketMQ
+/// does), and the retries of one message share a topic; their reconsume
+/// times differ, so none is taken for a resend of another.
+inline std::string dedup_key(std::string_view topic, int32_t reconsume_times,
+                             std::string_view uniq) {
+  auto times = std::to_string(reconsume_times);
+  std::string key;
+  key.reserve(topic.size() + times.size() + 2 + uniq.size());
+  key.append(topic).append(1, '\x01').append(times).append(1, '\x01');
+  key.append(uniq);
+  return key;
+}
+
 class dedup_table {
 public:
   /// `window` of zero disables deduplication.

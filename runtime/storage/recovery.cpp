@@ -94,7 +94,8 @@ caf::error message_store::recover(int64_t now_ms) {
     res.size = rec.total_size;
     res.store_timestamp = rec.store_timestamp;
     // Stored at its store time, so it expires when the original would have.
-    dedup_.insert(uniq, res, rec.store_timestamp);
+    dedup_.insert(dedup_key(rec.topic, rec.reconsume_times, uniq), res,
+                  rec.store_timestamp);
   };
   if (dedup_.enabled())
     log_.scan(log_.first_segment_since(window_start), from, remember);

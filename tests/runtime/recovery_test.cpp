@@ -232,4 +232,26 @@ TEST_SUITE("runtime.recovery") {
     CHECK_EQ(again.queue_offset, 0);
   }
 
+  TEST_CASE_FIXTURE(fixture, "retry copies keeping the UNIQ_KEY are no "
+                             "duplicates, before and after a restart") {
+    auto copy = [](std::string topic, int32_t times) {
+      auto msg = test::make_message(std::move(topic), 0, "m", "", "", "ID7");
+      msg.reconsume_times = times;
+      return msg;
+    };
+    {
+      auto st = open();
+      st->put(copy("T", 0), wall_clock_ms(), 0);
+      CHECK_FALSE(st->put(copy("%RETRY%G", 1), wall_clock_ms(), 0).duplicate);
+      CHECK_FALSE(st->put(copy("%RETRY%G", 2), wall_clock_ms(), 0).duplicate);
+      REQUIRE_FALSE(st->close());
+    }
+    auto st = open();
+    CHECK(st->put(copy("T", 0), wall_clock_ms(), 0).duplicate);
+    auto again = st->put(copy("%RETRY%G", 2), wall_clock_ms(), 0);
+    CHECK(again.duplicate);
+    CHECK_EQ(again.queue_offset, 1);
+    CHECK_FALSE(st->put(copy("%RETRY%G", 3), wall_clock_ms(), 0).duplicate);
+  }
+
 } // TEST_SUITE
