@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -13,11 +15,14 @@
 #include <doctest/doctest.h>
 
 #include "caf/actor_cast.hpp"
+#include "caf/actor_system_config.hpp"
+#include "caf/after.hpp"
 #include "caf/event_based_actor.hpp"
 #include "caf/node_id.hpp"
 #include "caf/response_promise.hpp"
 #include "caf/sec.hpp"
 
+#include "actors/broker/topic_config_table.hpp"
 #include "actors/namesrv/namesrv_node.hpp"
 #include "messages/errors.hpp"
 #include "messages/namesrv.hpp"
@@ -224,4 +229,75 @@ TEST_CASE_FIXTURE(fixture, "a killed stateful actor stops the node") {
   auto failure = probe.failure();
   REQUIRE(failure);
   CHECK_NE(failure->find("consumer_offset_table"), std::string::npos);
+}
+
+TEST_CASE("spawn_broker answers errors instead of starting") {
+  test::deterministic_fixture fx;
+  test::temp_dir dir;
+  broker_options opts;
+  opts.store = test::small_config(dir.path());
+  opts.detach_io = false;
+  SUBCASE("no store dir") {
+    CHECK_FALSE(spawn_broker(fx.sys, opts));
+  }
+  SUBCASE("a listen host that is not IPv4") {
+    opts.store_dir = dir.path();
+    opts.listen_host = "broker.example";
+    auto res = spawn_broker(fx.sys, opts);
+    REQUIRE_FALSE(res);
+    CHECK_EQ(res.error().code(),
+             make_error(errc::invalid_parameter, "").code());
+  }
+  SUBCASE("a store that cannot be opened") {
+    auto file = dir.path() + "/plain-file";
+    { std::ofstream{file} << "x"; }
+    opts.store_dir = file;
+    CHECK_FALSE(spawn_broker(fx.sys, opts));
+  }
+}
+
+TEST_CASE("on the threaded scheduler the node serves and stops") {
+  // Detached I/O actors and the blocking stop, as rmq-node will run them.
+  test::temp_dir dir;
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  broker_options opts;
+  opts.store_dir = dir.path();
+  opts.store = test::small_config(dir.path());
+  // No NameServer; a connector, as this system has no middleman.
+  opts.namesrv_addr = namesrv_addr;
+  opts.connector = sys.spawn(
+    fake_connector, std::make_shared<std::map<std::string, namesrv_actor>>());
+  auto started = spawn_broker(sys, opts);
+  REQUIRE_MESSAGE(started, describe(started.error()));
+  auto node = std::move(*started);
+  caf::scoped_actor self{sys};
+  topic_config tc;
+  tc.topic_name = "TopicX";
+  tc.read_queue_nums = tc.write_queue_nums = 4;
+  bool created = false;
+  self->request(node.topics, 5s, caf::put_atom::value, tc)
+    .receive([&](const data_version&) { created = true; },
+             [&](const caf::error& err) { FAIL(sys.render(err)); });
+  REQUIRE(created);
+  send_message_request req;
+  req.producer_group = "P";
+  req.topic = "TopicX";
+  req.queue_id = 0;
+  req.body = "threaded";
+  uint8_t status = 0xFF;
+  self->request(node.send, 5s, req)
+    .receive([&](const send_result& res) { status = res.status; },
+             [&](const caf::error& err) { FAIL(sys.render(err)); });
+  CHECK_EQ(status, static_cast<uint8_t>(send_status::send_ok));
+  self->monitor(node.supervisor);
+  node.stop(sys);
+  CHECK(node.actors.empty());
+  // A graceful stop is no failure.
+  caf::error reason = make_error(errc::system_error, "no down message");
+  self->receive([&](const caf::down_msg& dm) { reason = dm.reason; },
+                caf::after(5s) >> [] {});
+  CHECK_EQ(reason, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(opts.connector, caf::exit_reason::user_shutdown);
+  CHECK(std::filesystem::exists(topics_json_path(dir.path())));
 }
