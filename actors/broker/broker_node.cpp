@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <functional>
 #include <memory>
 #include <utility>
 
@@ -73,7 +74,13 @@ caf::behavior broker_stopper(caf::event_based_actor* self, broker_node node) {
               rest();
             });
   };
-  auto unregister = [=] {
+  auto unregister = [=](caf::actor current) {
+    if (current != caf::actor_cast<caf::actor>(node.registrar)) {
+      // A replacement: the supervisor's exit stopped it, and NameServers
+      // drop a broker whose registering actor went down.
+      flush();
+      return;
+    }
     self->request(node.registrar, unregister_wait, caf::delete_atom::value)
       .then([=](caf::ok_atom) { flush(); },
             [=](caf::error& err) {
@@ -82,10 +89,20 @@ caf::behavior broker_stopper(caf::event_based_actor* self, broker_node node) {
             });
   };
   // The supervisor goes first, or it would take the exits below (the
-  // registrar quits after unregistering) for failures.
-  self->monitor(node.supervisor);
-  self->set_down_handler([=](caf::down_msg&) { unregister(); });
-  caf::anon_send_exit(node.supervisor, caf::exit_reason::user_shutdown);
+  // registrar quits after unregistering) for failures. It is asked for the
+  // current registrar before, which may be a replacement.
+  auto stop_supervisor = [=](caf::actor current) {
+    self->monitor(node.supervisor);
+    self->set_down_handler([=](caf::down_msg&) { unregister(current); });
+    caf::anon_send_exit(node.supervisor, caf::exit_reason::user_shutdown);
+  };
+  auto original = caf::actor_cast<caf::actor>(node.registrar);
+  self
+    ->request(node.supervisor, flush_wait, caf::get_atom::value,
+              std::string{"namesrv_registrar"})
+    .then([=](caf::actor& current) { stop_supervisor(current); },
+          // The node failed already: the supervisor is gone.
+          [=](caf::error&) { stop_supervisor(original); });
   return {[](caf::ok_atom) {}};
 }
 
@@ -183,22 +200,30 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   ropts.ha_server_addr = opts.listen_host + ":" + std::to_string(opts.port + 1);
   ropts.register_interval = opts.register_interval;
   ropts.connector = opts.connector;
-  node.registrar = sys.spawn(namesrv_registrar, ropts);
-  // Watcher first, then the snapshot: the registrar misses no change.
-  caf::anon_send(node.topics, caf::subscribe_atom::value,
-                 caf::actor_cast<caf::actor>(node.registrar));
-  sys.spawn(topic_relay, node.topics, node.registrar);
-  // Every actor holds state others depend on (files, parked pulls, client
+  // Every actor but the registrar holds state (files, parked pulls, client
   // channels, locks, the broker permission) or is held by handle by the
-  // others, so none is respawned: any exit stops the node. The registrar
-  // could be respawned from its options, but the node's handle (and the
-  // stop sequence) would then be stale; not worth it yet.
-  std::vector<supervised_child> children;
-  auto add = [&](const char* name, const auto& hdl) {
-    node.actors.push_back(caf::actor_cast<caf::actor>(hdl));
-    children.push_back({name, node.actors.back(), nullptr});
+  // others, so its exit stops the node. The registrar holds only its
+  // options and what NameServers told it: a replacement subscribes to the
+  // topic table again (which dropped the dead watcher), gets the current
+  // topics and registers at once.
+  auto topics = node.topics;
+  auto respawn_registrar = [&sys, ropts, topics] {
+    auto hdl = sys.spawn(namesrv_registrar, ropts);
+    caf::anon_send(topics, caf::subscribe_atom::value,
+                   caf::actor_cast<caf::actor>(hdl));
+    sys.spawn(topic_relay, topics, hdl);
+    return caf::actor_cast<caf::actor>(hdl);
   };
-  add("namesrv_registrar", node.registrar);
+  // Watcher first, then the snapshot: the registrar misses no change.
+  node.registrar
+    = caf::actor_cast<namesrv_registrar_actor>(respawn_registrar());
+  std::vector<supervised_child> children;
+  auto add = [&](const char* name, const auto& hdl,
+                 std::function<caf::actor()> respawn = nullptr) {
+    node.actors.push_back(caf::actor_cast<caf::actor>(hdl));
+    children.push_back({name, node.actors.back(), std::move(respawn)});
+  };
+  add("namesrv_registrar", node.registrar, respawn_registrar);
   add("pull_processor", node.pull);
   add("pull_hold_service", node.hold);
   add("send_processor", node.send);

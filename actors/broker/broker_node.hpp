@@ -83,6 +83,8 @@ struct broker_node {
   send_processor_actor send;
   pull_hold_actor hold;
   pull_processor_actor pull;
+  /// The first registrar; the supervisor respawns it, so ask the
+  /// supervisor (`get_atom`, "namesrv_registrar") for the current one.
   namesrv_registrar_actor registrar;
   /// Watches `actors`; it exits with an error naming the actor when the
   /// node can no longer work. Watch it to learn that the node failed.

@@ -108,9 +108,12 @@ struct fixture : test::deterministic_fixture {
     auto stopper = node.begin_stop(sys);
     self->monitor(stopper);
     sched.run();
+    // Other down messages (a probed supervisor's) may come first.
     bool done = false;
-    self->receive(
-      [&](const caf::down_msg& dm) { done = dm.source == stopper.address(); });
+    while (!done && !self->mailbox().empty())
+      self->receive([&](const caf::down_msg& dm) {
+        done = dm.source == stopper.address();
+      });
     REQUIRE(done);
   }
 
@@ -300,4 +303,23 @@ TEST_CASE("on the threaded scheduler the node serves and stops") {
   CHECK_EQ(reason, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(opts.connector, caf::exit_reason::user_shutdown);
   CHECK(std::filesystem::exists(topics_json_path(dir.path())));
+}
+
+TEST_CASE_FIXTURE(fixture, "a killed registrar is respawned and rewired") {
+  test::supervisor_probe probe{*this, node.supervisor};
+  auto first = probe.current("namesrv_registrar");
+  probe.kill("namesrv_registrar");
+  CHECK_FALSE(probe.failure());
+  auto second = probe.current("namesrv_registrar");
+  CHECK_NE(first, second);
+  track(second);
+  CHECK(registered());
+  // The replacement watches the topic table.
+  create_topic("TopicY");
+  auto route = ask<topic_route_data>(namesrv, get_route_info_request{"TopicY"});
+  CHECK_EQ(route.queue_datas.size(), 1u);
+  // The stop ends the replacement with the supervisor; the NameServer
+  // drops the broker whose registering actor went down.
+  stop();
+  CHECK_FALSE(registered());
 }
