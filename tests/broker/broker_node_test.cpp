@@ -323,3 +323,20 @@ TEST_CASE_FIXTURE(fixture, "a killed registrar is respawned and rewired") {
   stop();
   CHECK_FALSE(registered());
 }
+
+TEST_CASE_FIXTURE(fixture, "a consumer heartbeat creates its group and retry "
+                           "topic") {
+  create_topic("TopicX");
+  consumer_data cd;
+  cd.group_name = "G";
+  subscription_data sub;
+  sub.topic = "TopicX";
+  cd.subscriptions.push_back(sub);
+  ask<caf::ok_atom>(node.clients, client_heartbeat{"10.0.0.9@c1", {}, {cd}});
+  auto group = ask<subscription_group_config>(node.groups, caf::get_atom::value,
+                                              std::string{"G"});
+  CHECK_EQ(group.group_name, "G");
+  auto retry = ask<topic_config>(node.topics, caf::get_atom::value,
+                                 std::string{"%RETRY%G"});
+  CHECK_EQ(retry.topic_name, "%RETRY%G");
+}
