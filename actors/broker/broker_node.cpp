@@ -38,8 +38,10 @@ constexpr auto unregister_wait = std::chrono::seconds{5};
 constexpr auto flush_wait = std::chrono::seconds{5};
 
 // Hands the topic table's first snapshot to the registrar, which was
-// subscribed as a watcher before (one mailbox: no change falls in between),
-// then quits. An actor, not a blocking request, so that spawn_broker works
+// subscribed as a watcher before (one mailbox: no change falls in between
+// subscription and snapshot), then quits. A change made right after the
+// snapshot reaches the registrar directly and could overtake it; at start
+// nothing changes topics yet. An actor, not a blocking request, so that spawn_broker works
 // on the deterministic scheduler too.
 caf::behavior topic_relay(caf::event_based_actor* self,
                           topic_config_table_actor topics,
@@ -101,7 +103,7 @@ caf::behavior broker_stopper(caf::event_based_actor* self, broker_node node) {
     ->request(node.supervisor, flush_wait, caf::get_atom::value,
               std::string{"namesrv_registrar"})
     .then([=](caf::actor& current) { stop_supervisor(current); },
-          // The node failed already: the supervisor is gone.
+          // The supervisor is gone (the node failed) or did not answer.
           [=](caf::error&) { stop_supervisor(original); });
   return {[](caf::ok_atom) {}};
 }
