@@ -257,7 +257,7 @@ void broker_node::stop(caf::actor_system& sys) {
   self->monitor(stopper);
   self->receive(
     [](const caf::down_msg&) {},
-    caf::after(unregister_wait + flush_wait + std::chrono::seconds{5}) >>
+    caf::after(unregister_wait + 2 * flush_wait + std::chrono::seconds{5}) >>
       [] { RMQ_ERROR("broker", "the stop did not finish"); });
 }
 
