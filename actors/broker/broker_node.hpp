@@ -1,0 +1,118 @@
+// Opens the message store of one broker, spawns the broker's actors, wires
+// them together and puts them under a supervisor (actors/common/
+// supervisor): the exit of any of them stops the node. See docs/broker.md,
+// "Broker node".
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "caf/actor.hpp"
+#include "caf/expected.hpp"
+#include "caf/fwd.hpp"
+#include "caf/timespan.hpp"
+
+#include "actors/broker/store_actors.hpp"
+#include "actors/common/supervisor.hpp"
+#include "messages/broker_client.hpp"
+#include "messages/broker_pull.hpp"
+#include "messages/broker_registrar.hpp"
+#include "messages/broker_send.hpp"
+#include "messages/broker_topics.hpp"
+#include "runtime/storage/store_config.hpp"
+
+namespace rmq {
+
+/// Broker settings (RocketMQ BrokerConfig and MessageStoreConfig names and
+/// defaults, except `broker_name`: RocketMQ takes the host name).
+struct broker_options {
+  /// brokerName.
+  std::string broker_name = "broker-a";
+  /// brokerClusterName.
+  std::string cluster_name = "DefaultCluster";
+  /// brokerId: 0 = master.
+  int64_t broker_id = 0;
+  /// brokerIP1 (IPv4) and listenPort: only used for addresses here (the
+  /// broker address registered with NameServers and the store host of
+  /// offsetMsgIds); the HA address is port + 1 (haListenPort 10912).
+  std::string listen_host = "127.0.0.1";
+  uint16_t port = 10911;
+  /// storePathRootDir: the store, and `config/` for topics.json,
+  /// consumerOffset.json and subscriptionGroup.json.
+  std::string store_dir;
+  /// flushDiskType.
+  storage::flush_mode flush = storage::flush_mode::async;
+  /// namesrvAddr, "host:port;host:port"; empty registers nowhere.
+  std::string namesrv_addr;
+  /// registerNameServerPeriod.
+  caf::timespan register_interval = std::chrono::seconds{30};
+  /// autoCreateTopicEnable.
+  bool auto_create_topic = true;
+  /// autoCreateSubscriptionGroup.
+  bool auto_create_subscription_group = true;
+  /// The rest of the store's settings; `dir`, `flush`, `store_ip` and
+  /// `store_port` are set from the fields above. Tests shrink the sizes.
+  storage::store_config store;
+  /// How often the dispatcher writes its checkpoint (zero: never).
+  caf::timespan checkpoint_interval = std::chrono::seconds{1};
+  /// Runs the actors that do file I/O (store actors, the three tables with
+  /// files) on their own threads. Off under the deterministic test
+  /// scheduler.
+  bool detach_io = true;
+  /// The registrar's connector (namesrv_registrar_options::connector);
+  /// null: the network. Tests pass one that hands out in-process
+  /// NameServers.
+  caf::actor connector;
+  /// Wall clock in ms for what RocketMQ stores as wall-clock time (data
+  /// versions, store timestamps, UNIQ_KEYs); empty: the system clock.
+  std::function<int64_t()> wall_clock_ms;
+  /// Seeds the send processor's queue pick (0: random).
+  uint64_t seed = 0;
+};
+
+/// The running actors of one broker.
+struct broker_node {
+  store_actors store;
+  topic_config_table_actor topics;
+  consumer_offset_table_actor offsets;
+  subscription_group_table_actor groups;
+  queue_lock_table_actor locks;
+  client_manager_actor clients;
+  send_processor_actor send;
+  pull_hold_actor hold;
+  pull_processor_actor pull;
+  /// The first registrar; the supervisor respawns it, so ask the
+  /// supervisor (`get_atom`, "namesrv_registrar") for the current one.
+  namesrv_registrar_actor registrar;
+  /// Watches `actors`; it exits with an error naming the actor when the
+  /// node can no longer work. Watch it to learn that the node failed.
+  supervisor_actor supervisor;
+  /// Every long-lived actor of the node, for shutdown.
+  std::vector<caf::actor> actors;
+
+  /// Starts the graceful stop without waiting: spawns and returns an actor
+  /// that stops the supervisor, asks the registrar to unregister (bounded),
+  /// flushes the offset table, then stops every other actor (the
+  /// commit-log writer's exit closes the store) and quits. Tests on the
+  /// deterministic scheduler run it with `sched.run()`. Keep the handle
+  /// until it is done: CAF ends an actor nobody references.
+  caf::actor begin_stop(caf::actor_system& sys);
+
+  /// begin_stop, then waits (bounded) until it is done. Blocks: not for
+  /// the deterministic scheduler.
+  void stop(caf::actor_system& sys);
+};
+
+/// Opens the store (its error is returned), spawns and wires every actor.
+caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
+                                        const broker_options& opts);
+
+/// Returns `<store_root>/config/consumerOffset.json`.
+std::string consumer_offsets_json_path(const std::string& store_root);
+
+/// Returns `<store_root>/config/subscriptionGroup.json`.
+std::string subscription_groups_json_path(const std::string& store_root);
+
+} // namespace rmq

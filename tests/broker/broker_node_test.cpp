@@ -1,0 +1,342 @@
+// A whole broker node (spawn_broker) on the deterministic coordinator with
+// a temp store dir and an in-process NameServer reached through a fake
+// connector: registration, topic routes, send and pull, long polling, the
+// graceful stop and a restart on the same dir, and supervision.
+#include "actors/broker/broker_node.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "caf/actor_cast.hpp"
+#include "caf/actor_system_config.hpp"
+#include "caf/after.hpp"
+#include "caf/event_based_actor.hpp"
+#include "caf/node_id.hpp"
+#include "caf/response_promise.hpp"
+#include "caf/sec.hpp"
+
+#include "actors/broker/topic_config_table.hpp"
+#include "actors/namesrv/namesrv_node.hpp"
+#include "messages/errors.hpp"
+#include "messages/namesrv.hpp"
+#include "tests/runtime/store_test_util.hpp"
+#include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/supervisor_probe.hpp"
+
+using namespace rmq;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string namesrv_addr = "10.0.0.1:9876";
+
+// Hands out the in-process NameServer behind an address, like the
+// middleman's connect; refuses every other address.
+caf::behavior
+fake_connector(caf::event_based_actor* self,
+               std::shared_ptr<std::map<std::string, namesrv_actor>> up) {
+  return {
+    [=](caf::connect_atom, const std::string& host, uint16_t port) {
+      auto rp = self->make_response_promise();
+      auto i = up->find(host + ":" + std::to_string(port));
+      if (i == up->end()) {
+        rp.deliver(caf::make_error(caf::sec::cannot_connect_to_node));
+        return rp;
+      }
+      rp.deliver(caf::node_id{},
+                 caf::actor_cast<caf::strong_actor_ptr>(i->second),
+                 self->system().message_types(i->second));
+      return rp;
+    },
+  };
+}
+
+struct fixture : test::deterministic_fixture {
+  test::temp_dir dir;
+  std::shared_ptr<std::map<std::string, namesrv_actor>> up
+    = std::make_shared<std::map<std::string, namesrv_actor>>();
+  namesrv_actor namesrv;
+  broker_node node;
+
+  fixture() {
+    namesrv_options nopts;
+    nopts.detach_io = false;
+    auto ns = spawn_namesrv(sys, nopts);
+    track(ns.supervisor);
+    for (auto& hdl : ns.actors)
+      track(hdl);
+    namesrv = ns.frontend;
+    (*up)[namesrv_addr] = namesrv;
+    sched.run();
+    start();
+  }
+
+  ~fixture() {
+    if (!node.actors.empty()) {
+      // Held until done: an actor nobody references is terminated.
+      auto stopper = node.begin_stop(sys);
+      sched.run();
+    }
+  }
+
+  void start() {
+    broker_options opts;
+    opts.store_dir = dir.path();
+    opts.store = test::small_config(dir.path());
+    opts.namesrv_addr = namesrv_addr;
+    opts.detach_io = false;
+    opts.connector = spawn(fake_connector, up);
+    opts.wall_clock_ms = [] { return int64_t{1'700'000'000'000}; };
+    opts.seed = 42;
+    auto started = spawn_broker(sys, opts);
+    REQUIRE_MESSAGE(started, describe(started.error()));
+    node = std::move(*started);
+    track(node.supervisor);
+    for (auto& hdl : node.actors)
+      track(hdl);
+    sched.run();
+  }
+
+  void stop() {
+    auto stopper = node.begin_stop(sys);
+    self->monitor(stopper);
+    sched.run();
+    // Other down messages (a probed supervisor's) may come first.
+    bool done = false;
+    while (!done && !self->mailbox().empty())
+      self->receive([&](const caf::down_msg& dm) {
+        done = dm.source == stopper.address();
+      });
+    REQUIRE(done);
+  }
+
+  bool registered() {
+    auto info = ask<cluster_info>(namesrv, get_broker_cluster_info_request{});
+    auto i = info.cluster_addr_table.find("DefaultCluster");
+    return i != info.cluster_addr_table.end()
+           && std::count(i->second.begin(), i->second.end(), "broker-a") == 1
+           && info.broker_addr_table.count("broker-a") == 1;
+  }
+
+  void create_topic(const std::string& name) {
+    topic_config tc;
+    tc.topic_name = name;
+    tc.read_queue_nums = tc.write_queue_nums = 4;
+    ask<data_version>(node.topics, caf::put_atom::value, tc);
+  }
+
+  send_result send(const std::string& topic, const std::string& body) {
+    send_message_request req;
+    req.producer_group = "P";
+    req.topic = topic;
+    req.queue_id = 0;
+    req.body = body;
+    return ask<send_result>(node.send, req);
+  }
+
+  static pull_message_request pull_req(const std::string& topic,
+                                       int64_t offset) {
+    pull_message_request req;
+    req.consumer_group = "G";
+    req.topic = topic;
+    req.queue_id = 0;
+    req.queue_offset = offset;
+    req.subscription = "*";
+    return req;
+  }
+};
+
+} // namespace
+
+TEST_CASE_FIXTURE(fixture, "the broker registers with the NameServer") {
+  CHECK(registered());
+  auto res = ask<cluster_info>(namesrv, get_broker_cluster_info_request{});
+  auto& addrs = res.broker_addr_table.at("broker-a").broker_addrs;
+  CHECK_EQ(addrs.at(0), "127.0.0.1:10911");
+}
+
+TEST_CASE_FIXTURE(fixture, "a new topic is routed by the NameServer at once") {
+  auto before = ask_error<topic_route_data>(namesrv,
+                                            get_route_info_request{"TopicX"});
+  CHECK(before);
+  create_topic("TopicX");
+  auto route = ask<topic_route_data>(namesrv, get_route_info_request{"TopicX"});
+  REQUIRE_EQ(route.queue_datas.size(), 1u);
+  CHECK_EQ(route.queue_datas[0].broker_name, "broker-a");
+  CHECK_EQ(route.queue_datas[0].write_queue_nums, 4);
+}
+
+TEST_CASE_FIXTURE(fixture, "a sent message is found by a pull") {
+  create_topic("TopicX");
+  auto res = send("TopicX", "hello");
+  CHECK_EQ(res.status, static_cast<uint8_t>(send_status::send_ok));
+  CHECK_EQ(res.queue_offset, 0);
+  auto got = ask<pull_message_result>(node.pull, pull_req("TopicX", 0));
+  CHECK_EQ(got.status, static_cast<uint8_t>(pull_status::found));
+  CHECK_EQ(got.message_count, 1);
+  CHECK_EQ(got.next_begin_offset, 1);
+}
+
+TEST_CASE_FIXTURE(fixture, "a held pull is answered when a message arrives") {
+  create_topic("TopicX");
+  auto req = pull_req("TopicX", 0);
+  req.sys_flag = pull_sys_flag::suspend;
+  req.suspend_timeout_ms = 15000;
+  auto rh = self->request(node.pull, caf::infinite, req);
+  sched.run();
+  REQUIRE(self->mailbox().empty());
+  send("TopicX", "wake up");
+  sched.run();
+  REQUIRE_FALSE(self->mailbox().empty());
+  rh.receive(
+    [](const pull_message_result& got) {
+      CHECK_EQ(got.status, static_cast<uint8_t>(pull_status::found));
+      CHECK_EQ(got.message_count, 1);
+    },
+    [&](const caf::error& err) { FAIL(sys.render(err)); });
+}
+
+TEST_CASE_FIXTURE(fixture, "stop unregisters; a restart keeps the data") {
+  create_topic("TopicX");
+  send("TopicX", "kept");
+  caf::anon_send(node.offsets, update_offset_request{"G", "TopicX", 0, 1});
+  sched.run();
+  REQUIRE(registered());
+  stop();
+  CHECK_FALSE(registered());
+  start();
+  CHECK(registered());
+  auto tc = ask<topic_config>(node.topics, caf::get_atom::value,
+                              std::string{"TopicX"});
+  CHECK_EQ(tc.write_queue_nums, 4);
+  auto got = ask<pull_message_result>(node.pull, pull_req("TopicX", 0));
+  CHECK_EQ(got.status, static_cast<uint8_t>(pull_status::found));
+  CHECK_EQ(got.message_count, 1);
+  query_offset_request q;
+  q.consumer_group = "G";
+  q.topic = "TopicX";
+  CHECK_EQ(ask<int64_t>(node.offsets, q), 1);
+}
+
+TEST_CASE_FIXTURE(fixture, "a killed stateful actor stops the node") {
+  test::supervisor_probe probe{*this, node.supervisor};
+  CHECK_FALSE(probe.failure());
+  probe.kill("consumer_offset_table");
+  auto failure = probe.failure();
+  REQUIRE(failure);
+  CHECK_NE(failure->find("consumer_offset_table"), std::string::npos);
+}
+
+TEST_CASE("spawn_broker answers errors instead of starting") {
+  test::deterministic_fixture fx;
+  test::temp_dir dir;
+  broker_options opts;
+  opts.store = test::small_config(dir.path());
+  opts.detach_io = false;
+  SUBCASE("no store dir") {
+    CHECK_FALSE(spawn_broker(fx.sys, opts));
+  }
+  SUBCASE("a listen host that is not IPv4") {
+    opts.store_dir = dir.path();
+    opts.listen_host = "broker.example";
+    auto res = spawn_broker(fx.sys, opts);
+    REQUIRE_FALSE(res);
+    CHECK_EQ(res.error().code(),
+             make_error(errc::invalid_parameter, "").code());
+  }
+  SUBCASE("a store that cannot be opened") {
+    auto file = dir.path() + "/plain-file";
+    { std::ofstream{file} << "x"; }
+    opts.store_dir = file;
+    CHECK_FALSE(spawn_broker(fx.sys, opts));
+  }
+}
+
+TEST_CASE("on the threaded scheduler the node serves and stops") {
+  // Detached I/O actors and the blocking stop, as rmq-node will run them.
+  test::temp_dir dir;
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  broker_options opts;
+  opts.store_dir = dir.path();
+  opts.store = test::small_config(dir.path());
+  // No NameServer; a connector, as this system has no middleman.
+  opts.namesrv_addr = namesrv_addr;
+  opts.connector = sys.spawn(
+    fake_connector, std::make_shared<std::map<std::string, namesrv_actor>>());
+  auto started = spawn_broker(sys, opts);
+  REQUIRE_MESSAGE(started, describe(started.error()));
+  auto node = std::move(*started);
+  caf::scoped_actor self{sys};
+  topic_config tc;
+  tc.topic_name = "TopicX";
+  tc.read_queue_nums = tc.write_queue_nums = 4;
+  bool created = false;
+  self->request(node.topics, 5s, caf::put_atom::value, tc)
+    .receive([&](const data_version&) { created = true; },
+             [&](const caf::error& err) { FAIL(sys.render(err)); });
+  REQUIRE(created);
+  send_message_request req;
+  req.producer_group = "P";
+  req.topic = "TopicX";
+  req.queue_id = 0;
+  req.body = "threaded";
+  uint8_t status = 0xFF;
+  self->request(node.send, 5s, req)
+    .receive([&](const send_result& res) { status = res.status; },
+             [&](const caf::error& err) { FAIL(sys.render(err)); });
+  CHECK_EQ(status, static_cast<uint8_t>(send_status::send_ok));
+  self->monitor(node.supervisor);
+  node.stop(sys);
+  CHECK(node.actors.empty());
+  // A graceful stop is no failure.
+  caf::error reason = make_error(errc::system_error, "no down message");
+  self->receive([&](const caf::down_msg& dm) { reason = dm.reason; },
+                caf::after(5s) >> [] {});
+  CHECK_EQ(reason, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(opts.connector, caf::exit_reason::user_shutdown);
+  CHECK(std::filesystem::exists(topics_json_path(dir.path())));
+}
+
+TEST_CASE_FIXTURE(fixture, "a killed registrar is respawned and rewired") {
+  test::supervisor_probe probe{*this, node.supervisor};
+  auto first = probe.current("namesrv_registrar");
+  probe.kill("namesrv_registrar");
+  CHECK_FALSE(probe.failure());
+  auto second = probe.current("namesrv_registrar");
+  CHECK_NE(first, second);
+  track(second);
+  CHECK(registered());
+  // The replacement watches the topic table.
+  create_topic("TopicY");
+  auto route = ask<topic_route_data>(namesrv, get_route_info_request{"TopicY"});
+  CHECK_EQ(route.queue_datas.size(), 1u);
+  // The stop ends the replacement with the supervisor; the NameServer
+  // drops the broker whose registering actor went down.
+  stop();
+  CHECK_FALSE(registered());
+}
+
+TEST_CASE_FIXTURE(fixture, "a consumer heartbeat creates its group and retry "
+                           "topic") {
+  create_topic("TopicX");
+  consumer_data cd;
+  cd.group_name = "G";
+  subscription_data sub;
+  sub.topic = "TopicX";
+  cd.subscriptions.push_back(sub);
+  ask<caf::ok_atom>(node.clients, client_heartbeat{"10.0.0.9@c1", {}, {cd}});
+  auto group = ask<subscription_group_config>(node.groups, caf::get_atom::value,
+                                              std::string{"G"});
+  CHECK_EQ(group.group_name, "G");
+  auto retry = ask<topic_config>(node.topics, caf::get_atom::value,
+                                 std::string{"%RETRY%G"});
+  CHECK_EQ(retry.topic_name, "%RETRY%G");
+}
