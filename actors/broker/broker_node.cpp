@@ -19,6 +19,7 @@
 #include "actors/broker/pull_hold_service.hpp"
 #include "actors/broker/pull_processor.hpp"
 #include "actors/broker/queue_lock_table.hpp"
+#include "actors/broker/send_back_processor.hpp"
 #include "actors/broker/send_processor.hpp"
 #include "actors/broker/subscription_group_table.hpp"
 #include "actors/broker/topic_config_table.hpp"
@@ -187,6 +188,12 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   sopts.wall_clock_ms = wall;
   node.send = sys.spawn(send_processor, sopts, node.topics,
                         node.store.commit_log);
+  send_back_processor_options bopts;
+  bopts.store_ip = scfg.store_ip;
+  bopts.store_port = scfg.store_port;
+  bopts.seed = opts.seed;
+  node.send_back = sys.spawn(send_back_processor, bopts, node.topics,
+                             node.store.dispatcher, node.store.commit_log);
   node.hold = sys.spawn(pull_hold_service, node.store.dispatcher,
                         std::chrono::seconds{10});
   caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
@@ -229,6 +236,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   add("pull_processor", node.pull);
   add("pull_hold_service", node.hold);
   add("send_processor", node.send);
+  add("send_back_processor", node.send_back);
   add("client_manager", node.clients);
   add("queue_lock_table", node.locks);
   add("subscription_group_table", node.groups);

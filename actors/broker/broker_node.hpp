@@ -20,6 +20,7 @@
 #include "messages/broker_pull.hpp"
 #include "messages/broker_registrar.hpp"
 #include "messages/broker_send.hpp"
+#include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
 #include "runtime/storage/store_config.hpp"
 
@@ -81,6 +82,8 @@ struct broker_node {
   queue_lock_table_actor locks;
   client_manager_actor clients;
   send_processor_actor send;
+  /// CONSUMER_SEND_MSG_BACK: retry and dead-letter copies.
+  send_back_processor_actor send_back;
   pull_hold_actor hold;
   pull_processor_actor pull;
   /// The first registrar; the supervisor respawns it, so ask the

@@ -26,6 +26,7 @@
 #include "actors/namesrv/namesrv_node.hpp"
 #include "messages/errors.hpp"
 #include "messages/namesrv.hpp"
+#include "runtime/message_id.hpp"
 #include "tests/runtime/store_test_util.hpp"
 #include "tests/support/deterministic_fixture.hpp"
 #include "tests/support/supervisor_probe.hpp"
@@ -182,6 +183,25 @@ TEST_CASE_FIXTURE(fixture, "a sent message is found by a pull") {
   CHECK_EQ(got.status, static_cast<uint8_t>(pull_status::found));
   CHECK_EQ(got.message_count, 1);
   CHECK_EQ(got.next_begin_offset, 1);
+}
+
+TEST_CASE_FIXTURE(fixture, "a message sent back lands in the group's retry "
+                           "topic") {
+  create_topic("TopicX");
+  auto res = send("TopicX", "again");
+  auto id = decode_offset_msg_id(res.offset_msg_id);
+  REQUIRE(id);
+  consumer_send_back_request req;
+  req.offset = id->offset;
+  req.group = "G";
+  req.origin_msg_id = res.msg_id;
+  req.origin_topic = "TopicX";
+  ask<caf::ok_atom>(node.send_back, req);
+  auto retry = pull_req("%RETRY%G", 0);
+  retry.queue_id = 0;
+  auto got = ask<pull_message_result>(node.pull, retry);
+  CHECK_EQ(got.status, static_cast<uint8_t>(pull_status::found));
+  CHECK_EQ(got.message_count, 1);
 }
 
 TEST_CASE_FIXTURE(fixture, "a held pull is answered when a message arrives") {
