@@ -31,7 +31,7 @@ int64_t to_ms(caf::timespan x) {
 
 } // namespace
 
-std::string consumer_offsets_to_text(const consumer_offset_map& table) {
+nlohmann::json consumer_offsets_to_json(const consumer_offset_map& table) {
   auto offsets = nlohmann::json::object();
   for (auto& [key, queues] : table) {
     auto entry = nlohmann::json::object();
@@ -39,16 +39,27 @@ std::string consumer_offsets_to_text(const consumer_offset_map& table) {
       entry[std::to_string(queue)] = offset;
     offsets[key] = std::move(entry);
   }
-  return nlohmann::json{{"offsetTable", std::move(offsets)}}.dump(2);
+  return nlohmann::json{{"offsetTable", std::move(offsets)}};
+}
+
+std::string consumer_offsets_to_text(const consumer_offset_map& table) {
+  return consumer_offsets_to_json(table).dump(2);
 }
 
 caf::expected<consumer_offset_map>
 consumer_offsets_from_text(const std::string& text) {
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded())
+    return make_error(errc::corrupt_data, "not a JSON object");
+  return consumer_offsets_from_json(doc);
+}
+
+caf::expected<consumer_offset_map>
+consumer_offsets_from_json(const nlohmann::json& doc) {
   auto corrupt = [](std::string why) {
     return make_error(errc::corrupt_data, std::move(why));
   };
-  auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object())
+  if (!doc.is_object())
     return corrupt("not a JSON object");
   consumer_offset_map result;
   auto i = doc.find("offsetTable");
@@ -86,7 +97,7 @@ consumer_offset_table_actor::behavior_type consumer_offset_table(
         return std::move(doc.error());
       if (doc->is_null()) // no file yet
         return consumer_offset_map{};
-      return consumer_offsets_from_text(doc->dump());
+      return consumer_offsets_from_json(*doc);
     }();
     if (table) {
       st.table = std::move(*table);
@@ -106,9 +117,8 @@ consumer_offset_table_actor::behavior_type consumer_offset_table(
     auto& st = self->state;
     if (st.config.path.empty() || !st.dirty)
       return {};
-    auto err = json_file::save(
-      st.config.path,
-      nlohmann::json::parse(consumer_offsets_to_text(st.table)));
+    auto err = json_file::save(st.config.path,
+                               consumer_offsets_to_json(st.table));
     if (err) {
       st.last_error = describe(err);
       RMQ_ERROR("offsets", "persist failed: " << st.last_error);

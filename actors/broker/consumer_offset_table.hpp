@@ -33,12 +33,17 @@ struct consumer_offset_config {
 /// "topic@group" -> queue id -> committed offset.
 using consumer_offset_map = std::map<std::string, std::map<int32_t, int64_t>>;
 
-/// Returns the file content for `table` (RocketMQ's layout:
+/// Returns the file document for `table` (RocketMQ's layout:
 /// `{"offsetTable": {"topic@group": {"0": 5}}}`).
-std::string consumer_offsets_to_text(const consumer_offset_map& table);
+nlohmann::json consumer_offsets_to_json(const consumer_offset_map& table);
 
-/// Parses what consumer_offsets_to_text writes; corrupt_data on anything
+/// Reads what consumer_offsets_to_json makes; corrupt_data on anything
 /// else. Never throws.
+caf::expected<consumer_offset_map>
+consumer_offsets_from_json(const nlohmann::json& doc);
+
+/// The same as file text.
+std::string consumer_offsets_to_text(const consumer_offset_map& table);
 caf::expected<consumer_offset_map>
 consumer_offsets_from_text(const std::string& text);
 
