@@ -48,10 +48,10 @@ struct fixture : test::deterministic_fixture {
     track(actors.dispatcher);
     sched.run();
     topics = spawn(test::topic_table_stub,
-                   std::map<std::string, topic_config>{
+                   test::topic_table_stub_options{{
                      {"T", test::make_topic("T", 4)},
                      {"WO", test::make_topic("WO", 4, perm::write)},
-                   });
+                   }});
     offsets = spawn(consumer_offset_table, consumer_offset_config{},
                     actors.dispatcher);
     hold = spawn(pull_hold_service, actors.dispatcher, 10s);

@@ -15,6 +15,7 @@
 #include "messages/errors.hpp"
 #include "runtime/message_id.hpp"
 #include "runtime/message_properties.hpp"
+#include "tests/broker/topic_table_stub.hpp"
 #include "tests/runtime/store_test_util.hpp"
 #include "tests/support/deterministic_fixture.hpp"
 #include "tests/support/test_seed.hpp"
@@ -23,57 +24,6 @@ using namespace rmq;
 using namespace std::chrono_literals;
 
 namespace {
-
-// -- a stand-in topic config table that creates group topics ------------------
-
-struct group_topics_state {
-  std::map<std::string, topic_config> topics;
-  std::vector<group_topic_request> asked;
-  static const char* name;
-};
-
-const char* group_topics_state::name = "fake_group_topic_table";
-
-topic_config_table_actor::behavior_type group_topic_table(
-  topic_config_table_actor::stateful_pointer<group_topics_state> self) {
-  auto find = [self](const std::string& name) -> caf::result<topic_config> {
-    auto i = self->state.topics.find(name);
-    if (i == self->state.topics.end())
-      return make_error(errc::topic_not_exist, "topic " + name);
-    return i->second;
-  };
-  return {
-    [=](caf::get_atom, const std::string& name) { return find(name); },
-    [=](caf::get_atom) { return topic_config_set{}; },
-    [=](caf::put_atom, topic_config& tc) {
-      self->state.topics[tc.topic_name] = tc;
-      return data_version{};
-    },
-    [=](caf::delete_atom, const std::string& name) {
-      self->state.topics.erase(name);
-      return data_version{};
-    },
-    [=](topic_for_send_request& req) { return find(req.topic); },
-    [=](group_topic_request& req) -> caf::result<topic_config> {
-      self->state.asked.push_back(req);
-      auto name = (req.dlq ? "%DLQ%" : "%RETRY%") + req.group;
-      auto i = self->state.topics.find(name);
-      if (i != self->state.topics.end())
-        return i->second;
-      topic_config tc;
-      tc.topic_name = name;
-      tc.read_queue_nums = tc.write_queue_nums = req.queue_nums;
-      tc.perm = req.perm;
-      self->state.topics[name] = tc;
-      return tc;
-    },
-    [=](caf::subscribe_atom, caf::actor) {
-      // nop
-    },
-    // The dump lists the group-topic requests, so tests can check them.
-    [=](dump_atom) { return nlohmann::json(self->state.asked).dump(); },
-  };
-}
 
 // -- a stand-in commit log that refuses every message ---------------------------
 
@@ -118,7 +68,9 @@ struct fixture : test::deterministic_fixture {
     track(actors.flusher);
     track(actors.dispatcher);
     sched.run();
-    topics = spawn(group_topic_table);
+    test::topic_table_stub_options topts;
+    topts.create_group_topics = true;
+    topics = spawn(test::topic_table_stub, topts);
     proc = spawn(send_back_processor, opts, topics, actors.dispatcher,
                  actors.commit_log);
   }
@@ -205,8 +157,8 @@ TEST_SUITE("broker.send_back_processor") {
     CHECK_EQ(prop(rec, "TAGS"), "TagA");
     CHECK_EQ(prop(rec, "KEYS"), "k1");
     // The retry topic was asked for with RocketMQ's defaults.
-    auto asked
-      = nlohmann::json::parse(ask<std::string>(topics, dump_atom::value));
+    auto asked = nlohmann::json::parse(
+      ask<std::string>(topics, dump_atom::value))["asked"];
     REQUIRE_EQ(asked.size(), 1u);
     CHECK_EQ(asked[0]["group"], "G");
     CHECK_EQ(asked[0]["queue_nums"], 1);
@@ -271,8 +223,8 @@ TEST_SUITE("broker.send_back_processor") {
     CHECK_EQ(prop(dead[0], property_retry_topic), "TopicA");
     CHECK(read("%RETRY%G", res).empty());
     // Both group topics were created, the DLQ with one queue.
-    auto asked
-      = nlohmann::json::parse(ask<std::string>(topics, dump_atom::value));
+    auto asked = nlohmann::json::parse(
+      ask<std::string>(topics, dump_atom::value))["asked"];
     REQUIRE_EQ(asked.size(), 2u);
     CHECK_EQ(asked[1]["dlq"], true);
     CHECK_EQ(asked[1]["queue_nums"], 1);

@@ -15,6 +15,7 @@
 #include "messages/errors.hpp"
 #include "runtime/message_batch.hpp"
 #include "runtime/message_properties.hpp"
+#include "tests/broker/topic_table_stub.hpp"
 #include "tests/runtime/store_test_util.hpp"
 #include "tests/support/deterministic_fixture.hpp"
 #include "tests/support/test_seed.hpp"
@@ -23,64 +24,6 @@ using namespace rmq;
 using namespace std::chrono_literals;
 
 namespace {
-
-// -- a stand-in topic config table --------------------------------------------
-
-struct fake_topics_state {
-  std::map<std::string, topic_config> topics;
-  int64_t lookups = 0;
-  topic_for_send_request last;
-  /// Lookups never answered (a stalled table).
-  bool silent = false;
-  std::vector<caf::typed_response_promise<topic_config>> stalled;
-  static const char* name;
-};
-
-const char* fake_topics_state::name = "fake_topic_table";
-
-topic_config_table_actor::behavior_type fake_topic_table(
-  topic_config_table_actor::stateful_pointer<fake_topics_state> self,
-  std::vector<topic_config> topics, bool silent) {
-  self->state.silent = silent;
-  for (auto& tc : topics)
-    self->state.topics[tc.topic_name] = tc;
-  auto find = [self](const std::string& name) -> caf::result<topic_config> {
-    auto i = self->state.topics.find(name);
-    if (i == self->state.topics.end())
-      return make_error(errc::topic_not_exist, "topic " + name);
-    return i->second;
-  };
-  return {
-    [=](caf::get_atom, const std::string& name) { return find(name); },
-    [=](caf::get_atom) { return topic_config_set{}; },
-    [=](caf::put_atom, topic_config& tc) {
-      self->state.topics[tc.topic_name] = tc;
-      return data_version{};
-    },
-    [=](caf::delete_atom, const std::string& name) {
-      self->state.topics.erase(name);
-      return data_version{};
-    },
-    [=](topic_for_send_request& req) -> caf::result<topic_config> {
-      ++self->state.lookups;
-      self->state.last = req;
-      if (self->state.silent) {
-        auto rp = self->make_response_promise<topic_config>();
-        self->state.stalled.push_back(rp);
-        return rp;
-      }
-      return find(req.topic);
-    },
-    [=](group_topic_request&) -> caf::result<topic_config> {
-      return make_error(errc::request_code_not_supported, "stand-in");
-    },
-    [=](caf::subscribe_atom, caf::actor) {
-      // nop
-    },
-    // The dump shows the last lookup, so tests can check what was asked.
-    [=](dump_atom) { return nlohmann::json(self->state.last).dump(); },
-  };
-}
 
 // -- a stand-in commit log that stores nothing and reports one error ----------
 
@@ -179,12 +122,13 @@ struct fixture : test::deterministic_fixture {
   }
 
   void start_with(commit_log_actor log, bool silent_table = false) {
-    topics = spawn(fake_topic_table,
-                   std::vector<topic_config>{
-                     make_topic("TopicA", 4, 4), make_topic("Narrow", 8, 2),
-                     make_topic("ReadOnly", 4, 4, perm::read),
-                     make_topic("NoQueues", 0, 0)},
-                   silent_table);
+    test::topic_table_stub_options topts;
+    for (auto tc : {make_topic("TopicA", 4, 4), make_topic("Narrow", 8, 2),
+                    make_topic("ReadOnly", 4, 4, perm::read),
+                    make_topic("NoQueues", 0, 0)})
+      topts.topics[tc.topic_name] = tc;
+    topts.silent = silent_table;
+    topics = spawn(test::topic_table_stub, topts);
     proc = spawn(send_processor, opts, topics, log);
   }
 
@@ -331,8 +275,8 @@ TEST_SUITE("broker.send_processor") {
     req.default_topic = "MyDefault";
     req.default_queue_nums = 2;
     send(req);
-    auto last
-      = nlohmann::json::parse(ask<std::string>(topics, dump_atom::value));
+    auto last = nlohmann::json::parse(
+      ask<std::string>(topics, dump_atom::value))["last"];
     CHECK_EQ(last["topic"], "TopicA");
     CHECK_EQ(last["default_topic"], "MyDefault");
     CHECK_EQ(last["default_queue_nums"], 2);
