@@ -1,5 +1,7 @@
 #include "runtime/message_types.hpp"
 
+#include "messages/broker.hpp"
+#include "messages/broker_admin.hpp"
 #include "messages/broker_client.hpp"
 #include "messages/broker_pull.hpp"
 #include "messages/broker_registrar.hpp"
@@ -131,6 +133,32 @@ void register_message_types(caf::actor_system_config& cfg) {
     "rmq.consumer_send_back_request");
   cfg.add_message_type<send_back_processor_actor>(
     "rmq.send_back_processor_actor");
+  // -- broker: front door and admin -------------------------------------------
+  cfg.add_message_type<update_topic_request>("rmq.update_topic_request");
+  cfg.add_message_type<delete_topic_in_broker_request>(
+    "rmq.delete_topic_in_broker_request");
+  cfg.add_message_type<get_all_topic_config_request>(
+    "rmq.get_all_topic_config_request");
+  cfg.add_message_type<update_sub_group_request>(
+    "rmq.update_sub_group_request");
+  cfg.add_message_type<delete_sub_group_request>(
+    "rmq.delete_sub_group_request");
+  cfg.add_message_type<get_all_sub_group_request>(
+    "rmq.get_all_sub_group_request");
+  cfg.add_message_type<earliest_msg_store_time_request>(
+    "rmq.earliest_msg_store_time_request");
+  cfg.add_message_type<view_message_request>("rmq.view_message_request");
+  cfg.add_message_type<topic_stats_request>("rmq.topic_stats_request");
+  cfg.add_message_type<queue_stats>("rmq.queue_stats");
+  cfg.add_message_type<topic_stats>("rmq.topic_stats");
+  cfg.add_message_type<consume_stats_request>("rmq.consume_stats_request");
+  cfg.add_message_type<queue_progress>("rmq.queue_progress");
+  cfg.add_message_type<consume_stats>("rmq.consume_stats");
+  cfg.add_message_type<broker_runtime_info_request>(
+    "rmq.broker_runtime_info_request");
+  cfg.add_message_type<broker_runtime_info>("rmq.broker_runtime_info");
+  cfg.add_message_type<broker_admin_actor>("rmq.broker_admin_actor");
+  cfg.add_message_type<broker_actor>("rmq.broker_actor");
 }
 
 } // namespace rmq

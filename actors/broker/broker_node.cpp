@@ -13,6 +13,8 @@
 #include "caf/scoped_actor.hpp"
 #include "caf/send.hpp"
 
+#include "actors/broker/broker_admin_service.hpp"
+#include "actors/broker/broker_frontend.hpp"
 #include "actors/broker/client_manager.hpp"
 #include "actors/broker/consumer_offset_table.hpp"
 #include "actors/broker/namesrv_registrar.hpp"
@@ -154,7 +156,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     return std::move(opened.error());
   broker_node node;
   node.store = spawn_store_actors(sys, *opened, opts.detach_io,
-                                  opts.checkpoint_interval);
+                                  opts.checkpoint_interval, wall);
   auto spawn_io = [&](auto fn, auto&&... xs) {
     return opts.detach_io ? sys.spawn<caf::detached>(fn, xs...)
                           : sys.spawn(fn, xs...);
@@ -226,13 +228,41 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   // Watcher first, then the snapshot: the registrar misses no change.
   node.registrar
     = caf::actor_cast<namesrv_registrar_actor>(respawn_registrar());
+  broker_admin_options aopts;
+  aopts.broker_name = opts.broker_name;
+  aopts.flush_disk_type
+    = opts.flush == storage::flush_mode::sync ? "SYNC_FLUSH" : "ASYNC_FLUSH";
+  aopts.boot_timestamp = wall();
+  aopts.wall_clock_ms = wall;
+  node.admin = sys.spawn(
+    broker_admin_service, aopts,
+    broker_admin_peers{node.topics, node.offsets, node.store.dispatcher,
+                       node.store.commit_log, node.send, node.pull});
+  broker_frontend_peers fpeers;
+  fpeers.store = node.store;
+  fpeers.topics = node.topics;
+  fpeers.offsets = node.offsets;
+  fpeers.groups = node.groups;
+  fpeers.locks = node.locks;
+  fpeers.clients = node.clients;
+  fpeers.send = node.send;
+  fpeers.send_back = node.send_back;
+  fpeers.hold = node.hold;
+  fpeers.pull = node.pull;
+  fpeers.admin = node.admin;
+  auto front = sys.spawn(broker_frontend, std::move(fpeers), ropts.broker_addr,
+                         opts.broker_name, opts.cluster_name, opts.broker_id);
+  node.frontend = front;
   std::vector<supervised_child> children;
   auto add = [&](const char* name, const auto& hdl,
                  std::function<caf::actor()> respawn = nullptr) {
     node.actors.push_back(caf::actor_cast<caf::actor>(hdl));
     children.push_back({name, node.actors.back(), std::move(respawn)});
   };
+  // First: it stops before everything it routes to.
+  add("broker_frontend", node.frontend);
   add("namesrv_registrar", node.registrar, respawn_registrar);
+  add("broker_admin_service", node.admin);
   add("pull_processor", node.pull);
   add("pull_hold_service", node.hold);
   add("send_processor", node.send);
@@ -248,6 +278,8 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   add("commit_log_writer", node.store.commit_log);
   node.supervisor = sys.spawn(supervisor, std::string{"broker"},
                               std::move(children), supervisor_options{});
+  // Before anyone can reach the front: it takes the first one only.
+  caf::anon_send(front, caf::put_atom::value, node.supervisor);
   return node;
 }
 

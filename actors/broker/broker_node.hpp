@@ -16,6 +16,8 @@
 
 #include "actors/broker/store_actors.hpp"
 #include "actors/common/supervisor.hpp"
+#include "messages/broker.hpp"
+#include "messages/broker_admin.hpp"
 #include "messages/broker_client.hpp"
 #include "messages/broker_pull.hpp"
 #include "messages/broker_registrar.hpp"
@@ -86,6 +88,10 @@ struct broker_node {
   send_back_processor_actor send_back;
   pull_hold_actor hold;
   pull_processor_actor pull;
+  /// Topic stats, consumer progress, runtime figures.
+  broker_admin_actor admin;
+  /// What rmq-node publishes: the only handle clients get.
+  broker_actor frontend;
   /// The first registrar; the supervisor respawns it, so ask the
   /// supervisor (`get_atom`, "namesrv_registrar") for the current one.
   namesrv_registrar_actor registrar;

@@ -144,8 +144,8 @@ void on_tick(self_ptr self) {
       request_flush(self);
   }
   if (++st.ticks % ticks_per_cleanup == 0)
-    st.deleted_segments += static_cast<int64_t>(
-      st.store->delete_expired(storage::wall_clock_ms()));
+    st.deleted_segments
+      += static_cast<int64_t>(st.store->delete_expired(st.wall_clock_ms()));
   update_busy(st);
   self->delayed_send(self, cfg.flush_interval, tick_atom::value);
 }
@@ -198,9 +198,13 @@ int64_t commit_log_state::backlog() const {
 commit_log_actor::behavior_type
 commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
                   std::shared_ptr<storage::message_store> store,
-                  flush_actor flusher, dispatcher_actor dispatcher) {
+                  flush_actor flusher, dispatcher_actor dispatcher,
+                  std::function<int64_t()> wall_clock_ms) {
   auto& st = self->state;
   st.store = std::move(store);
+  st.wall_clock_ms = wall_clock_ms
+                       ? std::move(wall_clock_ms)
+                       : std::function<int64_t()>{storage::wall_clock_ms};
   st.flusher = std::move(flusher);
   st.dispatcher = std::move(dispatcher);
   st.last_flush = self->clock().now();
@@ -235,7 +239,7 @@ commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
       auto before = st.store->write_offset();
       // Dedup runs on the wall clock too: after a restart the table is
       // refilled from store timestamps.
-      auto now = storage::wall_clock_ms();
+      auto now = st.wall_clock_ms();
       auto results = st.store->put(batch, now, now);
       bool any_ok = false;
       for (auto& r : results) {

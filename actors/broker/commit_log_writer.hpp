@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,6 +45,8 @@ struct commit_log_state {
   };
 
   std::shared_ptr<storage::message_store> store;
+  /// Wall clock in ms: store timestamps, dedup, segment expiry.
+  std::function<int64_t()> wall_clock_ms;
   flush_actor flusher;
   dispatcher_actor dispatcher;
   std::deque<waiting> waiting_acks;
@@ -78,6 +81,7 @@ struct commit_log_state {
 commit_log_actor::behavior_type
 commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
                   std::shared_ptr<storage::message_store> store,
-                  flush_actor flusher, dispatcher_actor dispatcher);
+                  flush_actor flusher, dispatcher_actor dispatcher,
+                  std::function<int64_t()> wall_clock_ms = nullptr);
 
 } // namespace rmq

@@ -78,6 +78,7 @@ pull_processor_actor::behavior_type pull_processor(
   dispatcher_actor dispatcher, consumer_offset_table_actor offsets,
   pull_hold_actor hold) {
   self->state.config = config;
+  self->state.clock = &self->clock();
   // Reads the queue and answers `rp`; the topic was checked already.
   auto read = [=](pull_message_request req, std::vector<int64_t> codes,
                   caf::typed_response_promise<pull_message_result> rp) mutable {
@@ -118,6 +119,10 @@ pull_processor_actor::behavior_type pull_processor(
           switch (status) {
             case pull_status::found:
               ++st.found;
+              st.found_messages
+                += static_cast<int64_t>(got.phys_offsets.size());
+              st.get_rate.add(self->clock().now().time_since_epoch(),
+                              static_cast<int64_t>(got.phys_offsets.size()));
               break;
             case pull_status::no_new_msg:
               ++st.no_new;
@@ -198,6 +203,8 @@ nlohmann::json pull_processor_state::dump_fields() const {
     {"offset_illegal", offset_illegal},
     {"suspended", suspended},
     {"commits", commits},
+    {"found_messages", found_messages},
+    {"get_tps", rates(get_rate, clock)},
   };
 }
 

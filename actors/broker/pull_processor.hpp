@@ -12,6 +12,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "caf/actor_clock.hpp"
 #include "caf/expected.hpp"
 #include "caf/stateful_actor.hpp"
 #include "caf/timespan.hpp"
@@ -21,6 +22,7 @@
 #include "messages/broker_topics.hpp"
 #include "messages/store.hpp"
 #include "messages/store_actors.hpp"
+#include "runtime/rate_meter.hpp"
 
 namespace rmq {
 
@@ -58,6 +60,10 @@ struct pull_processor_state {
   int64_t offset_illegal = 0;
   int64_t suspended = 0;
   int64_t commits = 0;
+  /// Messages found, in total and per second (getTotal / getFoundTps).
+  int64_t found_messages = 0;
+  rate_meter get_rate;
+  caf::actor_clock* clock = nullptr;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;

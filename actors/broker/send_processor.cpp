@@ -231,6 +231,8 @@ void store(self_ptr self, std::shared_ptr<checked_send> cs, int32_t queue_id,
           return;
         }
         st.stored_messages += static_cast<int64_t>(msgs->size());
+        st.put_rate.add(self->clock().now().time_since_epoch(),
+                        static_cast<int64_t>(msgs->size()));
         rp.deliver(std::move(*out));
       },
       [self, rp](caf::error& err) mutable {
@@ -286,6 +288,7 @@ nlohmann::json send_processor_state::dump_fields() const {
     {"busy", busy},
     {"flush_timeouts", flush_timeouts},
     {"made_ids", made_ids},
+    {"put_tps", rates(put_rate, clock)},
   };
 }
 
@@ -294,6 +297,7 @@ send_processor_actor::behavior_type send_processor(
   send_processor_options options, topic_config_table_actor topics,
   commit_log_actor commit_log) {
   auto& st = self->state;
+  st.clock = &self->clock();
   st.options = std::move(options);
   st.topics = std::move(topics);
   st.commit_log = std::move(commit_log);

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "caf/actor_clock.hpp"
 #include "caf/stateful_actor.hpp"
 #include "caf/timespan.hpp"
 #include "caf/typed_event_based_actor.hpp"
@@ -24,6 +25,7 @@
 #include "messages/route.hpp"
 #include "messages/store_actors.hpp"
 #include "runtime/message_id.hpp"
+#include "runtime/rate_meter.hpp"
 #include "runtime/send_checks.hpp"
 
 namespace rmq {
@@ -74,6 +76,10 @@ struct send_processor_state {
   int64_t busy = 0;
   int64_t flush_timeouts = 0;
   int64_t made_ids = 0;
+  /// Stored messages per second (putTps in brokerStatus).
+  rate_meter put_rate;
+  /// The actor's clock, for the rates in the dump.
+  caf::actor_clock* clock = nullptr;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;

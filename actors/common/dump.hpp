@@ -13,10 +13,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "caf/actor_clock.hpp"
 #include "caf/typed_response_promise.hpp"
 
 #include "messages/common.hpp"
 #include "messages/errors.hpp"
+#include "runtime/rate_meter.hpp"
 #include "runtime/request_failure.hpp"
 
 namespace rmq {
@@ -30,6 +32,16 @@ inline std::string render_dump(const char* name, nlohmann::json fields) {
   return fields.dump();
 }
 
+/// A rate as dumps show it: per second over the last 10 s, 1 min and
+/// 10 min (RocketMQ's putTps triple), at the clock's now.
+inline nlohmann::json rates(const rate_meter& m,
+                            const caf::actor_clock* clock) {
+  if (clock == nullptr)
+    return nlohmann::json::array();
+  auto now = clock->now().time_since_epoch();
+  return {m.rate(now, 10), m.rate(now, 60), m.rate(now, 599)};
+}
+
 /// The dump handler of a stateful actor whose state has a static `name` and
 /// `dump_fields()`.
 template <class Self>
@@ -40,15 +52,15 @@ auto dump_handler(Self* self) {
   };
 }
 
-/// Asks every actor in `parts` for its dump and answers
-/// `{"node": node, "actors": [head, ...dumps]}`. A part that fails or does
-/// not answer within `timeout` shows up as `{"error": ...}`, so one stuck
-/// actor cannot hide the others.
+/// Asks every actor in `parts` for its dump and delivers
+/// `{"node": node, "actors": [head, ...dumps]}` to `rp`. A part that fails
+/// or does not answer within `timeout` shows up as `{"error": ...}`, so one
+/// stuck actor cannot hide the others.
 template <class Self>
-caf::typed_response_promise<std::string>
-collect_dumps(Self* self, std::string node, nlohmann::json head,
-              const std::vector<dumpable_actor>& parts,
-              std::chrono::milliseconds timeout) {
+void collect_dumps_into(Self* self, caf::typed_response_promise<std::string> rp,
+                        std::string node, nlohmann::json head,
+                        const std::vector<dumpable_actor>& parts,
+                        std::chrono::milliseconds timeout) {
   struct accumulator {
     nlohmann::json actors = nlohmann::json::array();
     size_t pending = 0;
@@ -56,7 +68,6 @@ collect_dumps(Self* self, std::string node, nlohmann::json head,
   auto acc = std::make_shared<accumulator>();
   acc->actors.push_back(std::move(head));
   acc->pending = parts.size() + 1;
-  auto rp = self->template make_response_promise<std::string>();
   auto done = [acc, rp, node]() mutable {
     if (--acc->pending == 0)
       rp.deliver(
@@ -80,6 +91,17 @@ collect_dumps(Self* self, std::string node, nlohmann::json head,
         });
   }
   done();
+}
+
+/// collect_dumps_into, answering the current request.
+template <class Self>
+caf::typed_response_promise<std::string>
+collect_dumps(Self* self, std::string node, nlohmann::json head,
+              const std::vector<dumpable_actor>& parts,
+              std::chrono::milliseconds timeout) {
+  auto rp = self->template make_response_promise<std::string>();
+  collect_dumps_into(self, rp, std::move(node), std::move(head), parts,
+                     timeout);
   return rp;
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/common/dump.hpp"
+#include "actors/common/relay.hpp"
 #include "actors/namesrv/request_checks.hpp"
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
@@ -31,21 +32,6 @@ namespace {
 using self_ptr = namesrv_actor::stateful_pointer<namesrv_frontend_state>;
 
 constexpr auto table_timeout = std::chrono::seconds{10};
-
-// Asks `hdl` and answers with its reply. Unlike delegate, the remote client
-// never sees `hdl`: CAF's network layer then keeps no reference to it, which
-// kept the detached KV table's thread (and so rmq-node) from ending.
-template <class R, class Handle, class Request>
-caf::result<R> relay(self_ptr self, const Handle& hdl, const Request& req) {
-  auto rp = self->make_response_promise<R>();
-  self->request(hdl, table_timeout, req)
-    .then([=](R& x) mutable { rp.deliver(std::move(x)); },
-          [=](caf::error& err) mutable {
-            log_request_failure("namesrv", "KV request", err);
-            rp.deliver(std::move(err));
-          });
-  return rp;
-}
 
 // Starts watching the actor that sent a registration: its connection
 // going down is how a NameServer learns that a broker died.
@@ -393,22 +379,26 @@ namesrv_frontend(namesrv_actor::stateful_pointer<namesrv_frontend_state> self,
       // to its thread.
       if (auto err = check_kv_value(req.value))
         return err;
-      return relay<caf::ok_atom>(self, t.kv, req);
+      return relay<caf::ok_atom>(self, t.kv, table_timeout, "namesrv",
+                                 "KV request", req);
     },
     [=](const get_kv_config_request& req) -> caf::result<std::string> {
       if (auto err = check_kv(req.name_space, req.key))
         return err;
-      return relay<std::string>(self, t.kv, req);
+      return relay<std::string>(self, t.kv, table_timeout, "namesrv",
+                                "KV request", req);
     },
     [=](const delete_kv_config_request& req) -> caf::result<caf::ok_atom> {
       if (auto err = check_kv(req.name_space, req.key))
         return err;
-      return relay<caf::ok_atom>(self, t.kv, req);
+      return relay<caf::ok_atom>(self, t.kv, table_timeout, "namesrv",
+                                 "KV request", req);
     },
     [=](const get_kv_list_by_namespace_request& req) -> caf::result<kv_table> {
       if (auto err = check_kv_name(req.name_space, "namespace"))
         return err;
-      return relay<kv_table>(self, t.kv, req);
+      return relay<kv_table>(self, t.kv, table_timeout, "namesrv", "KV request",
+                             req);
     },
     [=](const get_namesrv_config_request&) {
       return namesrv_config{namesrv_properties(self->state.options.config)};

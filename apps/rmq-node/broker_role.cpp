@@ -1,0 +1,123 @@
+// rmq-node --role=broker: a broker until a signal or a failure. It picks
+// its port before it listens, because it registers its address with the
+// NameServers as it starts.
+#include <iostream>
+#include <string>
+
+#include "caf/actor_system.hpp"
+#include "caf/io/middleman.hpp"
+
+#include "actors/broker/broker_node.hpp"
+#include "apps/rmq-node/node_options.hpp"
+#include "messages/errors.hpp"
+#include "runtime/free_port.hpp"
+#include "runtime/log.hpp"
+#include "runtime/publish.hpp"
+
+namespace rmq::node {
+
+namespace {
+
+caf::expected<broker_options> to_broker_options(const options& cfg) {
+  broker_options opts;
+  opts.broker_name = cfg.broker_name;
+  opts.cluster_name = cfg.cluster_name;
+  opts.broker_id = cfg.broker_id;
+  opts.listen_host = cfg.host;
+  opts.store_dir = cfg.store_dir;
+  opts.namesrv_addr = cfg.namesrv;
+  if (cfg.flush_disk_type == "ASYNC_FLUSH")
+    opts.flush = storage::flush_mode::async;
+  else if (cfg.flush_disk_type == "SYNC_FLUSH")
+    opts.flush = storage::flush_mode::sync;
+  else
+    return make_error(errc::invalid_parameter,
+                      "--flush-disk-type must be ASYNC_FLUSH or SYNC_FLUSH, "
+                      "not "
+                        + cfg.flush_disk_type);
+  if (cfg.broker_id < 0)
+    return make_error(errc::invalid_parameter, "--broker-id must be >= 0");
+  if (cfg.register_interval_ms < 10'000 || cfg.register_interval_ms > 60'000)
+    // RocketMQ clamps registerNameServerPeriod to 10..60 s.
+    return make_error(errc::invalid_parameter,
+                      "--register-interval-ms must be in 10000..60000");
+  opts.register_interval = std::chrono::milliseconds{cfg.register_interval_ms};
+  opts.auto_create_topic = cfg.auto_create_topic_enable;
+  opts.auto_create_subscription_group = cfg.auto_create_subscription_group;
+  if (cfg.mapped_file_size_commit_log < 64 * 1024)
+    return make_error(errc::invalid_parameter,
+                      "--mapped-file-size-commit-log must be >= 65536");
+  opts.store.segment_size
+    = static_cast<size_t>(cfg.mapped_file_size_commit_log);
+  if (cfg.max_message_size < 1
+      || cfg.max_message_size > cfg.mapped_file_size_commit_log / 2)
+    return make_error(errc::invalid_parameter,
+                      "--max-message-size must be in 1..half a segment");
+  opts.store.max_message_size = static_cast<size_t>(cfg.max_message_size);
+  if (cfg.sync_flush_timeout_ms < 1)
+    return make_error(errc::invalid_parameter,
+                      "--sync-flush-timeout-ms must be > 0");
+  opts.store.sync_flush_timeout
+    = std::chrono::milliseconds{cfg.sync_flush_timeout_ms};
+  return opts;
+}
+
+} // namespace
+
+int run_broker(caf::actor_system& sys, const options& cfg,
+               const sigset_t& signals) {
+  auto opts = to_broker_options(cfg);
+  if (!opts) {
+    std::cerr << "rmq-node: " << describe(opts.error()) << std::endl;
+    return 2;
+  }
+  uint16_t port = 10911;
+  if (cfg.port == 0) {
+    auto picked = pick_free_port(cfg.host);
+    if (!picked) {
+      std::cerr << "rmq-node: " << describe(picked.error()) << std::endl;
+      return 1;
+    }
+    port = *picked;
+  } else if (cfg.port > 0) {
+    port = static_cast<uint16_t>(cfg.port);
+  }
+  opts->port = port;
+  auto started = spawn_broker(sys, *opts);
+  if (!started) {
+    std::cerr << "rmq-node: cannot start the broker: "
+              << describe(started.error()) << std::endl;
+    return 1;
+  }
+  auto& node = *started;
+  auto published = publish(sys, node.frontend, port, cfg.host);
+  if (!published) {
+    std::cerr << "rmq-node: cannot listen on " << cfg.host << ":" << port
+              << ": " << sys.render(published.error()) << std::endl;
+    node.stop(sys);
+    return 1;
+  }
+  // Tests and scripts read this line to learn the port.
+  std::cout << "broker " << cfg.broker_name << " listening on " << cfg.host
+            << ":" << port << std::endl;
+  RMQ_INFO("broker", cfg.broker_name
+                       << " (" << cfg.cluster_name << ", id " << cfg.broker_id
+                       << ") listening on " << cfg.host << ":" << port
+                       << (cfg.tls() ? " (mutual TLS)" : "") << ", store "
+                       << cfg.store_dir << ", " << cfg.flush_disk_type
+                       << ", NameServers '" << cfg.namesrv << "'");
+  stop_watch watch{sys, node.supervisor};
+  auto sig = watch.wait(signals, "broker");
+  // Unpublish first: no new requests while the node unregisters, persists
+  // and closes the store.
+  sys.middleman().unpublish(node.frontend, port);
+  node.stop(sys);
+  if (sig == SIGUSR1) {
+    RMQ_ERROR("broker", "node failed (" << watch.failure() << "): exiting");
+    return 1;
+  }
+  RMQ_INFO("broker", cfg.broker_name << " stopped");
+  return 0;
+}
+
+} // namespace rmq::node

@@ -1,0 +1,56 @@
+// rmq-node --role=namesrv: a NameServer until a signal or a failure.
+#include <iostream>
+#include <string>
+
+#include "caf/actor_system.hpp"
+#include "caf/io/middleman.hpp"
+
+#include "actors/namesrv/namesrv_node.hpp"
+#include "apps/rmq-node/node_options.hpp"
+#include "messages/errors.hpp"
+#include "runtime/log.hpp"
+#include "runtime/publish.hpp"
+
+namespace rmq::node {
+
+int run_namesrv(caf::actor_system& sys, const options& cfg,
+                const sigset_t& signals) {
+  namesrv_options opts;
+  opts.listen_addr = cfg.host;
+  auto want_port = static_cast<uint16_t>(cfg.port < 0 ? 9876 : cfg.port);
+  opts.port = want_port;
+  opts.scan_interval = std::chrono::milliseconds{cfg.scan_interval_ms};
+  opts.broker_timeout = std::chrono::milliseconds{cfg.broker_timeout_ms};
+  opts.kv_config_path = cfg.kv_config_path;
+  opts.unregister_queue_capacity = cfg.unregister_queue_capacity;
+  opts.enable_all_topic_list = !cfg.disable_all_topic_list;
+  opts.enable_topic_list = !cfg.disable_topic_list;
+  opts.order_message_enable = cfg.order_message_enable;
+  opts.delete_topic_with_broker_registration
+    = cfg.delete_topic_with_broker_registration;
+  auto node = spawn_namesrv(sys, opts);
+  auto port = publish(sys, node.frontend, want_port, cfg.host);
+  if (!port) {
+    std::cerr << "rmq-node: cannot listen on " << cfg.host << ":" << want_port
+              << ": " << sys.render(port.error()) << std::endl;
+    node.stop(sys);
+    return 1;
+  }
+  // Tests and scripts read this line to learn the port.
+  std::cout << "namesrv listening on " << cfg.host << ":" << *port << std::endl;
+  RMQ_INFO("namesrv", "listening on " << cfg.host << ":" << *port
+                                      << (cfg.tls() ? " (mutual TLS)" : "")
+                                      << ", KV config at '"
+                                      << cfg.kv_config_path << "'");
+  stop_watch watch{sys, node.supervisor};
+  auto sig = watch.wait(signals, "namesrv");
+  sys.middleman().unpublish(node.frontend, *port);
+  node.stop(sys);
+  if (sig == SIGUSR1) {
+    RMQ_ERROR("namesrv", "node failed (" << watch.failure() << "): exiting");
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace rmq::node

@@ -1,0 +1,57 @@
+#include "apps/rmq-node/node_options.hpp"
+
+namespace rmq::node {
+
+options::options() {
+  opt_group{custom_options_, "global"}
+    .add(role, "role", "namesrv or broker")
+    .add(host, "host",
+         "address to listen on and, for a broker, to register (without "
+         "--tls-dir anyone who can connect is trusted: keep it on loopback)")
+    .add(port, "port,p",
+         "port to listen on; 0 picks a free one; default 9876 (namesrv), "
+         "10911 (broker)")
+    .add(log_level, "log-level", "debug, info, warn, error or off");
+  opt_group{custom_options_, "global"}
+    .add(scan_interval_ms, "scan-interval-ms",
+         "namesrv: how often silent brokers are looked for (0: never)")
+    .add(broker_timeout_ms, "broker-timeout-ms",
+         "namesrv: silence after which a broker is dropped")
+    .add(kv_config_path, "kv-config-path",
+         "namesrv: where the KV config is kept ('' = memory only)")
+    .add(unregister_queue_capacity, "unregister-queue-capacity",
+         "namesrv: queued unregistrations before requests are refused")
+    .add(disable_all_topic_list, "disable-all-topic-list",
+         "namesrv: refuse GET_ALL_TOPIC_LIST_FROM_NAMESERVER")
+    .add(disable_topic_list, "disable-topic-list",
+         "namesrv: refuse GET_TOPICS_BY_CLUSTER")
+    .add(order_message_enable, "order-message-enable",
+         "namesrv: add ORDER_TOPIC_CONFIG to routes")
+    .add(delete_topic_with_broker_registration,
+         "delete-topic-with-broker-registration",
+         "namesrv: a registration without a topic removes the broker from it");
+  opt_group{custom_options_, "global"}
+    .add(namesrv, "namesrv,n",
+         "broker: NameServer list 'host:port;host:port' (empty: none)")
+    .add(broker_name, "name", "broker: brokerName")
+    .add(cluster_name, "cluster", "broker: brokerClusterName")
+    .add(broker_id, "broker-id", "broker: 0 = master, > 0 = slave")
+    .add(store_dir, "store-dir",
+         "broker: storePathRootDir (store and config/*.json)")
+    .add(flush_disk_type, "flush-disk-type",
+         "broker: ASYNC_FLUSH or SYNC_FLUSH")
+    .add(register_interval_ms, "register-interval-ms",
+         "broker: registerNameServerPeriod")
+    .add(auto_create_topic_enable, "auto-create-topic-enable",
+         "broker: create unknown topics on send from TBW102")
+    .add(auto_create_subscription_group, "auto-create-subscription-group",
+         "broker: create unknown consumer groups")
+    .add(mapped_file_size_commit_log, "mapped-file-size-commit-log",
+         "broker: commit-log segment size in bytes")
+    .add(max_message_size, "max-message-size",
+         "broker: largest message body in bytes")
+    .add(sync_flush_timeout_ms, "sync-flush-timeout-ms",
+         "broker: SYNC_FLUSH sends answer FLUSH_DISK_TIMEOUT after this");
+}
+
+} // namespace rmq::node

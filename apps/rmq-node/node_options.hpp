@@ -1,0 +1,82 @@
+// rmq-node's flags, for both roles: one option set, so that a config file
+// (apps/rmq-node/*.example.ini) uses the same keys as the command line.
+#pragma once
+
+#include <csignal>
+#include <cstdint>
+#include <string>
+#include <thread>
+
+#include "caf/actor_system.hpp"
+
+#include "actors/common/supervisor.hpp"
+#include "runtime/home_dir.hpp"
+#include "runtime/node_config.hpp"
+
+namespace rmq::node {
+
+struct options : rmq::node_config {
+  std::string role = "namesrv";
+  std::string host = "127.0.0.1";
+  /// -1: the role's default (namesrv 9876, broker 10911).
+  int32_t port = -1;
+  std::string log_level = "info";
+  // -- namesrv
+  int64_t scan_interval_ms = 5'000;
+  int64_t broker_timeout_ms = 120'000;
+  std::string kv_config_path = rmq::home_dir() + "/namesrv/kvConfig.json";
+  size_t unregister_queue_capacity = 3000;
+  bool disable_all_topic_list = false;
+  bool disable_topic_list = false;
+  bool order_message_enable = false;
+  bool delete_topic_with_broker_registration = false;
+  // -- broker (RocketMQ BrokerConfig / MessageStoreConfig names)
+  std::string namesrv;
+  std::string broker_name = "broker-a";
+  std::string cluster_name = "DefaultCluster";
+  int64_t broker_id = 0;
+  std::string store_dir = rmq::home_dir() + "/store";
+  std::string flush_disk_type = "ASYNC_FLUSH";
+  int64_t register_interval_ms = 30'000;
+  bool auto_create_topic_enable = true;
+  bool auto_create_subscription_group = true;
+  int64_t mapped_file_size_commit_log = int64_t{1} << 30;
+  int64_t max_message_size = 4 * 1024 * 1024;
+  int64_t sync_flush_timeout_ms = 5'000;
+
+  options();
+};
+
+/// Waits for what stops a node: SIGINT or SIGTERM (blocked by main, so
+/// only sigwait sees them), or its supervisor stopping. A node with a dead
+/// part would look alive and not work, so it exits instead and its own
+/// supervisor can restart it.
+class stop_watch {
+public:
+  stop_watch(caf::actor_system& sys, supervisor_actor sup);
+
+  /// Joins the watchdog: call after the node stopped (which ends the
+  /// supervisor, and so the watchdog).
+  ~stop_watch();
+
+  /// Blocks until a signal in `signals` or the supervisor's end; returns
+  /// the signal (SIGUSR1 when the node failed).
+  int wait(const sigset_t& signals, const char* component);
+
+  /// Why the supervisor stopped, when the node failed.
+  const std::string& failure() const {
+    return failure_;
+  }
+
+private:
+  std::string failure_;
+  std::thread watchdog_;
+};
+
+int run_namesrv(caf::actor_system& sys, const options& cfg,
+                const sigset_t& signals);
+
+int run_broker(caf::actor_system& sys, const options& cfg,
+               const sigset_t& signals);
+
+} // namespace rmq::node

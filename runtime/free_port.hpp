@@ -1,0 +1,17 @@
+// Picks a port nobody listens on, for nodes that must know their port
+// before they listen (a broker registers its address first). The kernel's
+// choice for a socket bound to port 0; another process could take it
+// before we bind it again, which a node then reports as a listen error.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "caf/expected.hpp"
+
+namespace rmq {
+
+/// A free TCP port on the IPv4 address `host`.
+caf::expected<uint16_t> pick_free_port(const std::string& host);
+
+} // namespace rmq
