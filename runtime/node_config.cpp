@@ -78,7 +78,12 @@ void node_config::apply_tuned_defaults() {
 
 caf::error node_config::parse_command_line(int argc, char** argv) {
   std::vector<std::string> args{argv + 1, argv + argc};
-  return parse(normalize_args(args, custom_options_));
+  std::vector<const caf::config_option*> cleared;
+  auto err = parse(normalize_args(args, custom_options_, nullptr, &cleared));
+  // After the config file: the command line wins.
+  if (!err)
+    clear_flags(cleared);
+  return err;
 }
 
 bool node_config::tls() const {

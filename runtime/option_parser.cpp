@@ -19,9 +19,11 @@ bool is_short(const std::string& arg) {
 
 } // namespace
 
-std::vector<std::string> normalize_args(const std::vector<std::string>& args,
-                                        const caf::config_option_set& opts,
-                                        std::vector<std::string>* positional) {
+std::vector<std::string>
+normalize_args(const std::vector<std::string>& args,
+               const caf::config_option_set& opts,
+               std::vector<std::string>* positional,
+               std::vector<const caf::config_option*>* cleared) {
   std::vector<std::string> out;
   for (size_t i = 0; i < args.size(); ++i) {
     const auto& arg = args[i];
@@ -39,7 +41,15 @@ std::vector<std::string> normalize_args(const std::vector<std::string>& args,
           out.push_back(arg);
         }
       } else {
-        out.push_back(arg);
+        auto opt = opts.cli_long_name_lookup(arg.substr(2, eq - 2));
+        auto value = arg.substr(eq + 1);
+        if (opt != nullptr && opt->is_flag() && value == "true")
+          out.push_back(arg.substr(0, eq));
+        else if (opt != nullptr && opt->is_flag() && value == "false"
+                 && cleared != nullptr)
+          cleared->push_back(opt);
+        else
+          out.push_back(arg);
       }
     } else if (is_short(arg)) {
       out.push_back(arg);
@@ -55,6 +65,15 @@ std::vector<std::string> normalize_args(const std::vector<std::string>& args,
   return out;
 }
 
+void clear_flags(const std::vector<const caf::config_option*>& cleared,
+                 caf::settings* values) {
+  for (auto opt : cleared) {
+    opt->store(caf::config_value{false});
+    if (values != nullptr)
+      caf::put(*values, caf::string_view{opt->long_name()}, false);
+  }
+}
+
 option_parser::option_parser(std::string usage, bool allow_positional)
   : usage_(std::move(usage)), allow_positional_(allow_positional) {
   // nop
@@ -66,11 +85,14 @@ std::string option_parser::try_parse(const std::vector<std::string>& args) {
   for (auto& arg : args)
     if (arg == "--help" || arg == "-h")
       return "help";
-  auto normalized = normalize_args(args, opts_,
-                                   allow_positional_ ? &positional_ : nullptr);
+  std::vector<const caf::config_option*> cleared;
+  auto normalized = normalize_args(
+    args, opts_, allow_positional_ ? &positional_ : nullptr, &cleared);
   auto [code, where] = opts_.parse(values_, normalized);
-  if (code == caf::pec::success)
+  if (code == caf::pec::success) {
+    clear_flags(cleared, &values_);
     return {};
+  }
   std::string arg = where != normalized.end() ? *where : std::string{};
   switch (code) {
     case caf::pec::not_an_option:

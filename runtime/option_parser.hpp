@@ -1,8 +1,9 @@
 // The one command-line parser of the rmq executables. Options are CAF config
 // options, so rmq-node's flags, its config file keys and every other tool's
 // flags are spelled and typed the same way. Accepted forms: "--name value",
-// "--name=value", "-n value", "-nvalue"; a bool option is a flag and takes
-// no value.
+// "--name=value", "-n value", "-nvalue"; a bool option is a flag: "--name"
+// or "--name=true" sets it, "--name=false" clears it (CAF 0.17 itself has
+// no way to clear a flag from the command line).
 #pragma once
 
 #include <string>
@@ -18,11 +19,19 @@ namespace rmq {
 /// from options that take the next argument as their value. An empty value
 /// ("--name=") becomes a quoted empty string. Arguments that are neither
 /// options nor their values go to `positional` when it is given and stay in
-/// place otherwise (CAF then reports them).
+/// place otherwise (CAF then reports them). "--flag=true" becomes
+/// "--flag"; "--flag=false" is taken out and its option added to
+/// `cleared` (when given), for `clear_flags` after CAF's parse.
 std::vector<std::string>
 normalize_args(const std::vector<std::string>& args,
                const caf::config_option_set& opts,
-               std::vector<std::string>* positional = nullptr);
+               std::vector<std::string>* positional = nullptr,
+               std::vector<const caf::config_option*>* cleared = nullptr);
+
+/// Sets every option in `cleared` to false (into its bound variable and,
+/// when given, into `values`).
+void clear_flags(const std::vector<const caf::config_option*>& cleared,
+                 caf::settings* values = nullptr);
 
 /// A set of typed options bound to variables, for the tools that are not
 /// CAF actor_system_configs (rmq-admin's commands, rmq-bench's benches).

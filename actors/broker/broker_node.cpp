@@ -211,6 +211,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   ropts.ha_server_addr = opts.listen_host + ":" + std::to_string(opts.port + 1);
   ropts.register_interval = opts.register_interval;
   ropts.connector = opts.connector;
+  ropts.on_event = opts.on_registrar_event;
   // Every actor but the registrar holds state (files, parked pulls, client
   // channels, locks, the broker permission) or is held by handle by the
   // others, so its exit stops the node. The registrar holds only its

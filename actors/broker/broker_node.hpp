@@ -71,6 +71,9 @@ struct broker_options {
   /// Wall clock in ms for what RocketMQ stores as wall-clock time (data
   /// versions, store timestamps, UNIQ_KEYs); empty: the system clock.
   std::function<int64_t()> wall_clock_ms;
+  /// The registrar's event hook (namesrv_registrar_options::on_event):
+  /// rmq-node prints them, so scripts and tests see registrations.
+  std::function<void(const std::string&)> on_registrar_event;
   /// Seeds the send processor's queue pick (0: random).
   uint64_t seed = 0;
 };

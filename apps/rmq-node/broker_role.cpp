@@ -83,6 +83,10 @@ int run_broker(caf::actor_system& sys, const options& cfg,
     port = static_cast<uint16_t>(cfg.port);
   }
   opts->port = port;
+  // Tests and scripts wait for "registered with ADDR" lines.
+  opts->on_registrar_event = [](const std::string& line) {
+    std::cout << line << std::endl;
+  };
   auto started = spawn_broker(sys, *opts);
   if (!started) {
     std::cerr << "rmq-node: cannot start the broker: "

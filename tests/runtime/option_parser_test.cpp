@@ -54,6 +54,16 @@ TEST_SUITE("runtime.option_parser") {
     CHECK_EQ(parser.positional(), std::vector<std::string>{"updateTopic"});
   }
 
+  TEST_CASE_FIXTURE(fixture, "a flag is set with =true and cleared with "
+                             "=false") {
+    CHECK_EQ(parser.try_parse({"--verbose=true"}), "");
+    CHECK(verbose);
+    CHECK_EQ(parser.try_parse({"--verbose=false"}), "");
+    CHECK_FALSE(verbose);
+    CHECK(parser.given("verbose"));
+    CHECK_NE(parser.try_parse({"--verbose=maybe"}), "");
+  }
+
   TEST_CASE_FIXTURE(fixture, "an empty value is an empty string") {
     CHECK_EQ(parser.try_parse({"--topic="}), "");
     CHECK_EQ(topic, "");

@@ -10,7 +10,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "messages/errors.hpp"
 #include "runtime/connect.hpp"
+#include "runtime/free_port.hpp"
 
 namespace rmq::test {
 
@@ -110,16 +112,9 @@ admin_run run_admin(const std::vector<std::string>& args) {
 }
 
 uint16_t unused_port() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sa{};
-  sa.sin_family = AF_INET;
-  sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  sa.sin_port = 0;
-  socklen_t len = sizeof(sa);
-  bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof(sa));
-  getsockname(fd, reinterpret_cast<sockaddr*>(&sa), &len);
-  close(fd);
-  return ntohs(sa.sin_port);
+  auto port = pick_free_port("127.0.0.1");
+  REQUIRE_MESSAGE(port, describe(port.error()));
+  return *port;
 }
 
 int raw_connect(uint16_t port) {

@@ -19,6 +19,8 @@
 #include "caf/sec.hpp"
 
 #include "messages/namesrv.hpp"
+#include "runtime/connect.hpp"
+#include "runtime/host_port.hpp"
 #include "runtime/node_config.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -103,6 +105,14 @@ public:
   /// Connects to 127.0.0.1:`port` with a 5 s bound; returns the error on
   /// failure.
   caf::expected<namesrv_actor> try_connect(uint16_t port);
+
+  /// Connects to any published actor of type `Handle` (a broker's front:
+  /// broker_actor) with a 5 s bound.
+  template <class Handle>
+  caf::expected<Handle> try_connect_to(uint16_t port) {
+    return rmq::connect<Handle>(self, host_port{"127.0.0.1", port},
+                                std::chrono::seconds{5});
+  }
 
   /// Connects with a 5 s bound; returns a null handle on failure.
   namesrv_actor connect(uint16_t port);

@@ -1,0 +1,58 @@
+// Helpers for system tests with real broker processes
+// (`rmq-node --role=broker`): start one on a free port with its own store
+// dir, wait until it registered with every NameServer, connect to its
+// front actor from the test process (tests/system/namesrv_system_support).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "messages/broker.hpp"
+#include "tests/support/child_process.hpp"
+#include "tests/system/namesrv_system_support.hpp"
+
+namespace rmq::test {
+
+/// How `start_broker_node` runs a broker.
+struct broker_launch {
+  std::string name = "broker-a";
+  std::string cluster = "DefaultCluster";
+  /// NameServer addresses; the broker must register with each.
+  std::vector<std::string> namesrvs;
+  /// Required: the store root (kept across restarts by the test).
+  std::string store_dir;
+  /// 0 picks a free port.
+  uint16_t port = 0;
+  /// ASYNC_FLUSH or SYNC_FLUSH.
+  std::string flush = "ASYNC_FLUSH";
+  std::string tls_dir;
+  bool auto_create_topic = true;
+  /// More flags, e.g. "--register-interval-ms=10000".
+  std::vector<std::string> extra;
+};
+
+/// A running broker process, killed with the object.
+struct broker_process {
+  std::unique_ptr<child_process> proc;
+  uint16_t port = 0;
+
+  std::string addr() const {
+    return "127.0.0.1:" + std::to_string(port);
+  }
+};
+
+/// Starts `rmq-node --role=broker` as `how` says (64 MiB segments);
+/// REQUIREs that it listens and registered with every NameServer in
+/// `how.namesrvs` (rmq-node prints the registrar's events on stdout).
+broker_process start_broker_node(const broker_launch& how);
+
+/// Sends a plain message of `body` to `topic` (queue id < 0: any queue)
+/// through `front`; answers the broker's result or error.
+caf::expected<send_result>
+send_plain(remote_client& client, const broker_actor& front,
+           const std::string& topic, const std::string& body,
+           int32_t queue_id = -1);
+
+} // namespace rmq::test
