@@ -193,6 +193,9 @@ using consumer_offset_table_actor = dumpable_actor::extend<
   caf::replies_to<query_offset_request>::with<int64_t>,
   caf::reacts_to<update_offset_request>,
   caf::replies_to<list_offsets_request>::with<std::vector<consumer_offsets>>,
+  // Forgets every group's offsets of a deleted topic (RocketMQ
+  // cleanOffsetByTopic); answers how many group entries went.
+  caf::replies_to<caf::delete_atom, std::string>::with<int64_t>,
   // Persist now; answers how many entries were written.
   caf::replies_to<flush_atom>::with<int64_t>,
   // Persist timer.

@@ -167,8 +167,29 @@ broker_frontend_actor::behavior_type broker_frontend(
                                caf::put_atom::value, std::move(req.config));
     },
     [self](delete_topic_in_broker_request& req) {
-      return ask<data_version>(self, self->state.peers.topics, "delete topic",
-                               caf::delete_atom::value, std::move(req.topic));
+      // Then its committed offsets, as RocketMQ's deleteTopic does.
+      ++self->state.admin_requests;
+      auto rp = self->make_response_promise<data_version>();
+      self
+        ->request(self->state.peers.topics, table_timeout,
+                  caf::delete_atom::value, req.topic)
+        .then(
+          [self, rp, topic = req.topic](data_version& v) mutable {
+            self
+              ->request(self->state.peers.offsets, table_timeout,
+                        caf::delete_atom::value, topic)
+              .then([](int64_t) {},
+                    [](caf::error& err) {
+                      log_request_failure(
+                        "broker", "forget a deleted topic's offsets", err);
+                    });
+            rp.deliver(std::move(v));
+          },
+          [rp](caf::error& err) mutable {
+            log_request_failure("broker", "delete topic", err);
+            rp.deliver(std::move(err));
+          });
+      return rp;
     },
     [self](get_all_topic_config_request) {
       return ask<topic_config_set>(self, self->state.peers.topics,

@@ -183,6 +183,21 @@ consumer_offset_table_actor::behavior_type consumer_offset_table(
       st.dirty = true;
       ++st.updates;
     },
+    [=](caf::delete_atom, const std::string& topic) {
+      auto& table = self->state.table;
+      int64_t removed = 0;
+      for (auto i = table.begin(); i != table.end();) {
+        if (i->first.compare(0, topic.size() + 1, topic + "@") == 0) {
+          i = table.erase(i);
+          ++removed;
+        } else {
+          ++i;
+        }
+      }
+      if (removed > 0)
+        self->state.dirty = true;
+      return removed;
+    },
     [=](const list_offsets_request& req) {
       std::vector<consumer_offsets> result;
       for (auto& [key, queues] : self->state.table) {

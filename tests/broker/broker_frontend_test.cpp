@@ -156,6 +156,10 @@ TEST_SUITE("broker.frontend") {
     CHECK_EQ(progress.queues[0].consumer_offset, 2);
     CHECK_EQ(progress.queues[0].last_timestamp, wall_ms);
     CHECK_EQ(progress.queues[1].consumer_offset, 0);
+    // Deleting the topic forgets the group's offsets of it.
+    ask<data_version>(front(), delete_topic_in_broker_request{"TopicS"});
+    CHECK(ask<consume_stats>(front(), consume_stats_request{"G", ""})
+            .queues.empty());
     // A topic named explicitly is reported even without commits.
     make_topic("TopicT", 1);
     auto one = ask<consume_stats>(front(),

@@ -123,6 +123,22 @@ TEST_SUITE("broker.consumer_offset_table") {
     CHECK_EQ(d["updates"], 5);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a deleted topic's offsets go for every group") {
+    start_table();
+    update("G", "T", 0, 7);
+    update("H", "T", 1, 2);
+    update("G", "TT", 0, 5);
+    CHECK_EQ(ask<int64_t>(table, caf::delete_atom::value, std::string{"T"}), 2);
+    CHECK(
+      ask<std::vector<consumer_offsets>>(table, list_offsets_request{"H", ""})
+        .empty());
+    auto left = ask<std::vector<consumer_offsets>>(
+      table, list_offsets_request{"G", ""});
+    REQUIRE_EQ(left.size(), 1u);
+    CHECK_EQ(left[0].topic, "TT");
+    CHECK_EQ(ask<int64_t>(table, caf::delete_atom::value, std::string{"T"}), 0);
+  }
+
   TEST_CASE_FIXTURE(fixture, "an unknown offset follows RocketMQ's "
                              "QUERY_NOT_FOUND rule") {
     start_table();
