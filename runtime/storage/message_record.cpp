@@ -162,6 +162,32 @@ decode_pulled(const get_message_result& res) {
   return result;
 }
 
+caf::expected<std::vector<record_view>> decode_records(std::string_view buffer,
+                                                       size_t count) {
+  std::vector<record_view> result;
+  result.reserve(count);
+  size_t pos = 0;
+  for (size_t i = 0; i < count; ++i) {
+    record_view rec;
+    auto avail = buffer.size() - pos;
+    if (decode_record(buffer.data() + pos, avail, rec, true)
+        != decode_status::ok)
+      return make_error(errc::corrupt_data,
+                        "record " + std::to_string(i) + " of "
+                          + std::to_string(count) + ": "
+                          + describe_damage(buffer.data() + pos, avail,
+                                            static_cast<int64_t>(pos)));
+    result.push_back(rec);
+    pos += static_cast<size_t>(rec.total_size);
+  }
+  if (pos != buffer.size())
+    return make_error(errc::corrupt_data, std::to_string(buffer.size() - pos)
+                                            + " bytes after the last of "
+                                            + std::to_string(count)
+                                            + " records");
+  return result;
+}
+
 int64_t stored_timestamp(const char* record) {
   auto flags = static_cast<int32_t>(get_be32(record + pos_sys_flag));
   auto pos = pos_born_host + host_size(flags, sys_flag::born_host_v6);

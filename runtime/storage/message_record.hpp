@@ -73,6 +73,13 @@ decode_status decode_record(const char* data, size_t available,
 caf::expected<std::vector<record_view>>
 decode_pulled(const get_message_result& res);
 
+/// The client side of a pull answer (`pull_message_result::buffer`):
+/// decodes the `count` records laid end to end in `buffer`, body CRC
+/// included; corrupt_data names the first bad one, and so does a buffer
+/// with bytes left over or too few records.
+caf::expected<std::vector<record_view>> decode_records(std::string_view buffer,
+                                                       size_t count);
+
 /// Returns the store timestamp of an encoded, already verified record.
 int64_t stored_timestamp(const char* record);
 

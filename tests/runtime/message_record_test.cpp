@@ -53,6 +53,24 @@ TEST_SUITE("runtime.message_record") {
     CHECK(find_property(rec.properties, "TAG").empty());
   }
 
+  TEST_CASE("a pull buffer decodes into its records, strictly") {
+    std::string buf;
+    for (auto body : {"one", "two", "three"}) {
+      auto rec = encode(test::make_message("TopicA", 0, body, "", "", ""));
+      buf.append(rec.data(), rec.size());
+    }
+    auto recs = decode_records(buf, 3);
+    REQUIRE(recs);
+    REQUIRE_EQ(recs->size(), 3u);
+    CHECK_EQ((*recs)[2].body, "three");
+    CHECK_FALSE(decode_records(buf, 4));
+    CHECK_FALSE(decode_records(buf, 2)); // bytes left over
+    auto flipped = buf;
+    flipped[flipped.rfind("three")] ^= 1; // the last body: its CRC fails
+    CHECK_FALSE(decode_records(flipped, 3));
+    CHECK(decode_records("", 0));
+  }
+
   TEST_CASE("records of maximum sizes round trip") {
     // Topic of 127 bytes (still V1), 4 MiB body, 32 767 bytes of properties.
     store_message msg;
