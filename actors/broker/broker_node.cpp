@@ -183,6 +183,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   send_processor_options sopts;
   sopts.cluster_name = opts.cluster_name;
   sopts.broker_name = opts.broker_name;
+  sopts.slave = opts.broker_id != 0;
   sopts.store_ip = scfg.store_ip;
   sopts.store_port = scfg.store_port;
   sopts.max_message_size = scfg.max_message_size;

@@ -37,6 +37,10 @@ struct checked_send {
 caf::error check_send(const send_processor_state& st, send_message_request& req,
                       checked_send& out) {
   auto& opts = st.options;
+  if (opts.slave)
+    return make_error(errc::service_not_available,
+                      "message store is slave mode, so putMessage is "
+                      "forbidden");
   if ((opts.broker_permission & perm::write) == 0)
     return make_error(errc::no_permission,
                       "the broker[" + opts.broker_name
@@ -276,6 +280,7 @@ nlohmann::json send_processor_state::dump_fields() const {
     {"cluster_name", options.cluster_name},
     {"broker_name", options.broker_name},
     {"broker_permission", options.broker_permission},
+    {"slave", options.slave},
     {"store_host", ipv4_to_string(options.store_ip) + ":"
                      + std::to_string(options.store_port)},
     {"max_message_size", options.max_message_size},

@@ -39,6 +39,10 @@ struct send_processor_options {
   /// The broker's own permission (RocketMQ brokerPermission); without
   /// perm::write every send is refused.
   int32_t broker_permission = perm::read_write;
+  /// A slave (broker id > 0) stores only what replication brings: every
+  /// send is service_not_available, as RocketMQ's store refuses puts in
+  /// slave mode.
+  bool slave = false;
   /// The store host the store writes into records (must equal the store
   /// config's store_ip / store_port): the offsetMsgId is made from it.
   uint32_t store_ip = 0x7F000001;

@@ -397,6 +397,15 @@ TEST_SUITE("broker.send_processor") {
     CHECK_EQ(dump()["broker_permission"], perm::read_write);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a slave refuses every send") {
+    opts.slave = true;
+    start();
+    auto err = refuse(request("TopicA", "m"));
+    CHECK(err == errc::service_not_available);
+    CHECK_NE(error_detail(err).find("slave"), std::string::npos);
+    CHECK_EQ(dump()["slave"], true);
+  }
+
   TEST_CASE_FIXTURE(fixture, "a busy store answers system_busy") {
     store_cfg.pending_high_watermark = 150;
     store_cfg.pending_low_watermark = 50;
