@@ -3,6 +3,7 @@
 #include "messages/broker_client.hpp"
 #include "messages/broker_pull.hpp"
 #include "messages/broker_registrar.hpp"
+#include "messages/broker_schedule.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
@@ -131,6 +132,10 @@ void register_message_types(caf::actor_system_config& cfg) {
     "rmq.consumer_send_back_request");
   cfg.add_message_type<send_back_processor_actor>(
     "rmq.send_back_processor_actor");
+  // -- broker: delay-level schedule service -----------------------------------
+  cfg.add_message_type<schedule_level_progress>("rmq.schedule_level_progress");
+  cfg.add_message_type<schedule_progress>("rmq.schedule_progress");
+  cfg.add_message_type<schedule_service_actor>("rmq.schedule_service_actor");
 }
 
 } // namespace rmq

@@ -19,6 +19,7 @@
 #include "messages/broker_client.hpp"
 #include "messages/broker_pull.hpp"
 #include "messages/broker_registrar.hpp"
+#include "messages/broker_schedule.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
@@ -84,6 +85,8 @@ struct broker_node {
   send_processor_actor send;
   /// CONSUMER_SEND_MSG_BACK: retry and dead-letter copies.
   send_back_processor_actor send_back;
+  /// Moves due delayed messages from SCHEDULE_TOPIC_XXXX to their topic.
+  schedule_service_actor schedule;
   pull_hold_actor hold;
   pull_processor_actor pull;
   /// The first registrar; the supervisor respawns it, so ask the

@@ -74,6 +74,8 @@ struct send_processor_state {
   int64_t busy = 0;
   int64_t flush_timeouts = 0;
   int64_t made_ids = 0;
+  /// Messages stored into SCHEDULE_TOPIC_XXXX for their DELAY level.
+  int64_t scheduled = 0;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;

@@ -94,7 +94,13 @@ struct fixture : test::deterministic_fixture {
     opts.namesrv_addr = namesrv_addr;
     opts.detach_io = false;
     opts.connector = spawn(fake_connector, up);
-    opts.wall_clock_ms = [] { return int64_t{1'700'000'000'000}; };
+    // Wall time moves with the virtual clock: delay levels come due.
+    opts.wall_clock_ms = [this] {
+      auto since = sched.clock().now().time_since_epoch();
+      return int64_t{1'700'000'000'000}
+             + std::chrono::duration_cast<std::chrono::milliseconds>(since)
+                 .count();
+    };
     opts.seed = 42;
     auto started = spawn_broker(sys, opts);
     REQUIRE_MESSAGE(started, describe(started.error()));
@@ -186,7 +192,7 @@ TEST_CASE_FIXTURE(fixture, "a sent message is found by a pull") {
 }
 
 TEST_CASE_FIXTURE(fixture, "a message sent back lands in the group's retry "
-                           "topic") {
+                           "topic after delay level 3") {
   create_topic("TopicX");
   auto res = send("TopicX", "again");
   auto id = decode_offset_msg_id(res.offset_msg_id);
@@ -199,9 +205,18 @@ TEST_CASE_FIXTURE(fixture, "a message sent back lands in the group's retry "
   ask<caf::ok_atom>(node.send_back, req);
   auto retry = pull_req("%RETRY%G", 0);
   retry.queue_id = 0;
+  // Level 3 (10 s) in SCHEDULE_TOPIC_XXXX first.
   auto got = ask<pull_message_result>(node.pull, retry);
+  CHECK_NE(got.status, static_cast<uint8_t>(pull_status::found));
+  sched.advance_time(std::chrono::seconds{10});
+  sched.run();
+  got = ask<pull_message_result>(node.pull, retry);
   CHECK_EQ(got.status, static_cast<uint8_t>(pull_status::found));
   CHECK_EQ(got.message_count, 1);
+  auto progress = ask<schedule_progress>(node.schedule, caf::get_atom::value);
+  REQUIRE_EQ(progress.levels.size(), 18u);
+  CHECK_EQ(progress.levels[2].offset, 1);
+  CHECK_EQ(progress.levels[2].delivered, 1);
 }
 
 TEST_CASE_FIXTURE(fixture, "a held pull is answered when a message arrives") {
