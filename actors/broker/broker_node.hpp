@@ -42,7 +42,7 @@ struct broker_options {
   std::string listen_host = "127.0.0.1";
   uint16_t port = 10911;
   /// storePathRootDir: the store, and `config/` for topics.json,
-  /// consumerOffset.json and subscriptionGroup.json.
+  /// consumerOffset.json, subscriptionGroup.json and delayOffset.json.
   std::string store_dir;
   /// flushDiskType.
   storage::flush_mode flush = storage::flush_mode::async;

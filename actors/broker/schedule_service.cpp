@@ -267,6 +267,22 @@ void verify(self_ptr self, pass_ptr p) {
   }
 }
 
+// The record at the level's offset cannot be read: it is lost, and
+// waiting would hold every later message of the level (RocketMQ passes a
+// record it cannot look up too).
+void drop_head(self_ptr self, size_t idx, const char* why) {
+  auto& st = self->state;
+  auto& lv = st.levels[idx];
+  RMQ_ERROR("schedule", "dropping level " << lv.level << " offset " << lv.offset
+                                          << ": " << why);
+  ++lv.dropped;
+  ++lv.offset;
+  lv.delivered_ahead.erase(lv.delivered_ahead.begin(),
+                           lv.delivered_ahead.lower_bound(lv.offset));
+  auto err = save(st);
+  finish(self, idx, static_cast<bool>(err), true);
+}
+
 void on_read(self_ptr self, size_t idx, get_message_result& res) {
   auto& st = self->state;
   auto& lv = st.levels[idx];
@@ -304,19 +320,30 @@ void on_read(self_ptr self, size_t idx, get_message_result& res) {
       finish(self, idx, false, false);
       return;
   }
-  auto recs = storage::decode_pulled(res);
-  if (!recs) {
-    log_request_failure("schedule", "reading level " + std::to_string(lv.level),
-                        recs.error());
-    finish(self, idx, true, false);
+  // Decoded one by one with body CRCs: the records before a damaged one
+  // are delivered, the damaged one is passed when it is the head.
+  std::vector<storage::record_view> recs;
+  size_t pos = 0;
+  for (size_t i = 0; i < res.queue_offsets.size(); ++i) {
+    storage::record_view rec;
+    if (pos >= res.buffer.size()
+        || storage::decode_record(res.buffer.data() + pos,
+                                  res.buffer.size() - pos, rec, true)
+             != storage::decode_status::ok)
+      break;
+    pos += static_cast<size_t>(rec.total_size);
+    recs.push_back(rec);
+  }
+  if (recs.empty()) {
+    drop_head(self, idx, "its record is damaged");
     return;
   }
   auto p = std::make_shared<pass>();
   p->level_index = idx;
   auto now = st.now_ms();
   bool cut = false;
-  for (size_t i = 0; i < recs->size(); ++i) {
-    auto& rec = (*recs)[i];
+  for (size_t i = 0; i < recs.size(); ++i) {
+    auto& rec = recs[i];
     auto q = res.queue_offsets[i];
     auto due_at = rec.store_timestamp + lv.delay_ms;
     // A wall clock set back would hold messages longer than their delay:
@@ -343,7 +370,11 @@ void on_read(self_ptr self, size_t idx, get_message_result& res) {
     }
     p->items.push_back(std::move(it));
   }
-  p->full = !cut && static_cast<int32_t>(recs->size()) >= st.options.batch;
+  // More records than this read returned (batch or byte limit, a damaged
+  // record): the next pass goes on at once.
+  p->full = !cut
+            && (recs.size() < res.queue_offsets.size()
+                || res.next_begin_offset < res.max_offset);
   lv.due = static_cast<int64_t>(std::count_if(
     p->items.begin(), p->items.end(), [](const item& it) { return !it.done; }));
   if (p->items.empty()) {
@@ -382,6 +413,11 @@ void run(self_ptr self, size_t idx) {
   self->request(st.dispatcher, st.options.request_timeout, std::move(req))
     .then([self, idx](get_message_result& res) { on_read(self, idx, res); },
           [self, idx](caf::error& err) {
+            // The store refuses a read that starts at a damaged record.
+            if (err == errc::corrupt_data) {
+              drop_head(self, idx, error_detail(err).c_str());
+              return;
+            }
             log_request_failure("schedule", "reading a level", err);
             finish(self, idx, true, false);
           });

@@ -82,7 +82,8 @@ struct schedule_level {
   int64_t delivered = 0;
   /// Found already in the real queue while verifying.
   int64_t verified = 0;
-  /// Records that cannot be rebuilt (no REAL_TOPIC, bad REAL_QID): skipped.
+  /// Records that cannot be rebuilt (no REAL_TOPIC, bad REAL_QID) or read
+  /// (damaged): skipped.
   int64_t dropped = 0;
   int64_t failures = 0;
 };

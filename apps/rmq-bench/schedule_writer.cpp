@@ -56,6 +56,10 @@ int schedule_writer(int argc, char** argv) {
   cfg.flush = storage::flush_mode::sync;
   cfg.dedup_window = std::chrono::milliseconds{0};
   cfg.message_delay_level = "0s";
+  // A crash test on a shared disk: neither refuse writes nor delete
+  // segments (which would drop scheduled messages) because others filled it.
+  cfg.disk_full_ratio = 1.0;
+  cfg.disk_clean_ratio = 1.0;
   auto opened = storage::message_store::open(cfg, storage::wall_clock_ms());
   if (!opened) {
     std::cerr << "schedule-writer: " << describe(opened.error()) << '\n';

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -510,6 +511,26 @@ TEST_SUITE("broker.schedule_service") {
     CHECK_EQ(bodies("TopicX"),
              (std::vector<std::string>{"m0", "m1", "m2", "m3"}));
     CHECK_EQ(dump()["levels"][0]["verified"], 3);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a damaged schedule record is passed, the "
+                             "others are delivered") {
+    put_delayed("TopicZ", 0, "first", 1);
+    auto bad = put_delayed("TopicZ", 0, "damaged-body", 1);
+    put_delayed("TopicZ", 0, "third", 1);
+    // Flip a byte of the middle record's body: its CRC no longer matches.
+    auto seg = test::segment_path(dir.path(), 0);
+    std::ifstream in{seg, std::ios::binary};
+    std::string bytes((std::istreambuf_iterator<char>(in)),
+                      std::istreambuf_iterator<char>());
+    auto at = bytes.find("damaged-body", static_cast<size_t>(bad.phys_offset));
+    REQUIRE_NE(at, std::string::npos);
+    test::flip_byte(seg, at);
+    pass(1s);
+    CHECK_EQ(bodies("TopicZ"), (std::vector<std::string>{"first", "third"}));
+    auto d = dump();
+    CHECK_EQ(d["levels"][0]["dropped"], 1);
+    CHECK_EQ(d["levels"][0]["offset"], 3);
   }
 
   TEST_CASE_FIXTURE(fixture, "no timer runs while nothing is due") {

@@ -38,7 +38,7 @@ TEST_SUITE("system.schedule_crash") {
     };
     std::string line;
     for (int round = 0; round < rounds; ++round) {
-      test::child_process writer{args(1'000'000), true};
+      test::child_process writer{args(1'000'000), false};
       std::string rest;
       REQUIRE(writer.wait_for("READY ", rest, 20s));
       auto run_for = std::chrono::milliseconds{
@@ -50,7 +50,7 @@ TEST_SUITE("system.schedule_crash") {
       CHECK_EQ(writer.wait(5s), 128 + SIGKILL);
     }
     // The last run schedules nothing more and delivers what is left.
-    test::child_process drain{args(0), true};
+    test::child_process drain{args(0), false};
     std::string scheduled_text;
     REQUIRE(drain.wait_for("READY ", scheduled_text, 20s));
     std::string done;
