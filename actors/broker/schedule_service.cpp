@@ -38,7 +38,7 @@ struct item {
   bool done = false; // delivered, found delivered, or dropped
 };
 
-// The due records of one pass, and whether the read was cut by the batch.
+// The due records of one pass, and whether more records follow them.
 struct pass {
   size_t level_index = 0;
   std::vector<item> items;
@@ -152,7 +152,8 @@ void put(self_ptr self, pass_ptr p) {
   std::vector<size_t> which;
   for (size_t i = 0; i < p->items.size(); ++i)
     if (!p->items[i].done) {
-      batch.push_back(p->items[i].msg);
+      // A retry reads the records again: the pass no longer needs them.
+      batch.push_back(std::move(p->items[i].msg));
       which.push_back(i);
     }
   if (batch.empty()) {
