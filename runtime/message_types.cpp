@@ -5,6 +5,7 @@
 #include "messages/broker_client.hpp"
 #include "messages/broker_pull.hpp"
 #include "messages/broker_registrar.hpp"
+#include "messages/broker_schedule.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
@@ -159,6 +160,10 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<broker_runtime_info>("rmq.broker_runtime_info");
   cfg.add_message_type<broker_admin_actor>("rmq.broker_admin_actor");
   cfg.add_message_type<broker_actor>("rmq.broker_actor");
+  // -- broker: delay-level schedule service -----------------------------------
+  cfg.add_message_type<schedule_level_progress>("rmq.schedule_level_progress");
+  cfg.add_message_type<schedule_progress>("rmq.schedule_progress");
+  cfg.add_message_type<schedule_service_actor>("rmq.schedule_service_actor");
 }
 
 } // namespace rmq

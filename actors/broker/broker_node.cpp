@@ -21,6 +21,7 @@
 #include "actors/broker/pull_hold_service.hpp"
 #include "actors/broker/pull_processor.hpp"
 #include "actors/broker/queue_lock_table.hpp"
+#include "actors/broker/schedule_service.hpp"
 #include "actors/broker/send_back_processor.hpp"
 #include "actors/broker/send_processor.hpp"
 #include "actors/broker/subscription_group_table.hpp"
@@ -151,12 +152,13 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   scfg.flush = opts.flush;
   scfg.store_ip = ntohl(ip.s_addr);
   scfg.store_port = opts.port;
+  scfg.wall_clock = wall;
   auto opened = storage::message_store::open(scfg, wall());
   if (!opened)
     return std::move(opened.error());
   broker_node node;
   node.store = spawn_store_actors(sys, *opened, opts.detach_io,
-                                  opts.checkpoint_interval, wall);
+                                  opts.checkpoint_interval);
   auto spawn_io = [&](auto fn, auto&&... xs) {
     return opts.detach_io ? sys.spawn<caf::detached>(fn, xs...)
                           : sys.spawn(fn, xs...);
@@ -189,14 +191,26 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   sopts.max_message_size = scfg.max_message_size;
   sopts.seed = opts.seed;
   sopts.wall_clock_ms = wall;
+  // The store checked the table when it opened.
+  if (auto delays = parse_delay_levels(scfg.message_delay_level))
+    sopts.max_delay_level = static_cast<int32_t>(delays->size());
   node.send = sys.spawn(send_processor, sopts, node.topics,
                         node.store.commit_log);
   send_back_processor_options bopts;
   bopts.store_ip = scfg.store_ip;
   bopts.store_port = scfg.store_port;
   bopts.seed = opts.seed;
+  bopts.max_delay_level = sopts.max_delay_level;
   node.send_back = sys.spawn(send_back_processor, bopts, node.topics,
                              node.store.dispatcher, node.store.commit_log);
+  schedule_service_options schopts;
+  schopts.offsets_path = delay_offsets_json_path(opts.store_dir);
+  schopts.message_delay_level = scfg.message_delay_level;
+  schopts.wall_clock_ms = wall;
+  node.schedule = spawn_io(schedule_service, schopts, node.store.dispatcher,
+                           node.store.commit_log);
+  caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
+                 caf::actor_cast<arrival_listener_actor>(node.schedule));
   node.hold = sys.spawn(pull_hold_service, node.store.dispatcher,
                         std::chrono::seconds{10});
   caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
@@ -274,6 +288,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   add("subscription_group_table", node.groups);
   add("consumer_offset_table", node.offsets);
   add("topic_config_table", node.topics);
+  add("schedule_service", node.schedule);
   add("dispatch_service", node.store.dispatcher);
   add("flush_service", node.store.flusher);
   // Last: its exit closes the store, after everything that uses it.

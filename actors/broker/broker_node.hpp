@@ -21,6 +21,7 @@
 #include "messages/broker_client.hpp"
 #include "messages/broker_pull.hpp"
 #include "messages/broker_registrar.hpp"
+#include "messages/broker_schedule.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
@@ -43,7 +44,7 @@ struct broker_options {
   std::string listen_host = "127.0.0.1";
   uint16_t port = 10911;
   /// storePathRootDir: the store, and `config/` for topics.json,
-  /// consumerOffset.json and subscriptionGroup.json.
+  /// consumerOffset.json, subscriptionGroup.json and delayOffset.json.
   std::string store_dir;
   /// flushDiskType.
   storage::flush_mode flush = storage::flush_mode::async;
@@ -89,6 +90,8 @@ struct broker_node {
   send_processor_actor send;
   /// CONSUMER_SEND_MSG_BACK: retry and dead-letter copies.
   send_back_processor_actor send_back;
+  /// Moves due delayed messages from SCHEDULE_TOPIC_XXXX to their topic.
+  schedule_service_actor schedule;
   pull_hold_actor hold;
   pull_processor_actor pull;
   /// Topic stats, consumer progress, runtime figures.

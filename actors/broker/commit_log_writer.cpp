@@ -26,6 +26,12 @@ int64_t to_ms(caf::timespan x) {
 // Ticks between two housekeeping passes (retention).
 constexpr int64_t ticks_per_cleanup = 20;
 
+// The store's wall clock (store timestamps, dedup, retention).
+int64_t wall_now(const commit_log_state& st) {
+  auto& clock = st.store->config().wall_clock;
+  return clock ? clock() : storage::wall_clock_ms();
+}
+
 bool sync_mode(const commit_log_state& st) {
   return st.store->config().flush == storage::flush_mode::sync;
 }
@@ -145,7 +151,7 @@ void on_tick(self_ptr self) {
   }
   if (++st.ticks % ticks_per_cleanup == 0)
     st.deleted_segments
-      += static_cast<int64_t>(st.store->delete_expired(st.wall_clock_ms()));
+      += static_cast<int64_t>(st.store->delete_expired(wall_now(st)));
   update_busy(st);
   self->delayed_send(self, cfg.flush_interval, tick_atom::value);
 }
@@ -198,13 +204,9 @@ int64_t commit_log_state::backlog() const {
 commit_log_actor::behavior_type
 commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
                   std::shared_ptr<storage::message_store> store,
-                  flush_actor flusher, dispatcher_actor dispatcher,
-                  std::function<int64_t()> wall_clock_ms) {
+                  flush_actor flusher, dispatcher_actor dispatcher) {
   auto& st = self->state;
   st.store = std::move(store);
-  st.wall_clock_ms = wall_clock_ms
-                       ? std::move(wall_clock_ms)
-                       : std::function<int64_t()>{storage::wall_clock_ms};
   st.flusher = std::move(flusher);
   st.dispatcher = std::move(dispatcher);
   st.last_flush = self->clock().now();
@@ -239,7 +241,7 @@ commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
       auto before = st.store->write_offset();
       // Dedup runs on the wall clock too: after a restart the table is
       // refilled from store timestamps.
-      auto now = st.wall_clock_ms();
+      auto now = wall_now(st);
       auto results = st.store->put(batch, now, now);
       bool any_ok = false;
       for (auto& r : results) {

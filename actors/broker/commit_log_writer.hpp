@@ -45,8 +45,6 @@ struct commit_log_state {
   };
 
   std::shared_ptr<storage::message_store> store;
-  /// Wall clock in ms: store timestamps, dedup, segment expiry.
-  std::function<int64_t()> wall_clock_ms;
   flush_actor flusher;
   dispatcher_actor dispatcher;
   std::deque<waiting> waiting_acks;
@@ -81,7 +79,6 @@ struct commit_log_state {
 commit_log_actor::behavior_type
 commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
                   std::shared_ptr<storage::message_store> store,
-                  flush_actor flusher, dispatcher_actor dispatcher,
-                  std::function<int64_t()> wall_clock_ms = nullptr);
+                  flush_actor flusher, dispatcher_actor dispatcher);
 
 } // namespace rmq

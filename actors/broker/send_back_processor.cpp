@@ -10,6 +10,7 @@
 #include "actors/broker/send_processor.hpp"
 #include "messages/errors.hpp"
 #include "messages/route.hpp"
+#include "runtime/delay_levels.hpp"
 #include "runtime/message_id.hpp"
 #include "runtime/message_properties.hpp"
 #include "runtime/request_failure.hpp"
@@ -178,6 +179,13 @@ void route(self_ptr self, std::shared_ptr<pending> p, std::string retry_topic,
                        level);
   if (!msg) {
     fail(self, rp, "copy", msg.error());
+    return;
+  }
+  // The copy waits in SCHEDULE_TOPIC_XXXX; the schedule service moves it
+  // to the retry topic when its level's delay has passed.
+  if (auto scheduled = to_schedule(*msg, st.options.max_delay_level);
+      !scheduled) {
+    fail(self, rp, "copy", scheduled.error());
     return;
   }
   store(self, std::move(*msg), false, rp);

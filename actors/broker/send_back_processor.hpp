@@ -30,6 +30,9 @@ struct send_back_processor_options {
   int32_t default_max_reconsume_times = 16;
   /// Queues of a new retry topic (RocketMQ retryQueueNums).
   int32_t retry_queue_nums = 1;
+  /// Highest delay level (the messageDelayLevel table's size); a retry
+  /// copy with a higher one waits that level's delay.
+  int32_t max_delay_level = 18;
   /// The store host of the records (the store config's store_ip /
   /// store_port): a first send-back's ORIGIN_MESSAGE_ID is the
   /// original's offsetMsgId made from it.

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "messages/errors.hpp"
+#include "runtime/delay_levels.hpp"
 #include "runtime/message_batch.hpp"
 #include "runtime/message_properties.hpp"
 #include "runtime/request_failure.hpp"
@@ -161,9 +162,9 @@ std::vector<store_message> to_store_messages(send_processor_state& st,
 
 // Builds the answer from the store's results, or the error of the first
 // message that was not stored.
-caf::expected<send_result> to_result(send_processor_state& st,
-                                     const std::vector<store_message>& msgs,
-                                     const std::vector<put_result>& res) {
+caf::expected<send_result>
+to_result(send_processor_state& st, const std::vector<store_message>& msgs,
+          const std::vector<put_result>& res, int32_t queue_id) {
   if (res.size() != msgs.size())
     return make_error(errc::system_error,
                       "the store answered " + std::to_string(res.size())
@@ -201,7 +202,9 @@ caf::expected<send_result> to_result(send_processor_state& st,
     out.entries.push_back(std::move(e));
   }
   out.status = static_cast<uint8_t>(status);
-  out.queue_id = msgs.empty() ? 0 : msgs.front().queue_id;
+  // The queue asked for, also for a delayed message stored in the
+  // schedule topic; the offset is the stored one (RocketMQ's response).
+  out.queue_id = queue_id;
   out.queue_offset = out.entries.empty() ? 0 : out.entries.front().queue_offset;
   if (status == send_status::flush_disk_timeout)
     ++st.flush_timeouts;
@@ -222,13 +225,19 @@ void store(self_ptr self, std::shared_ptr<checked_send> cs, int32_t queue_id,
   auto& st = self->state;
   auto msgs = std::make_shared<std::vector<store_message>>(
     to_store_messages(st, *cs, queue_id));
+  // A delayed message waits in SCHEDULE_TOPIC_XXXX (batches refuse DELAY,
+  // and its level was checked).
+  if (!cs->req.batch && msgs->size() == 1)
+    if (auto level = to_schedule(msgs->front(), st.options.max_delay_level);
+        level && *level > 0)
+      ++st.scheduled;
   self
     ->request(st.commit_log, st.options.store_timeout, caf::put_atom::value,
               *msgs)
     .then(
-      [self, msgs, rp](std::vector<put_result>& res) mutable {
+      [self, msgs, queue_id, rp](std::vector<put_result>& res) mutable {
         auto& st = self->state;
-        auto out = to_result(st, *msgs, res);
+        auto out = to_result(st, *msgs, res, queue_id);
         if (!out) {
           ++st.store_failures;
           fail(self, rp, "append", out.error());
@@ -294,6 +303,7 @@ nlohmann::json send_processor_state::dump_fields() const {
     {"flush_timeouts", flush_timeouts},
     {"made_ids", made_ids},
     {"put_tps", rates(put_rate, clock)},
+    {"scheduled", scheduled},
   };
 }
 

@@ -84,6 +84,8 @@ struct send_processor_state {
   rate_meter put_rate;
   /// The actor's clock, for the rates in the dump.
   caf::actor_clock* clock = nullptr;
+  /// Messages stored into SCHEDULE_TOPIC_XXXX for their DELAY level.
+  int64_t scheduled = 0;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;

@@ -24,16 +24,13 @@ auto spawn_maybe_detached(caf::actor_system& sys, bool detached, F fn,
 store_actors spawn_store_actors(caf::actor_system& sys,
                                 std::shared_ptr<storage::message_store> store,
                                 bool detached,
-                                caf::timespan checkpoint_interval,
-                                std::function<int64_t()> wall_clock_ms) {
+                                caf::timespan checkpoint_interval) {
   store_actors result;
   result.flusher = spawn_maybe_detached(sys, detached, flush_service, store);
   result.dispatcher = spawn_maybe_detached(sys, detached, dispatch_service,
                                            store, checkpoint_interval);
-  result.commit_log = spawn_maybe_detached(sys, detached, commit_log_writer,
-                                           store, result.flusher,
-                                           result.dispatcher,
-                                           std::move(wall_clock_ms));
+  result.commit_log = spawn_maybe_detached(
+    sys, detached, commit_log_writer, store, result.flusher, result.dispatcher);
   // The writer's exit ends the others and, if it was a normal stop, closes
   // the store cleanly (it takes every part's lock, so late dispatches wait).
   auto flusher = result.flusher;

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <memory>
 
 #include "caf/actor_system.hpp"
@@ -31,7 +30,6 @@ struct store_actors {
 store_actors
 spawn_store_actors(caf::actor_system& sys,
                    std::shared_ptr<storage::message_store> store, bool detached,
-                   caf::timespan checkpoint_interval = std::chrono::seconds{1},
-                   std::function<int64_t()> wall_clock_ms = nullptr);
+                   caf::timespan checkpoint_interval = std::chrono::seconds{1});
 
 } // namespace rmq

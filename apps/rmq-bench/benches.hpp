@@ -12,4 +12,8 @@ int store(int argc, char** argv);
 /// `rmq-bench store-writer ...`: appends forever, one line per ack (crash test).
 int store_writer(int argc, char** argv);
 
+/// `rmq-bench schedule-writer ...`: schedules and delivers delayed messages
+/// (the schedule service's crash test).
+int schedule_writer(int argc, char** argv);
+
 } // namespace rmq::bench

@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
     {"store", rmq::bench::store, "message store appends and recovery"},
     {"store-writer", rmq::bench::store_writer,
      "crash-test writer (prints ACKs)"},
+    {"schedule-writer", rmq::bench::schedule_writer,
+     "schedule-service crash-test process"},
   };
   if (argc >= 2)
     for (auto& e : entries)

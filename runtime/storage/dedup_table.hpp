@@ -13,6 +13,8 @@
 #include <unordered_map>
 
 #include "messages/store.hpp"
+#include "runtime/delay_levels.hpp"
+#include "runtime/storage/message_record.hpp"
 
 namespace rmq::storage {
 
@@ -28,6 +30,20 @@ inline std::string dedup_key(std::string_view topic, int32_t reconsume_times,
   key.append(topic).append(1, '\x01').append(times).append(1, '\x01');
   key.append(uniq);
   return key;
+}
+
+/// The topic part of a dedup key. A scheduled message waits in
+/// SCHEDULE_TOPIC_XXXX for its real topic: the key names both, so the
+/// retry copies of one message for two groups (same UNIQ_KEY, same
+/// reconsume times) are not taken for one another, and a due copy in its
+/// real topic is not taken for a resend of its scheduled one.
+inline std::string dedup_topic(std::string_view topic,
+                               std::string_view properties) {
+  std::string result{topic};
+  if (topic == schedule_topic)
+    result.append(1, '\x01').append(
+      find_property(properties, property_real_topic));
+  return result;
 }
 
 class dedup_table {

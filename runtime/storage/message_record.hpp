@@ -45,6 +45,9 @@ struct record_view {
   int64_t phys_offset = 0;
   int32_t sys_flag = 0;
   int64_t born_timestamp = 0;
+  /// The born host if it is IPv4 (host byte order), else 0.
+  uint32_t born_ip = 0;
+  uint32_t born_port = 0;
   int64_t store_timestamp = 0;
   int32_t reconsume_times = 0;
   int64_t prepared_transaction_offset = 0;

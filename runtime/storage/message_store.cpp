@@ -108,8 +108,10 @@ put_result message_store::put_locked(const store_message& msg, int64_t store_ts,
   }
   auto uniq = find_property(msg.properties, property_uniq_key);
   if (!uniq.empty())
-    if (auto prev = dedup_.find(dedup_key(msg.topic, msg.reconsume_times, uniq),
-                                now_ms)) {
+    if (auto prev
+        = dedup_.find(dedup_key(dedup_topic(msg.topic, msg.properties),
+                                msg.reconsume_times, uniq),
+                      now_ms)) {
       res = *prev;
       res.duplicate = true;
       return res;
@@ -132,7 +134,9 @@ put_result message_store::put_locked(const store_message& msg, int64_t store_ts,
   res.size = static_cast<int32_t>(size);
   res.store_timestamp = store_ts;
   if (!uniq.empty())
-    dedup_.insert(dedup_key(msg.topic, msg.reconsume_times, uniq), res, now_ms);
+    dedup_.insert(dedup_key(dedup_topic(msg.topic, msg.properties),
+                            msg.reconsume_times, uniq),
+                  res, now_ms);
   return res;
 }
 

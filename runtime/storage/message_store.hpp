@@ -182,6 +182,8 @@ private:
   commit_log log_;
   index_service index_;
   dedup_table dedup_;
+  // messageDelayLevel, parsed at open: tags codes of schedule records.
+  delay_table delays_;
   recovery_info recovery_;
 
   // Writer part.

@@ -4,6 +4,7 @@
 #include "runtime/storage/message_store.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
@@ -199,7 +200,15 @@ query_message_result message_store::query(const query_message_request& req) {
                               req.end_timestamp, max * 4 + 16);
   }
   int64_t by_id = -1;
-  if (parse_offset_msg_id(req.key, by_id))
+  // Only an offsetMsgId of this store: a UNIQ_KEY has the same 32-digit
+  // form, and its digits read as an offset would point into a record.
+  auto host = offset_msg_id(cfg_.store_ip, cfg_.store_port, 0).substr(0, 16);
+  auto own = req.key.size() >= 16
+             && std::equal(
+               host.begin(), host.end(), req.key.begin(), [](char x, char y) {
+                 return x == std::toupper(static_cast<unsigned char>(y));
+               });
+  if (own && parse_offset_msg_id(req.key, by_id))
     candidates.insert(candidates.begin(), by_id);
   for (auto phys : candidates) {
     if (res.phys_offsets.size() >= max)

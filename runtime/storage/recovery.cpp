@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "messages/errors.hpp"
+#include "runtime/delay_levels.hpp"
 #include "runtime/log.hpp"
 #include "runtime/storage/log_format.hpp"
 
@@ -21,6 +22,10 @@ namespace rmq::storage {
 caf::expected<std::shared_ptr<message_store>>
 message_store::open(const store_config& cfg, int64_t now_ms) {
   auto st = std::make_shared<message_store>(cfg);
+  auto delays = parse_delay_levels(cfg.message_delay_level);
+  if (!delays)
+    return std::move(delays.error());
+  st->delays_ = std::move(*delays);
   if (auto err = st->recover(now_ms))
     return err;
   return st;
@@ -94,8 +99,9 @@ caf::error message_store::recover(int64_t now_ms) {
     res.size = rec.total_size;
     res.store_timestamp = rec.store_timestamp;
     // Stored at its store time, so it expires when the original would have.
-    dedup_.insert(dedup_key(rec.topic, rec.reconsume_times, uniq), res,
-                  rec.store_timestamp);
+    dedup_.insert(dedup_key(dedup_topic(rec.topic, rec.properties),
+                            rec.reconsume_times, uniq),
+                  res, rec.store_timestamp);
   };
   if (dedup_.enabled())
     log_.scan(log_.first_segment_since(window_start), from, remember);
@@ -236,6 +242,12 @@ caf::error message_store::dispatch_record(const record_view& rec,
   if (!cq)
     return std::move(cq.error());
   auto tags = tags_code(find_property(rec.properties, property_tags));
+  // A scheduled message's unit carries when it is due (RocketMQ
+  // CommitLog#checkMessageAndReturnSize), so the schedule service needs
+  // only the queue to know what is due.
+  if (rec.topic == schedule_topic)
+    if (auto level = stored_delay_level(rec.properties); level > 0)
+      tags = deliver_timestamp(delays_, level, rec.store_timestamp);
   if (auto err = (*cq)->put(rec.queue_offset, {phys, rec.total_size, tags}))
     return err;
   last_store_ts_ = rec.store_timestamp;

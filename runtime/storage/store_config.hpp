@@ -7,8 +7,11 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+
+#include "runtime/delay_levels.hpp"
 
 namespace rmq::storage {
 
@@ -77,6 +80,16 @@ struct store_config {
   /// Store host written into every record (IPv4, host byte order).
   uint32_t store_ip = 0x7F000001;
   uint32_t store_port = 10911;
+
+  /// Delay of each level (RocketMQ messageDelayLevel, parsed by
+  /// runtime/delay_levels.hpp): the consume-queue tags code of a
+  /// SCHEDULE_TOPIC_XXXX record is its store time plus its level's delay.
+  std::string message_delay_level = default_message_delay_level;
+
+  /// Wall clock in ms for store timestamps, dedup and retention (the
+  /// commit-log actor's); empty: the system clock. Tests derive one from
+  /// the virtual clock, so that delay levels come due in virtual time.
+  std::function<int64_t()> wall_clock;
 
   std::shared_ptr<fault_injection> faults;
 };

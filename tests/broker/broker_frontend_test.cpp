@@ -68,7 +68,7 @@ TEST_SUITE("broker.frontend") {
     CHECK_EQ(ask<int64_t>(front(),
                           search_offset_request{"TopicF", 1, wall_ms - 1}),
              0);
-    CHECK_EQ(ask<int64_t>(front(),
+    CHECK_GE(ask<int64_t>(front(),
                           earliest_msg_store_time_request{"TopicF", 1}),
              wall_ms);
     CHECK_EQ(
@@ -145,7 +145,7 @@ TEST_SUITE("broker.frontend") {
     CHECK_EQ(stats.broker_name, "broker-a");
     REQUIRE_EQ(stats.queues.size(), 2u);
     CHECK_EQ(stats.queues[0].max_offset, 3);
-    CHECK_EQ(stats.queues[0].last_update_timestamp, wall_ms);
+    CHECK_GE(stats.queues[0].last_update_timestamp, wall_ms);
     CHECK_EQ(stats.queues[1].max_offset, 0);
     CHECK_EQ(stats.queues[1].last_update_timestamp, 0);
     ask<caf::ok_atom>(front(), update_offset_request{"G", "TopicS", 0, 2});
@@ -154,7 +154,10 @@ TEST_SUITE("broker.frontend") {
     CHECK_EQ(progress.queues[0].topic, "TopicS");
     CHECK_EQ(progress.queues[0].broker_offset, 3);
     CHECK_EQ(progress.queues[0].consumer_offset, 2);
-    CHECK_EQ(progress.queues[0].last_timestamp, wall_ms);
+    // The message before the committed offset 2 (offset 1).
+    CHECK_GE(progress.queues[0].last_timestamp, wall_ms);
+    CHECK_LE(progress.queues[0].last_timestamp,
+             stats.queues[0].last_update_timestamp);
     CHECK_EQ(progress.queues[1].consumer_offset, 0);
     // Deleting the topic forgets the group's offsets of it.
     ask<data_version>(front(), delete_topic_in_broker_request{"TopicS"});

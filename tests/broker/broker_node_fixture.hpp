@@ -84,7 +84,13 @@ struct broker_node_fixture : deterministic_fixture {
     opts.namesrv_addr = namesrv_addr;
     opts.detach_io = false;
     opts.connector = spawn(fake_connector, up);
-    opts.wall_clock_ms = [] { return int64_t{1'700'000'000'000}; };
+    // Wall time moves with the virtual clock: delay levels come due.
+    opts.wall_clock_ms = [this] {
+      auto since = sched.clock().now().time_since_epoch();
+      return int64_t{1'700'000'000'000}
+             + std::chrono::duration_cast<std::chrono::milliseconds>(since)
+                 .count();
+    };
     opts.seed = 42;
     auto started = spawn_broker(sys, opts);
     REQUIRE_MESSAGE(started, describe(started.error()));

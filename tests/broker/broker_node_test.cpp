@@ -70,7 +70,7 @@ TEST_CASE_FIXTURE(fixture, "a sent message is found by a pull") {
 }
 
 TEST_CASE_FIXTURE(fixture, "a message sent back lands in the group's retry "
-                           "topic") {
+                           "topic after delay level 3") {
   create_topic("TopicX");
   auto res = send("TopicX", "again");
   auto id = decode_offset_msg_id(res.offset_msg_id);
@@ -83,9 +83,18 @@ TEST_CASE_FIXTURE(fixture, "a message sent back lands in the group's retry "
   ask<caf::ok_atom>(node.send_back, req);
   auto retry = pull_req("%RETRY%G", 0);
   retry.queue_id = 0;
+  // Level 3 (10 s) in SCHEDULE_TOPIC_XXXX first.
   auto got = ask<pull_message_result>(node.pull, retry);
+  CHECK_NE(got.status, static_cast<uint8_t>(pull_status::found));
+  sched.advance_time(std::chrono::seconds{10});
+  sched.run();
+  got = ask<pull_message_result>(node.pull, retry);
   CHECK_EQ(got.status, static_cast<uint8_t>(pull_status::found));
   CHECK_EQ(got.message_count, 1);
+  auto progress = ask<schedule_progress>(node.schedule, caf::get_atom::value);
+  REQUIRE_EQ(progress.levels.size(), 18u);
+  CHECK_EQ(progress.levels[2].offset, 1);
+  CHECK_EQ(progress.levels[2].delivered, 1);
 }
 
 TEST_CASE_FIXTURE(fixture, "a held pull is answered when a message arrives") {

@@ -1,9 +1,11 @@
 // The send-back processor on the deterministic coordinator, in front of the
 // real store actors on a temp dir and a stand-in topic config table that
-// creates the group topics: retry copies with their DELAY and origin
-// properties, the way to the dead-letter topic, refusals and the dump.
+// creates the group topics: retry copies waiting in SCHEDULE_TOPIC_XXXX
+// with their DELAY and origin properties, the way to the dead-letter
+// topic, refusals and the dump.
 #include "actors/broker/send_back_processor.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <vector>
@@ -13,6 +15,7 @@
 
 #include "actors/broker/store_actors.hpp"
 #include "messages/errors.hpp"
+#include "runtime/delay_levels.hpp"
 #include "runtime/message_id.hpp"
 #include "runtime/message_properties.hpp"
 #include "tests/broker/topic_table_stub.hpp"
@@ -124,6 +127,29 @@ struct fixture : test::deterministic_fixture {
     return *recs;
   }
 
+  /// The copies waiting in SCHEDULE_TOPIC_XXXX for `real`, oldest first.
+  std::vector<storage::record_view> scheduled(const std::string& real) {
+    kept.clear();
+    kept.reserve(18); // the views point into the results
+    std::vector<storage::record_view> out;
+    for (int32_t q = 0; q < 18; ++q) {
+      get_message_request req{schedule_topic, q, 0, 1000, 1 << 20, {}};
+      kept.push_back(ask<get_message_result>(actors.dispatcher, req));
+      if (kept.back().status != static_cast<uint8_t>(get_status::found))
+        continue;
+      auto recs = storage::decode_pulled(kept.back());
+      REQUIRE(recs);
+      for (auto& rec : *recs)
+        if (storage::find_property(rec.properties, property_real_topic) == real)
+          out.push_back(rec);
+    }
+    std::sort(out.begin(), out.end(),
+              [](auto& x, auto& y) { return x.phys_offset < y.phys_offset; });
+    return out;
+  }
+
+  std::vector<get_message_result> kept;
+
   nlohmann::json dump() {
     return nlohmann::json::parse(ask<std::string>(proc, dump_atom::value));
   }
@@ -141,10 +167,14 @@ TEST_SUITE("broker.send_back_processor") {
     auto offset = put_original();
     send_back(back(offset));
     get_message_result res;
-    auto recs = read("%RETRY%G", res);
+    // It waits in the schedule topic, queue 3 - 1, for its retry topic.
+    CHECK(read("%RETRY%G", res).empty());
+    auto recs = scheduled("%RETRY%G");
     REQUIRE_EQ(recs.size(), 1u);
     auto& rec = recs[0];
-    CHECK_EQ(rec.topic, "%RETRY%G");
+    CHECK_EQ(rec.topic, schedule_topic);
+    CHECK_EQ(rec.queue_id, 2);
+    CHECK_EQ(prop(rec, property_real_queue_id), "0");
     CHECK_EQ(rec.reconsume_times, 1);
     CHECK_EQ(rec.body, "payload");
     CHECK_EQ(rec.flag, 7);
@@ -169,10 +199,10 @@ TEST_SUITE("broker.send_back_processor") {
 
   TEST_CASE_FIXTURE(fixture, "a consumer's delay level is kept") {
     send_back(back(put_original(), 5));
-    get_message_result res;
-    auto recs = read("%RETRY%G", res);
+    auto recs = scheduled("%RETRY%G");
     REQUIRE_EQ(recs.size(), 1u);
     CHECK_EQ(prop(recs[0], property_delay), "5");
+    CHECK_EQ(recs[0].queue_id, 4);
   }
 
   TEST_CASE_FIXTURE(fixture, "16 retries with rising delays, then the "
@@ -182,16 +212,17 @@ TEST_SUITE("broker.send_back_processor") {
     get_message_result res;
     for (int32_t i = 0; i < 16; ++i) {
       send_back(back(offset));
-      auto recs = read("%RETRY%G", res);
+      auto recs = scheduled("%RETRY%G");
       REQUIRE_EQ(recs.size(), static_cast<size_t>(i + 1));
       auto& rec = recs.back();
       CHECK_EQ(rec.reconsume_times, i + 1);
       // One DELAY only, 3 + the original's reconsume times.
       CHECK_EQ(prop(rec, property_delay), std::to_string(3 + i));
+      CHECK_EQ(rec.queue_id, delay_level_to_queue(3 + i));
       CHECK_EQ(prop(rec, property_retry_topic), "TopicA");
       CHECK_EQ(prop(rec, property_origin_message_id),
                encode_offset_msg_id(store_ip, store_port, first));
-      offset = res.phys_offsets.back();
+      offset = rec.phys_offset;
     }
     CHECK(read("%DLQ%G", res).empty());
     // The copy with reconsume times 16 has used up the default maximum.
@@ -205,7 +236,7 @@ TEST_SUITE("broker.send_back_processor") {
     CHECK_EQ(prop(dead[0], property_origin_message_id),
              encode_offset_msg_id(store_ip, store_port, first));
     CHECK_EQ(prop(dead[0], property_uniq_key), uniq);
-    CHECK_EQ(read("%RETRY%G", res).size(), 16u);
+    CHECK_EQ(scheduled("%RETRY%G").size(), 16u);
     auto d = dump();
     CHECK_EQ(d["retried"], 16);
     CHECK_EQ(d["dead"], 1);
@@ -221,7 +252,7 @@ TEST_SUITE("broker.send_back_processor") {
     CHECK_EQ(dead[0].reconsume_times, 1);
     CHECK_EQ(prop(dead[0], property_delay), "");
     CHECK_EQ(prop(dead[0], property_retry_topic), "TopicA");
-    CHECK(read("%RETRY%G", res).empty());
+    CHECK(scheduled("%RETRY%G").empty());
     // Both group topics were created, the DLQ with one queue.
     auto asked = nlohmann::json::parse(
       ask<std::string>(topics, dump_atom::value))["asked"];
@@ -235,8 +266,9 @@ TEST_SUITE("broker.send_back_processor") {
     get_message_result res;
     for (int i = 0; i < 2; ++i) {
       send_back(back(offset, 0, 2));
-      offset = read("%RETRY%G", res).size() == static_cast<size_t>(i + 1)
-                 ? res.phys_offsets.back()
+      auto recs = scheduled("%RETRY%G");
+      offset = recs.size() == static_cast<size_t>(i + 1)
+                 ? recs.back().phys_offset
                  : -1;
       REQUIRE_GE(offset, 0);
     }
@@ -264,8 +296,7 @@ TEST_SUITE("broker.send_back_processor") {
     CHECK_EQ(err, errc::invalid_parameter);
     // Still serving.
     send_back(back(offset));
-    get_message_result res;
-    CHECK_EQ(read("%RETRY%G", res).size(), 1u);
+    CHECK_EQ(scheduled("%RETRY%G").size(), 1u);
     auto d = dump();
     CHECK_EQ(d["requests"], 3);
     CHECK_EQ(d["failed"], 2);
@@ -295,8 +326,7 @@ TEST_SUITE("broker.send_back_processor") {
       auto err = ask_error<caf::ok_atom>(other, back(offset));
       CHECK_EQ(err, seen);
     }
-    get_message_result res;
-    CHECK(read("%RETRY%G", res).empty());
+    CHECK(scheduled("%RETRY%G").empty());
   }
 
   TEST_CASE_FIXTURE(fixture, "the dump shows options and counters") {

@@ -1,0 +1,591 @@
+#include "actors/broker/schedule_service.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "caf/exit_reason.hpp"
+
+#include "messages/errors.hpp"
+#include "runtime/json_file.hpp"
+#include "runtime/log.hpp"
+#include "runtime/message_properties.hpp"
+#include "runtime/request_failure.hpp"
+#include "runtime/storage/message_record.hpp"
+#include "runtime/storage/message_store.hpp"
+
+#include "actors/common/dump.hpp"
+
+namespace rmq {
+
+const char* schedule_service_state::name = "schedule_service";
+
+namespace {
+
+using self_ptr
+  = schedule_service_actor::stateful_pointer<schedule_service_state>;
+
+// Read whole records whatever their size (a body is at most 4 MiB).
+constexpr int32_t read_bytes = 16 * 1024 * 1024;
+
+// One record of a pass, in queue order.
+struct item {
+  int64_t queue_offset = 0;
+  int64_t store_ts = 0;
+  store_message msg;
+  bool done = false; // delivered, found delivered, or dropped
+};
+
+// The due records of one pass, and whether more records follow them.
+struct pass {
+  size_t level_index = 0;
+  std::vector<item> items;
+  bool full = false;
+  /// Deliver time of the first record read that was not due yet, or -1.
+  int64_t next_due = -1;
+};
+
+using pass_ptr = std::shared_ptr<pass>;
+
+void run(self_ptr self, size_t idx);
+
+void arm(self_ptr self, size_t idx, caf::timespan delay) {
+  auto& st = self->state;
+  auto& lv = st.levels[idx];
+  lv.timer = st.next_timer++;
+  self->delayed_send(self, delay, tick_atom::value, lv.level, lv.timer);
+}
+
+caf::error save(schedule_service_state& st) {
+  nlohmann::json table = nlohmann::json::object();
+  for (auto& lv : st.levels)
+    table[std::to_string(lv.level)] = lv.offset;
+  auto err = json_file::save(st.options.offsets_path,
+                             {{"offsetTable", std::move(table)}});
+  if (err) {
+    ++st.save_failures;
+    st.dirty = true;
+    RMQ_ERROR("schedule",
+              "saving " << st.options.offsets_path << ": " << describe(err));
+    return err;
+  }
+  ++st.saves;
+  st.dirty = false;
+  return caf::none;
+}
+
+// Ends a pass of level `idx`: retry with back-off after a failure, else
+// go on at once (more may be due), at the head's due time, or wait for an
+// arrival.
+void finish(self_ptr self, size_t idx, bool failed, bool more) {
+  auto& st = self->state;
+  auto& lv = st.levels[idx];
+  lv.busy = false;
+  if (failed) {
+    ++lv.failures;
+    lv.backoff = lv.backoff.count() == 0
+                   ? st.options.min_backoff
+                   : std::min(lv.backoff * 2, st.options.max_backoff);
+    arm(self, idx, lv.backoff);
+    return;
+  }
+  lv.backoff = caf::timespan{0};
+  if (more || lv.again) {
+    run(self, idx);
+    return;
+  }
+  if (lv.head_due >= 0)
+    arm(self, idx,
+        std::chrono::milliseconds{
+          std::max<int64_t>(lv.head_due - st.now_ms(), 0)});
+}
+
+// Moves the level's offset past the delivered prefix of the pass, keeps
+// later delivered records aside, and saves the file before anything else
+// of this level runs.
+void advance(self_ptr self, pass_ptr p) {
+  auto& st = self->state;
+  auto idx = p->level_index;
+  auto& lv = st.levels[idx];
+  bool gap = false;
+  int64_t left = 0;
+  for (auto& it : p->items) {
+    if (!it.done) {
+      gap = true;
+      ++left;
+      continue;
+    }
+    if (gap)
+      lv.delivered_ahead.insert(it.queue_offset);
+    else
+      lv.offset = std::max(lv.offset, it.queue_offset + 1);
+  }
+  lv.delivered_ahead.erase(lv.delivered_ahead.begin(),
+                           lv.delivered_ahead.lower_bound(lv.offset));
+  lv.due = left;
+  // Full pass: the next read tells.
+  lv.head_due = p->next_due;
+  if (gap)
+    for (auto& it : p->items)
+      if (!it.done) {
+        lv.head_due = it.store_ts + lv.delay_ms;
+        break;
+      }
+  auto err = save(st);
+  finish(self, idx, gap || err, !gap && p->full);
+}
+
+bool stored(const put_result& r) {
+  // Stored but not yet durable counts: the record is in the log.
+  return !r.error
+         || (r.phys_offset >= 0 && r.error.category() == errc_category
+             && (r.error == errc::flush_disk_timeout
+                 || r.error == errc::flush_slave_timeout
+                 || r.error == errc::slave_not_available));
+}
+
+void put(self_ptr self, pass_ptr p) {
+  auto& st = self->state;
+  std::vector<store_message> batch;
+  std::vector<size_t> which;
+  for (size_t i = 0; i < p->items.size(); ++i)
+    if (!p->items[i].done) {
+      // A retry reads the records again: the pass no longer needs them.
+      batch.push_back(std::move(p->items[i].msg));
+      which.push_back(i);
+    }
+  if (batch.empty()) {
+    advance(self, p);
+    return;
+  }
+  self
+    ->request(st.commit_log, st.options.request_timeout, caf::put_atom::value,
+              std::move(batch))
+    .then(
+      [self, p, which](std::vector<put_result>& res) {
+        auto& lv = self->state.levels[p->level_index];
+        for (size_t i = 0; i < which.size() && i < res.size(); ++i) {
+          if (stored(res[i])) {
+            p->items[which[i]].done = true;
+            ++lv.delivered;
+          } else {
+            log_request_failure("schedule", "re-putting a due message",
+                                res[i].error);
+          }
+        }
+        advance(self, p);
+      },
+      [self, p](caf::error& err) {
+        log_request_failure("schedule", "re-putting due messages", err);
+        advance(self, p);
+      });
+}
+
+// Whether `res` holds the delivered copy of `it`: its real topic and
+// queue, its reconsume times, stored after the scheduled record.
+bool holds_copy(const query_message_result& res, const item& it) {
+  size_t pos = 0;
+  for (size_t i = 0; i < res.phys_offsets.size() && pos < res.buffer.size();
+       ++i) {
+    storage::record_view rec;
+    if (storage::decode_record(res.buffer.data() + pos, res.buffer.size() - pos,
+                               rec, false)
+        != storage::decode_status::ok)
+      return false;
+    pos += static_cast<size_t>(rec.total_size);
+    if (rec.topic == it.msg.topic && rec.queue_id == it.msg.queue_id
+        && rec.reconsume_times == it.msg.reconsume_times
+        && rec.store_timestamp >= it.store_ts)
+      return true;
+  }
+  return false;
+}
+
+// After a start: looks each due record up in its real topic by UNIQ_KEY
+// (the store's index) and marks the ones already there as done.
+void verify(self_ptr self, pass_ptr p) {
+  auto& st = self->state;
+  struct tally {
+    size_t pending = 0;
+    bool failed = false;
+    bool found = false;
+  };
+  auto t = std::make_shared<tally>();
+  std::vector<size_t> asks;
+  for (size_t i = 0; i < p->items.size(); ++i)
+    if (!p->items[i].done
+        && !storage::find_property(p->items[i].msg.properties,
+                                   property_uniq_key)
+              .empty())
+      asks.push_back(i);
+  if (asks.empty()) {
+    st.levels[p->level_index].verifying = false;
+    put(self, p);
+    return;
+  }
+  t->pending = asks.size();
+  auto one_done = [self, p, t] {
+    if (--t->pending > 0)
+      return;
+    auto idx = p->level_index;
+    if (t->failed) {
+      finish(self, idx, true, false);
+      return;
+    }
+    if (!t->found)
+      self->state.levels[idx].verifying = false;
+    put(self, p);
+  };
+  for (auto i : asks) {
+    auto& it = p->items[i];
+    query_message_request q;
+    q.topic = it.msg.topic;
+    q.key = std::string{
+      storage::find_property(it.msg.properties, property_uniq_key)};
+    q.max_num = 32;
+    self->request(st.dispatcher, st.options.request_timeout, std::move(q))
+      .then(
+        [self, p, t, i, one_done](query_message_result& res) {
+          auto& it = p->items[i];
+          if (holds_copy(res, it)) {
+            it.done = true;
+            t->found = true;
+            ++self->state.levels[p->level_index].verified;
+            RMQ_INFO("schedule", "level "
+                                   << self->state.levels[p->level_index].level
+                                   << " offset " << it.queue_offset
+                                   << " was delivered before the restart");
+          }
+          one_done();
+        },
+        [t, one_done](caf::error& err) {
+          log_request_failure("schedule", "checking the real queue", err);
+          t->failed = true;
+          one_done();
+        });
+  }
+}
+
+// The record at the level's offset cannot be read: it is lost, and
+// waiting would hold every later message of the level (RocketMQ passes a
+// record it cannot look up too).
+void drop_head(self_ptr self, size_t idx, const char* why) {
+  auto& st = self->state;
+  auto& lv = st.levels[idx];
+  RMQ_ERROR("schedule", "dropping level " << lv.level << " offset " << lv.offset
+                                          << ": " << why);
+  ++lv.dropped;
+  ++lv.offset;
+  lv.delivered_ahead.erase(lv.delivered_ahead.begin(),
+                           lv.delivered_ahead.lower_bound(lv.offset));
+  auto err = save(st);
+  finish(self, idx, static_cast<bool>(err), true);
+}
+
+void on_read(self_ptr self, size_t idx, get_message_result& res) {
+  auto& st = self->state;
+  auto& lv = st.levels[idx];
+  lv.max_offset = res.max_offset;
+  auto status = static_cast<get_status>(res.status);
+  auto moved = [&](int64_t to, const char* why) {
+    RMQ_ERROR("schedule", "level " << lv.level << ": offset " << lv.offset
+                                   << " " << why << ", moved to " << to);
+    lv.offset = to;
+    lv.delivered_ahead.clear();
+    auto err = save(st);
+    finish(self, idx, static_cast<bool>(err), true);
+  };
+  switch (status) {
+    case get_status::found:
+      break;
+    case get_status::offset_too_small:
+      // Retention deleted them (RocketMQ correctDelayOffset).
+      moved(res.min_offset, "is below the queue's minimum");
+      return;
+    case get_status::offset_overflow_badly:
+      moved(res.max_offset, "is above the queue's maximum");
+      return;
+    case get_status::offset_found_null:
+      if (res.next_begin_offset > lv.offset) {
+        moved(res.next_begin_offset, "has no record");
+        return;
+      }
+      finish(self, idx, true, false);
+      return;
+    default:
+      // Nothing at the offset yet: wait for an arrival.
+      lv.head_due = -1;
+      lv.due = 0;
+      finish(self, idx, false, false);
+      return;
+  }
+  // Decoded one by one with body CRCs: the records before a damaged one
+  // are delivered, the damaged one is passed when it is the head.
+  std::vector<storage::record_view> recs;
+  size_t pos = 0;
+  for (size_t i = 0; i < res.queue_offsets.size(); ++i) {
+    storage::record_view rec;
+    if (pos >= res.buffer.size()
+        || storage::decode_record(res.buffer.data() + pos,
+                                  res.buffer.size() - pos, rec, true)
+             != storage::decode_status::ok)
+      break;
+    pos += static_cast<size_t>(rec.total_size);
+    recs.push_back(rec);
+  }
+  if (recs.empty()) {
+    drop_head(self, idx, "its record is damaged");
+    return;
+  }
+  auto p = std::make_shared<pass>();
+  p->level_index = idx;
+  auto now = st.now_ms();
+  bool cut = false;
+  for (size_t i = 0; i < recs.size(); ++i) {
+    auto& rec = recs[i];
+    auto q = res.queue_offsets[i];
+    auto due_at = rec.store_timestamp + lv.delay_ms;
+    // A wall clock set back would hold messages longer than their delay:
+    // deliver now (RocketMQ correctDeliverTimestamp).
+    if (due_at > now + lv.delay_ms)
+      due_at = now;
+    if (due_at > now) {
+      p->next_due = due_at;
+      cut = true;
+      break;
+    }
+    item it;
+    it.queue_offset = q;
+    it.store_ts = rec.store_timestamp;
+    if (lv.delivered_ahead.count(q) > 0) {
+      it.done = true;
+    } else if (auto msg = from_schedule(rec); !msg) {
+      RMQ_ERROR("schedule", "dropping level " << lv.level << " offset " << q
+                                              << ": " << describe(msg.error()));
+      ++lv.dropped;
+      it.done = true;
+    } else {
+      it.msg = std::move(*msg);
+    }
+    p->items.push_back(std::move(it));
+  }
+  // More records than this read returned (batch or byte limit, a damaged
+  // record): the next pass goes on at once.
+  p->full = !cut
+            && (recs.size() < res.queue_offsets.size()
+                || res.next_begin_offset < res.max_offset);
+  lv.due = static_cast<int64_t>(std::count_if(
+    p->items.begin(), p->items.end(), [](const item& it) { return !it.done; }));
+  if (p->items.empty()) {
+    lv.head_due = p->next_due;
+    finish(self, idx, false, false);
+    return;
+  }
+  lv.head_due = p->items.front().store_ts + lv.delay_ms;
+  if (lv.verifying)
+    verify(self, p);
+  else
+    put(self, p);
+}
+
+void run(self_ptr self, size_t idx) {
+  auto& st = self->state;
+  auto& lv = st.levels[idx];
+  if (lv.busy) {
+    lv.again = true;
+    return;
+  }
+  lv.busy = true;
+  lv.again = false;
+  lv.timer = 0; // a pending wake-up is stale now
+  // The file must hold every delivered offset before more is delivered.
+  if (st.dirty && save(st)) {
+    finish(self, idx, true, false);
+    return;
+  }
+  get_message_request req;
+  req.topic = schedule_topic;
+  req.queue_id = delay_level_to_queue(lv.level);
+  req.offset = lv.offset;
+  req.max_count = st.options.batch;
+  req.max_bytes = read_bytes;
+  self->request(st.dispatcher, st.options.request_timeout, std::move(req))
+    .then([self, idx](get_message_result& res) { on_read(self, idx, res); },
+          [self, idx](caf::error& err) {
+            // The store refuses a read that starts at a damaged record.
+            if (err == errc::corrupt_data) {
+              drop_head(self, idx, error_detail(err).c_str());
+              return;
+            }
+            log_request_failure("schedule", "reading a level", err);
+            finish(self, idx, true, false);
+          });
+}
+
+// After arrival notes: levels with a known head wait for its time, busy
+// ones read again when their pass ends, idle ones look now.
+void check_idle_levels(self_ptr self) {
+  auto& st = self->state;
+  for (size_t i = 0; i < st.levels.size(); ++i) {
+    auto& lv = st.levels[i];
+    if (lv.busy)
+      lv.again = true;
+    else if (lv.timer == 0 && lv.head_due < 0)
+      run(self, i);
+  }
+}
+
+caf::error load(schedule_service_state& st) {
+  auto doc = json_file::load(st.options.offsets_path);
+  if (!doc) {
+    if (doc.error() != errc::corrupt_data)
+      return std::move(doc.error());
+    auto aside = json_file::keep_aside(st.options.offsets_path);
+    if (!aside)
+      return std::move(aside.error());
+    // Every level verifies from 0 until a pass finds nothing delivered.
+    RMQ_ERROR("schedule", "corrupt " << st.options.offsets_path << " kept as "
+                                     << *aside
+                                     << "; checking every level from 0");
+    return caf::none;
+  }
+  if (doc->is_null())
+    return caf::none;
+  auto table = doc->find("offsetTable");
+  if (!doc->is_object() || table == doc->end() || !table->is_object())
+    return make_error(errc::corrupt_data,
+                      st.options.offsets_path + " has no offsetTable");
+  for (auto& lv : st.levels) {
+    auto i = table->find(std::to_string(lv.level));
+    if (i != table->end() && i->is_number_integer())
+      lv.offset = std::max<int64_t>(i->get<int64_t>(), 0);
+  }
+  return caf::none;
+}
+
+} // namespace
+
+std::string delay_offsets_json_path(const std::string& store_root) {
+  return store_root + "/config/delayOffset.json";
+}
+
+int64_t schedule_service_state::now_ms() const {
+  return options.wall_clock_ms ? options.wall_clock_ms()
+                               : storage::wall_clock_ms();
+}
+
+schedule_progress schedule_service_state::progress() const {
+  schedule_progress out;
+  for (auto& lv : levels)
+    out.levels.push_back(
+      {lv.level, lv.delay_ms, lv.offset, lv.max_offset, lv.delivered});
+  return out;
+}
+
+nlohmann::json schedule_service_state::dump_fields() const {
+  auto now = now_ms();
+  nlohmann::json lvls = nlohmann::json::array();
+  int64_t delivered = 0;
+  int64_t max_lag = 0;
+  for (auto& lv : levels) {
+    auto lag = lv.head_due >= 0 && lv.head_due <= now ? now - lv.head_due : 0;
+    max_lag = std::max(max_lag, lag);
+    delivered += lv.delivered;
+    lvls.push_back({
+      {"level", lv.level},
+      {"delay_ms", lv.delay_ms},
+      {"offset", lv.offset},
+      {"max_offset", lv.max_offset},
+      {"due", lv.due},
+      {"lag_ms", lag},
+      {"next_due_in_ms",
+       lv.head_due >= 0 && lv.head_due > now ? lv.head_due - now : 0},
+      {"delivered", lv.delivered},
+      {"verified", lv.verified},
+      {"dropped", lv.dropped},
+      {"failures", lv.failures},
+      {"verifying", lv.verifying},
+      {"busy", lv.busy},
+    });
+  }
+  return {
+    {"offsets_path", options.offsets_path},
+    {"levels", std::move(lvls)},
+    {"delivered", delivered},
+    {"lag_ms", max_lag},
+    {"saves", saves},
+    {"save_failures", save_failures},
+    {"arrivals", arrivals},
+  };
+}
+
+schedule_service_actor::behavior_type schedule_service(
+  schedule_service_actor::stateful_pointer<schedule_service_state> self,
+  schedule_service_options options, dispatcher_actor dispatcher,
+  commit_log_actor commit_log) {
+  auto& st = self->state;
+  st.options = std::move(options);
+  st.options.batch = std::max(st.options.batch, 1);
+  st.dispatcher = std::move(dispatcher);
+  st.commit_log = std::move(commit_log);
+  auto delays = parse_delay_levels(st.options.message_delay_level);
+  caf::error err;
+  if (!delays) {
+    err = std::move(delays.error());
+  } else {
+    st.delays = std::move(*delays);
+    for (size_t i = 0; i < st.delays.size(); ++i) {
+      schedule_level lv;
+      lv.level = static_cast<int32_t>(i + 1);
+      lv.delay_ms = st.delays[i];
+      st.levels.push_back(std::move(lv));
+    }
+    err = load(st);
+  }
+  if (err) {
+    RMQ_ERROR("schedule", "cannot start: " << describe(err));
+    self->quit(std::move(err));
+    return {
+      [](caf::get_atom) { return schedule_progress{}; },
+      [](arrival_atom, int64_t) {},
+      [](tick_atom, int32_t, uint64_t) {},
+      dump_handler(self),
+    };
+  }
+  for (size_t i = 0; i < st.levels.size(); ++i)
+    run(self, i);
+  return {
+    [=](caf::get_atom) { return self->state.progress(); },
+    [=](arrival_atom, int64_t) {
+      auto& st = self->state;
+      ++st.arrivals;
+      if (st.arrival_check_armed)
+        return;
+      if (st.options.arrival_check_delay.count() <= 0) {
+        check_idle_levels(self);
+        return;
+      }
+      st.arrival_check_armed = true;
+      self->delayed_send(self, st.options.arrival_check_delay, tick_atom::value,
+                         int32_t{0}, uint64_t{0});
+    },
+    [=](tick_atom, int32_t level, uint64_t gen) {
+      auto& st = self->state;
+      if (level == 0) {
+        st.arrival_check_armed = false;
+        check_idle_levels(self);
+        return;
+      }
+      auto idx = static_cast<size_t>(level - 1);
+      if (level < 1 || idx >= st.levels.size() || st.levels[idx].timer != gen)
+        return;
+      st.levels[idx].timer = 0;
+      run(self, idx);
+    },
+    dump_handler(self),
+  };
+}
+
+} // namespace rmq
