@@ -53,6 +53,7 @@ void check_serves(remote_client& client, const broker_actor& front,
   auto sent = send_plain(client, front, topic, body, 0);
   REQUIRE_MESSAGE(sent, describe(sent.error()));
   CHECK_EQ(sent->status, static_cast<uint8_t>(send_status::send_ok));
+  REQUIRE(wait_readable(client, front, topic, 0, sent->queue_offset + 1));
   auto bodies = pull_all(client, front, topic, 0);
   REQUIRE_FALSE(bodies.empty());
   CHECK_EQ(bodies.back(), body);

@@ -90,6 +90,9 @@ bool offsets_on_disk(const std::string& store, const expected_state& want) {
 
 void check_kept(remote_client& client, const broker_actor& front,
                 const expected_state& want) {
+  for (auto& [q, bodies] : want.bodies)
+    REQUIRE(wait_readable(client, front, topic, q,
+                          static_cast<int64_t>(bodies.size())));
   auto topics = all_topics(client, front);
   REQUIRE_EQ(topics.size(), want.topics.size());
   for (size_t i = 0; i < topics.size(); ++i) {

@@ -6,6 +6,7 @@
 
 #include "messages/errors.hpp"
 #include "runtime/storage/message_record.hpp"
+#include "tests/support/wait_until.hpp"
 
 namespace rmq::test {
 
@@ -28,6 +29,8 @@ broker_process start_broker_node(const broker_launch& how) {
   if (!how.tls_dir.empty())
     argv.push_back("--tls-dir=" + how.tls_dir);
   argv.insert(argv.end(), how.extra.begin(), how.extra.end());
+  if (how.log_to_stdout)
+    argv.insert(argv.begin(), {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"});
   result.proc = std::make_unique<child_process>(std::move(argv));
   std::string rest;
   REQUIRE(result.proc->wait_for(
@@ -93,6 +96,18 @@ std::vector<std::string> pulled_bodies(const pull_message_result& res) {
   }
   CHECK_EQ(out.size(), static_cast<size_t>(res.message_count));
   return out;
+}
+
+bool wait_readable(remote_client& client, const broker_actor& front,
+                   const std::string& topic, int32_t queue_id,
+                   int64_t max_offset) {
+  return wait_until(
+    [&] {
+      auto offs
+        = client.ask<queue_offsets>(front, get_offset_request{topic, queue_id});
+      return offs && offs->max_offset >= max_offset;
+    },
+    std::chrono::seconds{5});
 }
 
 std::vector<std::string> pull_all(remote_client& client,

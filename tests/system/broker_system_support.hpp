@@ -34,6 +34,8 @@ struct broker_launch {
   std::vector<std::string> extra;
   /// false: do not wait for the registrations (the NameServers are down).
   bool wait_registered = true;
+  /// true: its stderr (the log) joins stdout, for tests that read the log.
+  bool log_to_stdout = false;
 };
 
 /// A running broker process, killed with the object.
@@ -71,6 +73,13 @@ std::set<std::string> route_brokers(remote_client& client, uint16_t port,
 /// The bodies of the records of one pull's buffer, in order; REQUIREs that
 /// every record decodes (CRC checked).
 std::vector<std::string> pulled_bodies(const pull_message_result& res);
+
+/// Waits (bounded, 5 s) until queue `queue_id` of `topic` reaches
+/// `max_offset`: a send is acknowledged once stored, and the dispatcher
+/// makes it readable a moment later (RocketMQ's reput lag).
+bool wait_readable(remote_client& client, const broker_actor& front,
+                   const std::string& topic, int32_t queue_id,
+                   int64_t max_offset);
 
 /// Pulls queue `queue_id` of `topic` from offset 0 to its end; answers
 /// every body in order (REQUIREs each pull to succeed).
