@@ -124,6 +124,27 @@ TEST_SUITE("system.broker.bad_input") {
     REQUIRE_FALSE(group);
     CHECK_MESSAGE(group.error() == errc::invalid_parameter,
                   describe(group.error()));
+    // Consumers with invalid group names: no subscription group config.
+    client_heartbeat hb;
+    hb.client_id = "127.0.0.1@test";
+    hb.consumers.push_back(consumer_data{"bad group"});
+    auto beat = client.ask<caf::ok_atom>(front, hb);
+    REQUIRE_FALSE(beat);
+    CHECK_MESSAGE(beat.error() == errc::invalid_parameter,
+                  describe(beat.error()));
+    auto pulled = pull(topic, 0, 0, "bad group");
+    REQUIRE_FALSE(pulled);
+    CHECK_MESSAGE(pulled.error() == errc::subscription_group_not_exist,
+                  describe(pulled.error()));
+    auto commit_refused = [&](const std::string& g, const std::string& t) {
+      auto ok = client.ask<caf::ok_atom>(front,
+                                         update_offset_request{g, t, 0, 1});
+      REQUIRE_FALSE(ok);
+      return ok.error();
+    };
+    CHECK(commit_refused("bad group", topic)
+          == errc::subscription_group_not_exist);
+    CHECK(commit_refused("G", "bad topic") == errc::topic_not_exist);
     check_serves();
   }
 
