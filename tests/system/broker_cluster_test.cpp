@@ -3,8 +3,8 @@
 // created on the cluster routes to both brokers on both NameServers; a
 // broker killed with SIGKILL leaves the routes within 1 s and comes back
 // when restarted on its port at once; a NameServer restarted empty has both
-// brokers again within one registration period; with every NameServer down
-// the brokers keep serving.
+// brokers again within one registration period; SIGINT unregisters a broker
+// and exits 0; with every NameServer down the brokers keep serving.
 #include <chrono>
 #include <csignal>
 #include <set>
@@ -122,6 +122,16 @@ TEST_SUITE("system.broker.cluster") {
     CHECK(client.knows_broker(ns1h, "broker-a"));
     CHECK(client.knows_broker(ns1h, "broker-b"));
 
+    // SIGINT stops a broker as SIGTERM does: unregistered from both
+    // NameServers, exit 0; it comes back with its topic.
+    b.proc->signal(SIGINT);
+    CHECK_EQ(b.proc->wait(), 0);
+    CHECK(wait_until([&] { return routes_to(client, ns_ports, {"broker-a"}); },
+                     2s));
+    restart_broker_node(b, how_b);
+    front_b = connect_broker(client, b.port);
+    CHECK(wait_until([&] { return routes_to(client, ns_ports, both); }, 5s));
+
     // Every NameServer down: once each broker failed to reach both again,
     // it still serves sends and pulls.
     ns1.proc.reset();
@@ -136,8 +146,11 @@ TEST_SUITE("system.broker.cluster") {
     }
     check_serves(client, front_a, "a without NameServers");
     check_serves(client, front_b, "b without NameServers");
-    CHECK_EQ(a.proc->wait(0ms), -1);
-    CHECK_EQ(b.proc->wait(0ms), -1);
+    // And stops cleanly without a NameServer to unregister from.
+    a.proc->signal(SIGINT);
+    b.proc->signal(SIGTERM);
+    CHECK_EQ(a.proc->wait(), 0);
+    CHECK_EQ(b.proc->wait(), 0);
   }
 
 } // TEST_SUITE
