@@ -12,6 +12,7 @@
 #include "actors/common/relay.hpp"
 #include "messages/errors.hpp"
 #include "runtime/request_failure.hpp"
+#include "runtime/validators.hpp"
 
 namespace rmq {
 
@@ -136,7 +137,14 @@ broker_frontend_actor::behavior_type broker_frontend(
       return ask<int64_t>(self, self->state.peers.offsets, "query offset",
                           std::move(req));
     },
-    [self](update_offset_request& req) {
+    [self](update_offset_request& req) -> caf::result<caf::ok_atom> {
+      // Names only: RocketMQ also refuses groups and topics it does not
+      // have (docs/broker.md, "Broker system tests").
+      if (auto err = check_group(req.consumer_group))
+        return make_error(errc::subscription_group_not_exist,
+                          error_detail(err));
+      if (auto err = check_topic(req.topic))
+        return make_error(errc::topic_not_exist, error_detail(err));
       // The table's mailbox orders it before any later query from here.
       self->send(self->state.peers.offsets, std::move(req));
       return caf::ok_atom::value;

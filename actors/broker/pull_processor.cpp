@@ -10,6 +10,7 @@
 #include "messages/route.hpp"
 #include "runtime/request_failure.hpp"
 #include "runtime/storage/message_record.hpp"
+#include "runtime/validators.hpp"
 
 #include "actors/common/dump.hpp"
 
@@ -152,6 +153,13 @@ pull_processor_actor::behavior_type pull_processor(
     [=](pull_message_request& req) mutable -> caf::result<pull_message_result> {
       auto& st = self->state;
       ++st.pulls;
+      // RocketMQ's findSubscriptionGroupConfig has no config for an
+      // invalid name, so the pull is refused as of an unknown group.
+      if (auto err = check_group(req.consumer_group)) {
+        ++st.refused;
+        return make_error(errc::subscription_group_not_exist,
+                          error_detail(err));
+      }
       auto codes = parse_subscription(req.subscription);
       if (!codes) {
         ++st.refused;

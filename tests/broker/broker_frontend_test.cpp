@@ -100,6 +100,15 @@ TEST_SUITE("broker.frontend") {
     CHECK_EQ(
       ask_error<topic_stats>(front(), topic_stats_request{"NoSuch"}).code(),
       static_cast<uint8_t>(errc::topic_not_exist));
+    // Commits name a valid group and topic.
+    CHECK_EQ(ask_error<caf::ok_atom>(
+               front(), update_offset_request{"bad group", "TopicOk", 0, 1})
+               .code(),
+             static_cast<uint8_t>(errc::subscription_group_not_exist));
+    CHECK_EQ(ask_error<caf::ok_atom>(front(),
+                                     update_offset_request{"G", "", 0, 1})
+               .code(),
+             static_cast<uint8_t>(errc::topic_not_exist));
   }
 
   TEST_CASE_FIXTURE(fixture, "topics and groups are created, listed and "

@@ -276,8 +276,8 @@ TEST_SUITE("broker.pull_processor") {
     CHECK_LE(res.buffer.size(), static_cast<size_t>(req.max_msg_bytes));
   }
 
-  TEST_CASE_FIXTURE(fixture, "bad topics, queues and subscriptions are "
-                             "refused") {
+  TEST_CASE_FIXTURE(fixture, "bad topics, queues, subscriptions and groups "
+                             "are refused") {
     auto req = pull_req(0);
     req.topic = "Nope";
     CHECK(refused(req) == errc::topic_not_exist);
@@ -289,7 +289,13 @@ TEST_SUITE("broker.pull_processor") {
     CHECK(refused(req) == errc::invalid_parameter);
     req = pull_req(0, "tagA ||");
     CHECK(refused(req) == errc::subscription_parse_failed);
-    CHECK_EQ(dump(processor)["refused"], 5);
+    // An invalid group name has no subscription group config.
+    req = pull_req(0);
+    req.consumer_group = "bad group";
+    CHECK(refused(req) == errc::subscription_group_not_exist);
+    req.consumer_group = "";
+    CHECK(refused(req) == errc::subscription_group_not_exist);
+    CHECK_EQ(dump(processor)["refused"], 7);
   }
 
   TEST_CASE_FIXTURE(fixture, "a pull with COMMIT_OFFSET commits its offset") {

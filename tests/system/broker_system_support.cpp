@@ -4,6 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include "messages/errors.hpp"
+#include "runtime/storage/message_record.hpp"
+#include "tests/support/wait_until.hpp"
+
 namespace rmq::test {
 
 broker_process start_broker_node(const broker_launch& how) {
@@ -25,6 +29,8 @@ broker_process start_broker_node(const broker_launch& how) {
   if (!how.tls_dir.empty())
     argv.push_back("--tls-dir=" + how.tls_dir);
   argv.insert(argv.end(), how.extra.begin(), how.extra.end());
+  if (how.log_to_stdout)
+    argv.insert(argv.begin(), {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"});
   result.proc = std::make_unique<child_process>(std::move(argv));
   std::string rest;
   REQUIRE(result.proc->wait_for(
@@ -32,11 +38,98 @@ broker_process start_broker_node(const broker_launch& how) {
   result.port = static_cast<uint16_t>(std::stoi(rest));
   std::set<std::string> registered;
   std::string addr;
-  while (registered.size() < how.namesrvs.size()) {
+  while (how.wait_registered && registered.size() < how.namesrvs.size()) {
     REQUIRE(result.proc->wait_for("registered with ", addr));
     registered.insert(addr);
   }
   return result;
+}
+
+void restart_broker_node(broker_process& broker, broker_launch how) {
+  how.port = broker.port;
+  broker.proc.reset(); // SIGKILL and reap, if it still runs
+  auto again = start_broker_node(how);
+  CHECK_EQ(again.port, broker.port);
+  broker = std::move(again);
+}
+
+broker_actor connect_broker(remote_client& client, uint16_t port) {
+  auto front = client.try_connect_to<broker_actor>(port);
+  REQUIRE_MESSAGE(front, describe(front.error()));
+  return *front;
+}
+
+void create_topic(remote_client& client, const broker_actor& front,
+                  const std::string& topic, int32_t queues) {
+  update_topic_request req;
+  req.config.topic_name = topic;
+  req.config.read_queue_nums = queues;
+  req.config.write_queue_nums = queues;
+  auto version = client.ask<data_version>(front, std::move(req));
+  REQUIRE_MESSAGE(version, describe(version.error()));
+}
+
+std::set<std::string> route_brokers(remote_client& client, uint16_t port,
+                                    const std::string& topic) {
+  std::set<std::string> out;
+  auto ns = client.try_connect(port);
+  if (!ns)
+    return out;
+  auto route = client.ask<topic_route_data>(*ns, get_route_info_request{topic},
+                                            std::chrono::seconds{2});
+  if (route)
+    for (auto& qd : route->queue_datas)
+      out.insert(qd.broker_name);
+  return out;
+}
+
+std::vector<std::string> pulled_bodies(const pull_message_result& res) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < res.buffer.size()) {
+    storage::record_view rec;
+    auto st = storage::decode_record(res.buffer.data() + pos,
+                                     res.buffer.size() - pos, rec);
+    REQUIRE(st == storage::decode_status::ok);
+    out.emplace_back(rec.body);
+    pos += static_cast<size_t>(rec.total_size);
+  }
+  CHECK_EQ(out.size(), static_cast<size_t>(res.message_count));
+  return out;
+}
+
+bool wait_readable(remote_client& client, const broker_actor& front,
+                   const std::string& topic, int32_t queue_id,
+                   int64_t max_offset) {
+  return wait_until(
+    [&] {
+      auto offs
+        = client.ask<queue_offsets>(front, get_offset_request{topic, queue_id});
+      return offs && offs->max_offset >= max_offset;
+    },
+    std::chrono::seconds{5});
+}
+
+std::vector<std::string> pull_all(remote_client& client,
+                                  const broker_actor& front,
+                                  const std::string& topic, int32_t queue_id) {
+  std::vector<std::string> out;
+  pull_message_request req;
+  req.consumer_group = "SystemTestConsumer";
+  req.topic = topic;
+  req.queue_id = queue_id;
+  for (;;) {
+    auto got = client.ask<pull_message_result>(front, req);
+    REQUIRE_MESSAGE(got, describe(got.error()));
+    if (got->status != static_cast<uint8_t>(pull_status::found)) {
+      CHECK_EQ(got->status, static_cast<uint8_t>(pull_status::no_new_msg));
+      return out;
+    }
+    auto bodies = pulled_bodies(*got);
+    REQUIRE_FALSE(bodies.empty());
+    out.insert(out.end(), bodies.begin(), bodies.end());
+    req.queue_offset = got->next_begin_offset;
+  }
 }
 
 caf::expected<send_result>

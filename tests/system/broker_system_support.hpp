@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct broker_launch {
   bool auto_create_topic = true;
   /// More flags, e.g. "--register-interval-ms=10000".
   std::vector<std::string> extra;
+  /// false: do not wait for the registrations (the NameServers are down).
+  bool wait_registered = true;
+  /// true: its stderr (the log) joins stdout, for tests that read the log.
+  bool log_to_stdout = false;
 };
 
 /// A running broker process, killed with the object.
@@ -47,6 +52,40 @@ struct broker_process {
 /// REQUIREs that it listens and registered with every NameServer in
 /// `how.namesrvs` (rmq-node prints the registrar's events on stdout).
 broker_process start_broker_node(const broker_launch& how);
+
+/// Starts it again as `how` says, on the port it had (SO_REUSEADDR: right
+/// after SIGKILL or SIGTERM); replaces `proc`.
+void restart_broker_node(broker_process& broker, broker_launch how);
+
+/// Connects to the broker's front on `port`; REQUIREs it.
+broker_actor connect_broker(remote_client& client, uint16_t port);
+
+/// Creates or updates `topic` with `queues` read and write queues on the
+/// broker (UPDATE_AND_CREATE_TOPIC); REQUIREs success.
+void create_topic(remote_client& client, const broker_actor& front,
+                  const std::string& topic, int32_t queues);
+
+/// The broker names of `topic`'s queue datas on the NameServer at `port`;
+/// empty when it does not answer or does not know the topic.
+std::set<std::string> route_brokers(remote_client& client, uint16_t port,
+                                    const std::string& topic);
+
+/// The bodies of the records of one pull's buffer, in order; REQUIREs that
+/// every record decodes (CRC checked).
+std::vector<std::string> pulled_bodies(const pull_message_result& res);
+
+/// Waits (bounded, 5 s) until queue `queue_id` of `topic` reaches
+/// `max_offset`: a send is acknowledged once stored, and the dispatcher
+/// makes it readable a moment later (RocketMQ's reput lag).
+bool wait_readable(remote_client& client, const broker_actor& front,
+                   const std::string& topic, int32_t queue_id,
+                   int64_t max_offset);
+
+/// Pulls queue `queue_id` of `topic` from offset 0 to its end; answers
+/// every body in order (REQUIREs each pull to succeed).
+std::vector<std::string> pull_all(remote_client& client,
+                                  const broker_actor& front,
+                                  const std::string& topic, int32_t queue_id);
 
 /// Sends a plain message of `body` to `topic` (queue id < 0: any queue)
 /// through `front`; answers the broker's result or error.
