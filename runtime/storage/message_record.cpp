@@ -97,11 +97,19 @@ decode_status decode_record(const char* data, size_t available,
   out.phys_offset = static_cast<int64_t>(get_be64(p)), p += 8;
   out.sys_flag = static_cast<int32_t>(get_be32(p)), p += 4;
   out.born_timestamp = static_cast<int64_t>(get_be64(p)), p += 8;
+  if ((out.sys_flag & sys_flag::born_host_v6) == 0) {
+    out.born_ip = get_be32(p);
+    out.born_port = get_be32(p + 4);
+  }
   p += host_size(out.sys_flag, sys_flag::born_host_v6);
   // Fixed part with the (possibly larger) hosts, before the body length.
   if (p + 8 + host_size(out.sys_flag, sys_flag::store_host_v6) + 12 + 4 > end)
     return decode_status::corrupt;
   out.store_timestamp = static_cast<int64_t>(get_be64(p)), p += 8;
+  if ((out.sys_flag & sys_flag::store_host_v6) == 0) {
+    out.store_ip = get_be32(p);
+    out.store_port = get_be32(p + 4);
+  }
   p += host_size(out.sys_flag, sys_flag::store_host_v6);
   out.reconsume_times = static_cast<int32_t>(get_be32(p)), p += 4;
   out.prepared_transaction_offset = static_cast<int64_t>(get_be64(p)), p += 8;

@@ -46,6 +46,11 @@ struct record_view {
   int32_t sys_flag = 0;
   int64_t born_timestamp = 0;
   int64_t store_timestamp = 0;
+  /// IPv4 hosts in host byte order; 0 when the record has IPv6 hosts.
+  uint32_t born_ip = 0;
+  uint32_t born_port = 0;
+  uint32_t store_ip = 0;
+  uint32_t store_port = 0;
   int32_t reconsume_times = 0;
   int64_t prepared_transaction_offset = 0;
   std::string_view body;
