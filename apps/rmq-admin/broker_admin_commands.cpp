@@ -30,8 +30,7 @@ ask_broker(const command_env& env, const std::string& addr, Request req) {
                                                      + describe(err));
   auto res = client.ask<Result>(std::move(req));
   if (!res)
-    return make_error(errc::system_error,
-                      "broker " + addr + ": " + describe(res.error()));
+    return at_broker(addr, res.error());
   return res;
 }
 

@@ -104,6 +104,14 @@ caf::expected<std::string> master_of(const topic_route_data& route,
                     "the topic's route has no master broker " + name);
 }
 
+caf::error at_broker(const std::string& addr, const caf::error& err) {
+  if (err.category() == errc_category)
+    return make_error(static_cast<errc>(err.code()),
+                      "broker " + addr + ": " + error_detail(err));
+  return make_error(errc::service_not_available,
+                    "broker " + addr + ": " + describe(err));
+}
+
 int usage_fail(const command_env& env, const std::string& why) {
   std::cerr << "rmq-admin: " << env.args.command << ": " << why << std::endl;
   return 2;

@@ -45,6 +45,11 @@ caf::expected<std::string> broker_name_of(const command_env& env,
 caf::expected<std::string> master_of(const topic_route_data& route,
                                      const std::string& name);
 
+/// `err` from the broker at `addr`, its code kept (rmq errors) and the
+/// address named: "rmq::invalid_parameter: broker ADDR: perm 9 ...".
+/// Other errors (timeouts, lost connections) become service_not_available.
+caf::error at_broker(const std::string& addr, const caf::error& err);
+
 /// Prints "rmq-admin: <command>: <why>" to stderr; returns 2 (a usage
 /// error).
 int usage_fail(const command_env& env, const std::string& why);

@@ -37,8 +37,7 @@ struct broker_pool {
     }
     auto res = client->template ask<Result>(std::move(req));
     if (!res)
-      return make_error(errc::system_error,
-                        "broker " + addr + ": " + describe(res.error()));
+      return at_broker(addr, res.error());
     return res;
   }
 };
