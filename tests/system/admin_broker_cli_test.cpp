@@ -329,6 +329,17 @@ TEST_SUITE("system.admin") {
     CHECK(contains(res.out, "minOffset=3, maxOffset=3"));
     CHECK_EQ(count_of(res.out, "OffsetID:"), 0u);
 
+    // mqadmin's date form: an end before every message prints none.
+    res = run_admin(
+      {"-n", n, "printMsg", "-t", "TopicA", "-e", "2000-01-01#00:00:00:000"});
+    CHECK_EQ(res.rc, 0);
+    CHECK(contains(res.out, "minOffset=0, maxOffset=0, MessageQueue "
+                            "[topic=TopicA, brokerName=broker-a, "
+                            "queueId=0]\n"));
+    CHECK_EQ(count_of(res.out, "OffsetID:"), 0u);
+    res = run_admin({"-n", n, "printMsg", "-t", "TopicA", "-e", "yesterday"});
+    CHECK_EQ(res.rc, 2);
+
     // -- deleteTopic -c: gone from the broker and the NameServer.
     res = run_admin(
       {"-n", n, "deleteTopic", "-t", "TopicA", "-c", "DefaultCluster"});
