@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <sstream>
 
@@ -20,9 +21,29 @@ struct option_name {
 // Every option takes a value. 'n', 'T' and 'X' (--tls-dir) are global, the
 // rest belong to commands; a command rejects options it does not know.
 constexpr option_name option_names[] = {
-  {'n', "namesrv"},   {'T', "timeout-ms"}, {'t', "topic"}, {'c', "cluster"},
-  {'s', "namespace"}, {'k', "key"},        {'v', "value"}, {'b', "broker"},
-  {'X', "tls-dir"},   {'d', "store-dir"},
+  {'n', "namesrv"},
+  {'T', "timeout-ms"},
+  {'t', "topic"},
+  {'c', "cluster"},
+  {'s', "namespace"},
+  {'k', "key"},
+  {'v', "value"},
+  {'b', "broker"},
+  {'X', "tls-dir"},
+  {'d', "store-dir"},
+  // The broker commands' options: their short names are mqadmin's, which
+  // mean different things per command (-i is a message id, a queue id or
+  // a broker id), so the long names are only aliases.
+  {'r', "read-queues"},
+  {'w', "write-queues"},
+  {'p', "perm"},
+  {'o', "order"},
+  {'g', "group"},
+  {'m', "min-enable"},
+  {'q', "retry-queues"},
+  {'i', "id"},
+  {'e', "end"},
+  {'a', "notify"},
 };
 
 } // namespace
@@ -94,14 +115,26 @@ std::string usage_text() {
          "(make-dev-certs.sh)\n"
          "commands:\n";
   for (auto& cmd : command_table()) {
-    char line[160];
-    std::snprintf(line, sizeof(line), "  %-42s %s\n", cmd.synopsis, cmd.about);
+    char line[256];
+    // A long synopsis gets a line of its own, the text goes below it.
+    if (std::strlen(cmd.synopsis) > 42)
+      std::snprintf(line, sizeof(line), "  %s\n  %-42s %s\n", cmd.synopsis, "",
+                    cmd.about);
+    else
+      std::snprintf(line, sizeof(line), "  %-42s %s\n", cmd.synopsis,
+                    cmd.about);
     out << line;
   }
-  out << "options: -t/--topic -c/--cluster -s/--namespace -k/--key "
-         "-v/--value -b/--broker -d/--store-dir\n"
-         "exit codes: 0 ok, 1 unreachable NameServer, error answer or "
-         "damaged store, 2 usage error\n";
+  out
+    << "options: -t/--topic -c/--cluster -s/--namespace -k/--key "
+       "-v/--value -b/--broker -d/--store-dir\n"
+       "  broker commands take mqadmin's short options, which mean what "
+       "the command\n"
+       "  says (-i: message, queue or broker id; -o: order or offset); "
+       "booleans are\n"
+       "  'true' or anything else for false, as Java's parseBoolean\n"
+       "exit codes: 0 ok, 1 unreachable NameServer or broker, error answer or "
+       "damaged store, 2 usage error\n";
   return out.str();
 }
 

@@ -1,7 +1,8 @@
 // The command table of rmq-admin: mqadmin's command names, the options each
 // one needs, and the function that runs it. Commands live in
 // topic_commands.cpp, broker_commands.cpp, kv_commands.cpp,
-// config_commands.cpp and store_commands.cpp.
+// config_commands.cpp, store_commands.cpp, broker_admin_commands.cpp
+// (commands sent to brokers) and message_commands.cpp.
 #pragma once
 
 #include <string>
@@ -72,5 +73,17 @@ int get_kv_list_cmd(const command_env& env);
 int get_namesrv_config_cmd(const command_env& env);
 int update_namesrv_config_cmd(const command_env& env);
 int verify_store_cmd(const command_env& env);
+int update_topic_cmd(const command_env& env);
+int topic_status_cmd(const command_env& env);
+int broker_status_cmd(const command_env& env);
+int consumer_progress_cmd(const command_env& env);
+int update_sub_group_cmd(const command_env& env);
+int query_msg_by_id_cmd(const command_env& env);
+int query_msg_by_key_cmd(const command_env& env);
+int query_msg_by_offset_cmd(const command_env& env);
+int print_msg_cmd(const command_env& env);
+
+/// deleteTopic -c: DELETE_TOPIC_IN_BROKER on every master of the cluster.
+int delete_topic_in_cluster(const command_env& env);
 
 } // namespace rmq::admin

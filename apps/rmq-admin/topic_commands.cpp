@@ -6,10 +6,6 @@
 
 namespace rmq::admin {
 
-int dump_cmd(const command_env& env) {
-  return ask_and_print<std::string>(env, dump_atom::value, pretty_json);
-}
-
 int topic_route_cmd(const command_env& env) {
   return ask_and_print<topic_route_data>(
     env, get_route_info_request{env.args.opt('t')}, format_topic_route);
@@ -27,8 +23,12 @@ int topics_by_cluster_cmd(const command_env& env) {
 
 // Like mqadmin's deleteTopicInNameServer, every NameServer of the list
 // (each holds its own routes); mqadmin's wording, which names no cluster.
+// With -c, like mqadmin, the cluster's masters delete it first.
 int delete_topic_cmd(const command_env& env) {
   auto topic = env.args.opt('t');
+  if (env.args.opts.count('c') > 0)
+    if (auto rc = delete_topic_in_cluster(env); rc != 0)
+      return rc;
   bool all_ok = true;
   auto rc = ask_each<caf::ok_atom>(
     env, delete_topic_request{topic, env.args.opt('c')},

@@ -54,6 +54,11 @@ caf::expected<broker_options> to_broker_options(const options& cfg) {
     return make_error(errc::invalid_parameter,
                       "--max-message-size must be in 1..half a segment");
   opts.store.max_message_size = static_cast<size_t>(cfg.max_message_size);
+  if (cfg.disk_space_warning_level_ratio <= 0
+      || cfg.disk_space_warning_level_ratio > 1)
+    return make_error(errc::invalid_parameter,
+                      "--disk-space-warning-level-ratio must be in (0, 1]");
+  opts.store.disk_full_ratio = cfg.disk_space_warning_level_ratio;
   if (cfg.sync_flush_timeout_ms < 1)
     return make_error(errc::invalid_parameter,
                       "--sync-flush-timeout-ms must be > 0");

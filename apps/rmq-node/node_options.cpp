@@ -51,7 +51,9 @@ options::options() {
     .add(max_message_size, "max-message-size",
          "broker: largest message body in bytes")
     .add(sync_flush_timeout_ms, "sync-flush-timeout-ms",
-         "broker: SYNC_FLUSH sends answer FLUSH_DISK_TIMEOUT after this");
+         "broker: SYNC_FLUSH sends answer FLUSH_DISK_TIMEOUT after this")
+    .add(disk_space_warning_level_ratio, "disk-space-warning-level-ratio",
+         "broker: disk use (0..1) above which writes are refused");
 }
 
 } // namespace rmq::node

@@ -106,6 +106,10 @@ decode_status decode_record(const char* data, size_t available,
   if (p + 8 + host_size(out.sys_flag, sys_flag::store_host_v6) + 12 + 4 > end)
     return decode_status::corrupt;
   out.store_timestamp = static_cast<int64_t>(get_be64(p)), p += 8;
+  if ((out.sys_flag & sys_flag::store_host_v6) == 0) {
+    out.store_ip = get_be32(p);
+    out.store_port = get_be32(p + 4);
+  }
   p += host_size(out.sys_flag, sys_flag::store_host_v6);
   out.reconsume_times = static_cast<int32_t>(get_be32(p)), p += 4;
   out.prepared_transaction_offset = static_cast<int64_t>(get_be64(p)), p += 8;
@@ -169,22 +173,27 @@ decode_pulled(const get_message_result& res) {
 caf::expected<std::vector<record_view>> decode_records(std::string_view buffer,
                                                        size_t count) {
   std::vector<record_view> result;
-  result.reserve(count);
+  if (count != all_records)
+    result.reserve(count);
   size_t pos = 0;
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < count && (count != all_records || pos < buffer.size());
+       ++i) {
     record_view rec;
     auto avail = buffer.size() - pos;
     if (decode_record(buffer.data() + pos, avail, rec, true)
         != decode_status::ok)
       return make_error(errc::corrupt_data,
-                        "record " + std::to_string(i) + " of "
-                          + std::to_string(count) + ": "
+                        "record " + std::to_string(i)
+                          + (count != all_records
+                               ? " of " + std::to_string(count)
+                               : std::string{})
+                          + ": "
                           + describe_damage(buffer.data() + pos, avail,
                                             static_cast<int64_t>(pos)));
     result.push_back(rec);
     pos += static_cast<size_t>(rec.total_size);
   }
-  if (pos != buffer.size())
+  if (pos != buffer.size()) // only when `count` was given
     return make_error(errc::corrupt_data, std::to_string(buffer.size() - pos)
                                             + " bytes after the last of "
                                             + std::to_string(count)

@@ -45,10 +45,12 @@ struct record_view {
   int64_t phys_offset = 0;
   int32_t sys_flag = 0;
   int64_t born_timestamp = 0;
-  /// The born host if it is IPv4 (host byte order), else 0.
+  int64_t store_timestamp = 0;
+  /// IPv4 hosts in host byte order; 0 when the record has IPv6 hosts.
   uint32_t born_ip = 0;
   uint32_t born_port = 0;
-  int64_t store_timestamp = 0;
+  uint32_t store_ip = 0;
+  uint32_t store_port = 0;
   int32_t reconsume_times = 0;
   int64_t prepared_transaction_offset = 0;
   std::string_view body;
@@ -76,12 +78,16 @@ decode_status decode_record(const char* data, size_t available,
 caf::expected<std::vector<record_view>>
 decode_pulled(const get_message_result& res);
 
-/// The client side of a pull answer (`pull_message_result::buffer`):
-/// decodes the `count` records laid end to end in `buffer`, body CRC
-/// included; corrupt_data names the first bad one, and so does a buffer
-/// with bytes left over or too few records.
-caf::expected<std::vector<record_view>> decode_records(std::string_view buffer,
-                                                       size_t count);
+/// `decode_records` without an expected count.
+constexpr size_t all_records = static_cast<size_t>(-1);
+
+/// The client side of an answer made of stored records laid end to end (a
+/// pull's buffer, a query's, a view's): decodes them all, body CRC
+/// included. corrupt_data names the first bad one, and so does a buffer
+/// with bytes left over or with another number of records than `count`
+/// (when given). The views point into `buffer`.
+caf::expected<std::vector<record_view>>
+decode_records(std::string_view buffer, size_t count = all_records);
 
 /// Returns the store timestamp of an encoded, already verified record.
 int64_t stored_timestamp(const char* record);

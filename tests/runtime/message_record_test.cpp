@@ -28,6 +28,8 @@ TEST_SUITE("runtime.message_record") {
     msg.sys_flag = sys_flag::multi_tags;
     msg.reconsume_times = 2;
     msg.prepared_transaction_offset = 99;
+    msg.born_ip = 0x0A000002;
+    msg.born_port = 40123;
     record_stamp st{42, 4096, 1'700'000'000'123, 0x7F000001, 10911};
     auto buf = encode(msg, st);
     CHECK_EQ(buf.size(), record_fixed_size_v1 + 5 + 6 + msg.properties.size());
@@ -43,6 +45,10 @@ TEST_SUITE("runtime.message_record") {
     CHECK_EQ(rec.born_timestamp, msg.born_timestamp);
     CHECK_EQ(rec.store_timestamp, 1'700'000'000'123);
     CHECK_EQ(stored_timestamp(buf.data()), 1'700'000'000'123);
+    CHECK_EQ(rec.born_ip, 0x0A000002u);
+    CHECK_EQ(rec.born_port, 40123u);
+    CHECK_EQ(rec.store_ip, 0x7F000001u);
+    CHECK_EQ(rec.store_port, 10911u);
     CHECK_EQ(rec.reconsume_times, 2);
     CHECK_EQ(rec.prepared_transaction_offset, 99);
     CHECK_EQ(rec.body, "hello");
@@ -69,6 +75,11 @@ TEST_SUITE("runtime.message_record") {
     flipped[flipped.rfind("three")] ^= 1; // the last body: its CRC fails
     CHECK_FALSE(decode_records(flipped, 3));
     CHECK(decode_records("", 0));
+    // Without a count: every record up to the end of the buffer.
+    auto all = decode_records(buf);
+    REQUIRE(all);
+    CHECK_EQ(all->size(), 3u);
+    CHECK_FALSE(decode_records(buf + "xx"));
   }
 
   TEST_CASE("records of maximum sizes round trip") {

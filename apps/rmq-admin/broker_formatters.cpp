@@ -1,0 +1,289 @@
+#include "apps/rmq-admin/broker_formatters.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "messages/errors.hpp"
+#include "runtime/message_id.hpp"
+#include "runtime/storage/log_format.hpp"
+
+namespace rmq::admin {
+
+namespace {
+
+std::tm local_tm(int64_t ms) {
+  auto secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  localtime_r(&secs, &tm);
+  return tm;
+}
+
+const char* bool_text(bool x) {
+  return x ? "true" : "false";
+}
+
+// Java's printf("%-Ns", x) with frontStringAtLeast(x, N): never cut.
+std::string pad(std::string_view x, size_t width) {
+  std::string out{x};
+  if (out.size() < width)
+    out.append(width - out.size(), ' ');
+  return out;
+}
+
+std::string host_text(uint32_t ip, uint32_t port) {
+  return ipv4_to_string(ip) + ":" + std::to_string(port);
+}
+
+// Java's HashMap.toString shape, in stored order: "{k=v, k2=v2}".
+std::string properties_text(std::string_view props) {
+  std::string out = "{";
+  size_t pos = 0;
+  bool first = true;
+  while (pos < props.size()) {
+    auto end = props.find(storage::property_separator, pos);
+    if (end == std::string_view::npos)
+      end = props.size();
+    auto entry = props.substr(pos, end - pos);
+    auto sep = entry.find(storage::name_value_separator);
+    if (!entry.empty()) {
+      if (!first)
+        out += ", ";
+      first = false;
+      if (sep == std::string_view::npos) {
+        out.append(entry);
+      } else {
+        out.append(entry.substr(0, sep));
+        out += '=';
+        out.append(entry.substr(sep + 1));
+      }
+    }
+    pos = end + 1;
+  }
+  return out + "}";
+}
+
+} // namespace
+
+std::string human_time_ms(int64_t ms) {
+  auto tm = local_tm(ms);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02d %02d:%02d:%02d,%03d",
+                tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                tm.tm_min, tm.tm_sec, static_cast<int>(ms % 1000));
+  return buf;
+}
+
+std::string human_time_s(int64_t ms) {
+  auto tm = local_tm(ms);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02d %02d:%02d:%02d",
+                tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                tm.tm_min, tm.tm_sec);
+  return buf;
+}
+
+bool parse_admin_time(const std::string& text, int64_t& ms) {
+  if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      })) {
+    if (text.size() > 18)
+      return false;
+    ms = std::stoll(text);
+    return true;
+  }
+  std::tm tm{};
+  int millis = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2d#%2d:%2d:%2d:%3d%c", &tm.tm_year,
+                  &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec,
+                  &millis, &tail)
+      != 7)
+    return false;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  tm.tm_isdst = -1;
+  auto secs = std::mktime(&tm);
+  if (secs == static_cast<std::time_t>(-1))
+    return false;
+  ms = static_cast<int64_t>(secs) * 1000 + millis;
+  return true;
+}
+
+std::string perm_to_string(int32_t perm) {
+  std::string out = "---";
+  if ((perm & perm::read) != 0)
+    out[0] = 'R';
+  if ((perm & perm::write) != 0)
+    out[1] = 'W';
+  if ((perm & perm::inherit) != 0)
+    out[2] = 'X';
+  return out;
+}
+
+std::string format_topic_config(const topic_config& cfg) {
+  std::ostringstream out;
+  out << "TopicConfig [topicName=" << cfg.topic_name
+      << ", readQueueNums=" << cfg.read_queue_nums
+      << ", writeQueueNums=" << cfg.write_queue_nums
+      << ", perm=" << perm_to_string(cfg.perm) << ", topicFilterType="
+      << (cfg.topic_filter_type == 0 ? "SINGLE_TAG" : "MULTI_TAG")
+      << ", topicSysFlag=" << cfg.topic_sys_flag
+      << ", order=" << bool_text(cfg.order) << "]";
+  return out.str();
+}
+
+std::string format_sub_group(const subscription_group_config& cfg) {
+  std::ostringstream out;
+  out << "SubscriptionGroupConfig{groupName=" << cfg.group_name
+      << ", consumeEnable=" << bool_text(cfg.consume_enable)
+      << ", consumeFromMinEnable=" << bool_text(cfg.consume_from_min_enable)
+      << ", consumeBroadcastEnable=" << bool_text(cfg.consume_broadcast_enable)
+      << ", consumeMessageOrderly=" << bool_text(cfg.consume_message_orderly)
+      << ", retryQueueNums=" << cfg.retry_queue_nums
+      << ", retryMaxTimes=" << cfg.retry_max_times
+      << ", brokerId=" << cfg.broker_id << ", whichBrokerWhenConsumeSlowly="
+      << cfg.which_broker_when_consume_slowly
+      << ", notifyConsumerIdsChangedEnable="
+      << bool_text(cfg.notify_consumer_ids_changed_enable) << "}";
+  return out.str();
+}
+
+std::string format_topic_status(std::vector<topic_stats> stats) {
+  struct row {
+    std::string broker;
+    queue_stats q;
+  };
+  std::vector<row> rows;
+  for (auto& s : stats)
+    for (auto& q : s.queues)
+      rows.push_back({s.broker_name, q});
+  std::sort(rows.begin(), rows.end(), [](const row& x, const row& y) {
+    return std::tie(x.broker, x.q.queue_id) < std::tie(y.broker, y.q.queue_id);
+  });
+  std::ostringstream out;
+  char line[256];
+  std::snprintf(line, sizeof(line), "%-32s  %-4s  %-20s  %-20s    %s\n",
+                "#Broker Name", "#QID", "#Min Offset", "#Max Offset",
+                "#Last Updated");
+  out << line;
+  for (auto& r : rows) {
+    auto when = r.q.last_update_timestamp > 0
+                  ? human_time_ms(r.q.last_update_timestamp)
+                  : std::string{};
+    std::snprintf(line, sizeof(line),
+                  "%s  %-4d  %-20" PRId64 "  %-20" PRId64 "    %s\n",
+                  pad(r.broker, 32).c_str(), r.q.queue_id, r.q.min_offset,
+                  r.q.max_offset, when.c_str());
+    out << line;
+  }
+  return out.str();
+}
+
+std::string format_broker_status(const broker_runtime_info& info,
+                                 const std::string& addr) {
+  // std::map: sorted by key, as mqadmin's TreeMap.
+  std::ostringstream out;
+  for (auto& [key, value] : info.table) {
+    if (!addr.empty())
+      out << pad(addr, 24) << ' ';
+    out << pad(key, 32) << ": " << value << '\n';
+  }
+  return out.str();
+}
+
+std::string format_consumer_progress(std::vector<queue_progress> queues,
+                                     double consume_tps) {
+  std::sort(queues.begin(), queues.end(),
+            [](const queue_progress& x, const queue_progress& y) {
+              return std::tie(x.topic, x.broker_name, x.queue_id)
+                     < std::tie(y.topic, y.broker_name, y.queue_id);
+            });
+  std::ostringstream out;
+  char line[512];
+  std::snprintf(line, sizeof(line),
+                "%-32s  %-32s  %-4s  %-20s  %-20s  %-20s %s\n", "#Topic",
+                "#Broker Name", "#QID", "#Broker Offset", "#Consumer Offset",
+                "#Diff", "#LastTime");
+  out << line;
+  int64_t diff_total = 0;
+  for (auto& q : queues) {
+    auto diff = q.broker_offset - q.consumer_offset;
+    diff_total += diff;
+    auto last = q.last_timestamp == 0 ? std::string{"N/A"}
+                                      : human_time_s(q.last_timestamp);
+    std::snprintf(line, sizeof(line),
+                  "%s  %s  %-4d  %-20" PRId64 "  %-20" PRId64 "  %-20" PRId64
+                  " %s\n",
+                  pad(q.topic, 32).c_str(), pad(q.broker_name, 32).c_str(),
+                  q.queue_id, q.broker_offset, q.consumer_offset, diff,
+                  last.c_str());
+    out << line;
+  }
+  std::snprintf(line, sizeof(line),
+                "\nConsume TPS: %.2f\nDiff Total: %" PRId64 "\n", consume_tps,
+                diff_total);
+  out << line;
+  return out.str();
+}
+
+std::string offset_msg_id_of(const storage::record_view& rec) {
+  return encode_offset_msg_id(rec.store_ip, rec.store_port, rec.phys_offset);
+}
+
+std::string msg_id_of(const storage::record_view& rec) {
+  auto uniq = storage::find_property(rec.properties,
+                                     storage::property_uniq_key);
+  return uniq.empty() ? offset_msg_id_of(rec) : std::string{uniq};
+}
+
+std::string format_message(const storage::record_view& rec, bool with_body) {
+  using storage::find_property;
+  std::ostringstream out;
+  auto line = [&](const char* name, const std::string& value) {
+    out << pad(name, 20) << ' ' << value << '\n';
+  };
+  line("OffsetID:", offset_msg_id_of(rec));
+  line("MsgId:", msg_id_of(rec));
+  line("Topic:", std::string{rec.topic});
+  line("Tags:",
+       "[" + std::string{find_property(rec.properties, storage::property_tags)}
+         + "]");
+  line("Keys:",
+       "[" + std::string{find_property(rec.properties, storage::property_keys)}
+         + "]");
+  line("Queue ID:", std::to_string(rec.queue_id));
+  line("Queue Offset:", std::to_string(rec.queue_offset));
+  line("CommitLog Offset:", std::to_string(rec.phys_offset));
+  line("Reconsume Times:", std::to_string(rec.reconsume_times));
+  line("Born Timestamp:", human_time_ms(rec.born_timestamp));
+  line("Store Timestamp:", human_time_ms(rec.store_timestamp));
+  line("Born Host:", host_text(rec.born_ip, rec.born_port));
+  line("Store Host:", host_text(rec.store_ip, rec.store_port));
+  line("System Flag:", std::to_string(rec.sys_flag));
+  line("Properties:", properties_text(rec.properties));
+  if (with_body)
+    line("Message Body:", std::string{rec.body});
+  return out.str();
+}
+
+std::string
+format_message_table(const std::vector<storage::record_view>& recs) {
+  std::ostringstream out;
+  char line[256];
+  std::snprintf(line, sizeof(line), "%-50s %4s %40s\n", "#Message ID", "#QID",
+                "#Offset");
+  out << line;
+  for (auto& rec : recs) {
+    std::snprintf(line, sizeof(line), "%-50s %4d %40" PRId64 "\n",
+                  msg_id_of(rec).c_str(), rec.queue_id, rec.queue_offset);
+    out << line;
+  }
+  return out.str();
+}
+
+} // namespace rmq::admin

@@ -1,0 +1,69 @@
+// Text that rmq-admin's broker and message commands print, shaped like
+// mqadmin's: TopicConfig / SubscriptionGroupConfig toString, the tables of
+// topicStatus, brokerStatus, consumerProgress and queryMsgByKey, and one
+// block per message shared by every message command.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "caf/expected.hpp"
+
+#include "messages/broker.hpp"
+#include "runtime/storage/message_record.hpp"
+
+namespace rmq::admin {
+
+/// Java's UtilAll.timeMillisToHumanString2: "yyyy-MM-dd HH:mm:ss,SSS" in
+/// local time.
+std::string human_time_ms(int64_t ms);
+
+/// UtilAll.formatDate(..., "yyyy-MM-dd HH:mm:ss") in local time.
+std::string human_time_s(int64_t ms);
+
+/// Reads printMsg's timestamps: ms since the epoch, or mqadmin's
+/// "yyyy-MM-dd#HH:mm:ss:SSS" in local time; false if it is neither.
+bool parse_admin_time(const std::string& text, int64_t& ms);
+
+/// PermName.perm2String: "RW-", "R--", "RWX", ...
+std::string perm_to_string(int32_t perm);
+
+/// TopicConfig.toString of RocketMQ 4.9 (no attributes).
+std::string format_topic_config(const topic_config& cfg);
+
+/// SubscriptionGroupConfig.toString (Guava's toStringHelper).
+std::string format_sub_group(const subscription_group_config& cfg);
+
+/// topicStatus's "#Broker Name #QID #Min Offset #Max Offset #Last Updated"
+/// table; rows sorted by broker name and queue id.
+std::string format_topic_status(std::vector<topic_stats> stats);
+
+/// brokerStatus: "%-32s: %s" per runtime figure, sorted by key; with
+/// `addr` non-empty each line starts with "%-24s " of it (the -c form).
+std::string format_broker_status(const broker_runtime_info& info,
+                                 const std::string& addr);
+
+/// consumerProgress -g (RocketMQ 4.9): "#Topic #Broker Name #QID #Broker
+/// Offset #Consumer Offset #Diff #LastTime" rows sorted by topic, broker
+/// name and queue id, then "Consume TPS: %.2f" and "Diff Total: %d".
+std::string format_consumer_progress(std::vector<queue_progress> queues,
+                                     double consume_tps);
+
+/// The offsetMsgId of a stored record (its store host and phys offset).
+std::string offset_msg_id_of(const storage::record_view& rec);
+
+/// The message id clients know: UNIQ_KEY, or the offsetMsgId without one.
+std::string msg_id_of(const storage::record_view& rec);
+
+/// The block mqadmin's queryMsgById prints per message ("%-20s %s" lines:
+/// OffsetID, MsgId, Topic, Tags, Keys, Queue ID, ...), ending with the
+/// body as text when `with_body`. Every message command prints this.
+std::string format_message(const storage::record_view& rec,
+                           bool with_body = true);
+
+/// queryMsgByKey's "#Message ID #QID #Offset" table.
+std::string format_message_table(const std::vector<storage::record_view>& recs);
+
+} // namespace rmq::admin
