@@ -290,7 +290,7 @@ std::string text_of(const J& x) {
 broker_runtime_info
 runtime_table(const broker_admin_state& st, const nlohmann::json& send,
               const nlohmann::json& pull, const nlohmann::json& log,
-              const nlohmann::json& dispatch) {
+              const nlohmann::json& dispatch, const nlohmann::json& schedule) {
   broker_runtime_info out;
   auto& t = out.table;
   auto num = [](const nlohmann::json& j, const char* key) -> int64_t {
@@ -324,12 +324,21 @@ runtime_table(const broker_admin_state& st, const nlohmann::json& send,
   t["storeBusy"] = log.value("busy", false) ? "true" : "false";
   t["consumeQueues"] = std::to_string(num(dispatch, "consume_queues"));
   t["corruptReads"] = std::to_string(num(dispatch, "corrupt_reads"));
+  // RocketMQ's "scheduleMessageOffset_<level>": "<delivered up to>,<max>".
+  if (auto lv = schedule.find("levels"); lv != schedule.end() && lv->is_array())
+    for (auto& x : *lv)
+      t["scheduleMessageOffset_" + std::to_string(num(x, "level"))]
+        = std::to_string(num(x, "offset")) + ","
+          + std::to_string(num(x, "max_offset"));
+  if (schedule.contains("lag_ms"))
+    t["scheduleLagMs"] = std::to_string(num(schedule, "lag_ms"));
   return out;
 }
 
 caf::result<broker_runtime_info> get_runtime_info(self_ptr self) {
   struct parts {
     nlohmann::json send, pull, log, dispatch;
+    nlohmann::json schedule = nlohmann::json::object();
   };
   auto acc = std::make_shared<parts>();
   auto g = make_gather(self->make_response_promise<broker_runtime_info>());
@@ -354,9 +363,11 @@ caf::result<broker_runtime_info> get_runtime_info(self_ptr self) {
   ask(p.pull, &acc->pull);
   ask(p.commit_log, &acc->log);
   ask(p.dispatcher, &acc->dispatch);
+  if (p.schedule)
+    ask(p.schedule, &acc->schedule);
   g->finish = [self, acc](broker_runtime_info& out) {
     out = runtime_table(self->state, acc->send, acc->pull, acc->log,
-                        acc->dispatch);
+                        acc->dispatch, acc->schedule);
   };
   g->done();
   return g->rp;

@@ -40,6 +40,8 @@ struct broker_admin_peers {
   commit_log_actor commit_log;
   send_processor_actor send;
   pull_processor_actor pull;
+  /// The delay-level schedule service (its dump); may be null.
+  dumpable_actor schedule;
 };
 
 struct broker_admin_state {

@@ -250,10 +250,11 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     = opts.flush == storage::flush_mode::sync ? "SYNC_FLUSH" : "ASYNC_FLUSH";
   aopts.boot_timestamp = wall();
   aopts.wall_clock_ms = wall;
-  node.admin = sys.spawn(
-    broker_admin_service, aopts,
-    broker_admin_peers{node.topics, node.offsets, node.store.dispatcher,
-                       node.store.commit_log, node.send, node.pull});
+  node.admin
+    = sys.spawn(broker_admin_service, aopts,
+                broker_admin_peers{node.topics, node.offsets,
+                                   node.store.dispatcher, node.store.commit_log,
+                                   node.send, node.pull, node.schedule});
   broker_frontend_peers fpeers;
   fpeers.store = node.store;
   fpeers.topics = node.topics;
@@ -266,6 +267,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   fpeers.hold = node.hold;
   fpeers.pull = node.pull;
   fpeers.admin = node.admin;
+  fpeers.more.push_back(node.schedule);
   auto front = sys.spawn(broker_frontend, std::move(fpeers), ropts.broker_addr,
                          opts.broker_name, opts.cluster_name, opts.broker_id);
   node.frontend = front;

@@ -192,6 +192,9 @@ TEST_SUITE("broker.frontend") {
     CHECK_EQ(t.at("flushDiskType"), "ASYNC_FLUSH");
     CHECK_NE(t.at("commitLogMaxOffset"), "0");
     CHECK_EQ(t.count("putTps"), 1u);
+    CHECK_EQ(t.at("scheduleMessageOffset_1"), "0,0");
+    CHECK_EQ(t.count("scheduleMessageOffset_18"), 1u);
+    CHECK_EQ(t.at("scheduleLagMs"), "0");
   }
 
   TEST_CASE_FIXTURE(fixture, "the dump covers every actor of the node") {
@@ -206,8 +209,8 @@ TEST_SUITE("broker.frontend") {
           "dispatch_service", "topic_config_table", "consumer_offset_table",
           "subscription_group_table", "queue_lock_table", "client_manager",
           "send_processor", "send_back_processor", "pull_hold_service",
-          "pull_processor", "broker_admin_service", "supervisor",
-          "namesrv_registrar"})
+          "pull_processor", "broker_admin_service", "schedule_service",
+          "supervisor", "namesrv_registrar"})
       CHECK_MESSAGE(names.count(name) == 1, name);
   }
 }
