@@ -384,6 +384,7 @@ poll_result run_poll(caf::actor_system& sys, const broker_actor& broker,
     clock_type::time_point deadline, sent, acked, answered;
     bool have_ack = false;
     bool have_answer = false;
+    bool sample_ok = true;
     poll_result out;
   };
   auto st = std::make_shared<state>();
@@ -399,11 +400,15 @@ poll_result run_poll(caf::actor_system& sys, const broker_actor& broker,
       if (st->out.errors++ == 0)
         st->out.first_error = why;
     };
+    // A round ends when both the pull and the send were answered (or
+    // failed), so no answer of one round is taken for the next one's.
     auto finish_one = [=] {
       if (!st->have_ack || !st->have_answer)
         return;
-      st->out.send_to_answer_us.push_back(us_since(st->sent, st->answered));
-      st->out.ack_to_answer_us.push_back(us_since(st->acked, st->answered));
+      if (st->sample_ok) {
+        st->out.send_to_answer_us.push_back(us_since(st->sent, st->answered));
+        st->out.ack_to_answer_us.push_back(us_since(st->acked, st->answered));
+      }
       (*round)();
     };
     *round = [=] {
@@ -417,6 +422,7 @@ poll_result run_poll(caf::actor_system& sys, const broker_actor& broker,
         return;
       }
       st->have_ack = st->have_answer = false;
+      st->sample_ok = true;
       auto req = make_pull(poll_topic, st->offset);
       req.sys_flag = pull_sys_flag::suspend;
       req.suspend_timeout_ms = 15000;
@@ -428,8 +434,8 @@ poll_result run_poll(caf::actor_system& sys, const broker_actor& broker,
             if (res.status != static_cast<uint8_t>(pull_status::found)) {
               fail("held pull: "
                    + to_string(static_cast<pull_status>(res.status)));
-              st->have_ack = true; // do not wait for the pair
-              (*round)();
+              st->sample_ok = false;
+              finish_one();
               return;
             }
             st->offset = res.next_begin_offset;
@@ -437,7 +443,9 @@ poll_result run_poll(caf::actor_system& sys, const broker_actor& broker,
           },
           [=](const caf::error& err) {
             fail("held pull: " + describe(err));
-            (*round)();
+            st->have_answer = true;
+            st->sample_ok = false;
+            finish_one();
           });
       self->delayed_send(self, std::chrono::milliseconds{2},
                          caf::tick_atom::value);
@@ -455,8 +463,8 @@ poll_result run_poll(caf::actor_system& sys, const broker_actor& broker,
             },
             [=](const caf::error& err) {
               fail("send: " + describe(err));
-              st->acked = clock_type::now();
               st->have_ack = true;
+              st->sample_ok = false;
               finish_one();
             });
       },
