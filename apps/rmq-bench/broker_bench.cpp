@@ -72,6 +72,7 @@ struct options {
   std::string flush = "both";
   bool soak = false;
   int soak_seconds = 600;
+  int batch_in_flight = 4;
   std::string store_dir;
 };
 
@@ -142,6 +143,50 @@ std::pair<long, long> rss_kib(pid_t pid) {
   }
   return {rss, anon};
 }
+
+// CPU time (user + system) a process used so far, in seconds.
+double cpu_seconds(const std::string& pid) {
+  std::ifstream in{"/proc/" + pid + "/stat"};
+  std::string text;
+  std::getline(in, text);
+  // Fields after the command name, which is in parentheses and may hold
+  // spaces: state is field 3, utime 14, stime 15.
+  auto close = text.rfind(')');
+  if (close == std::string::npos)
+    return 0;
+  std::istringstream rest{text.substr(close + 2)};
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i)
+    if (i >= 14)
+      ticks += std::strtod(field.c_str(), nullptr);
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+/// The CPU use of the broker and of this process over a run, in percent
+/// of one core ("" when unknown).
+struct cpu_meter {
+  std::string broker_pid;
+  double b0 = 0, s0 = 0;
+  clock_type::time_point t0;
+  void start() {
+    b0 = cpu_seconds(broker_pid);
+    s0 = cpu_seconds("self");
+    t0 = clock_type::now();
+  }
+  std::string stop() const {
+    auto wall = us_since(t0, clock_type::now()) / 1e6;
+    if (wall <= 0)
+      return "";
+    return "broker "
+           + std::to_string(
+             static_cast<int>(100 * (cpu_seconds(broker_pid) - b0) / wall))
+           + " % CPU, bench "
+           + std::to_string(
+             static_cast<int>(100 * (cpu_seconds("self") - s0) / wall))
+           + " %";
+  }
+};
 
 // -- a load generator ---------------------------------------------------------
 
@@ -693,15 +738,24 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
         lags += std::string{lags.empty() ? "" : ", "} + after + " "
                 + fmt(waited, 2) + " s";
     };
+    cpu_meter cpu;
+    cpu.broker_pid = std::to_string(node->proc->pid());
+    std::string cpu1, cpu64, cpub;
     settle(nullptr);
+    cpu.start();
     auto s1 = run_load(sys, tag("send 1 in flight"), 1, s,
                        send_request(broker, false));
+    cpu1 = cpu.stop();
     settle("1 in flight");
+    cpu.start();
     auto s64 = run_load(sys, tag("send 64 in flight"), 64, s,
                         send_request(broker, false));
+    cpu64 = cpu.stop();
     settle("64 in flight");
-    auto sb = run_load(sys, tag("send batches, 4 in flight"), 4, s,
+    cpu.start();
+    auto sb = run_load(sys, tag("send batches"), opt.batch_in_flight, s,
                        send_request(broker, true));
+    cpub = cpu.stop();
     settle("batches");
     for (auto* r : {&b1, &b64, &bb, &s1, &s64, &sb})
       f.errors += r->errors;
@@ -729,7 +783,10 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
               << "round " << round << ": send 1 in flight " << fmt(f.send1)
               << " msgs/s (p50 " << fmt(f.send1_p50) << " us, p99 "
               << fmt(f.send1_p99) << " us), 64 in flight " << fmt(f.send64)
-              << " msgs/s, batches " << fmt(f.batch) << " msgs/s\n";
+              << " msgs/s, batches " << fmt(f.batch) << " msgs/s ("
+              << opt.batch_in_flight << " in flight)\n"
+              << "round " << round << ": CPU 1 in flight: " << cpu1
+              << "; 64 in flight: " << cpu64 << "; batches: " << cpub << '\n';
     if (!async)
       std::cout << "round " << round << ": dispatch lag after " << lags << '\n';
     if (async) {
@@ -848,8 +905,10 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
                                       &round_figures::base64)
                                    >= 0.70}
              : none);
-  line(v, "send 64 x 128 B batches, 4 in flight", fmt(batch) + " msgs/s",
-       fmt(base_batch) + " msgs/s",
+  line(v,
+       "send 64 x 128 B batches, " + std::to_string(opt.batch_in_flight)
+         + " in flight",
+       fmt(batch) + " msgs/s", fmt(base_batch) + " msgs/s",
        pct(mr(&round_figures::batch, &round_figures::base_batch)),
        async ? ">= 50 %" : ">= 300,000 msgs/s",
        async ? mr(&round_figures::batch, &round_figures::base_batch) >= 0.5
@@ -946,6 +1005,8 @@ int broker(int argc, char** argv) {
   flags.add("seconds", opt.seconds, "duration of each load run");
   flags.add("rounds", opt.rounds, "repetitions (the median is reported)");
   flags.add("flush", opt.flush, "both, async or sync");
+  flags.add("batch-in-flight", opt.batch_in_flight,
+            "batches of 64 in flight (the target is for 4)");
   flags.add("store-dir", opt.store_dir,
             "where the broker's temporary store dir is made");
   flags.add("soak", opt.soak,
@@ -953,7 +1014,8 @@ int broker(int argc, char** argv) {
   flags.add("soak-seconds", opt.soak_seconds, "length of the soak run");
   if (auto rc = flags.parse(argc, argv); rc >= 0)
     return rc;
-  if (opt.seconds < 1 || opt.rounds < 1 || opt.soak_seconds < 10) {
+  if (opt.seconds < 1 || opt.rounds < 1 || opt.soak_seconds < 10
+      || opt.batch_in_flight < 1) {
     std::cerr << "--seconds and --rounds must be >= 1, --soak-seconds >= 10\n";
     return 2;
   }
