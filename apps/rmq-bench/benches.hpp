@@ -6,6 +6,10 @@ namespace rmq::bench {
 /// `rmq-bench namesrv ...`: route query throughput, register latency.
 int namesrv(int argc, char** argv);
 
+/// `rmq-bench broker ...`: sends, pulls and long polling against a broker
+/// process, each figure next to a same-run CAF baseline.
+int broker(int argc, char** argv);
+
 /// `rmq-bench store ...`: commit log append throughput, recovery time.
 int store(int argc, char** argv);
 

@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   const entry entries[] = {
     {"namesrv", rmq::bench::namesrv,
      "NameServer route queries and registration"},
+    {"broker", rmq::bench::broker,
+     "broker sends, pulls and long polling vs a CAF baseline"},
     {"store", rmq::bench::store, "message store appends and recovery"},
     {"store-writer", rmq::bench::store_writer,
      "crash-test writer (prints ACKs)"},

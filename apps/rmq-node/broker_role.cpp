@@ -10,6 +10,7 @@
 #include "actors/broker/broker_node.hpp"
 #include "apps/rmq-node/node_options.hpp"
 #include "messages/errors.hpp"
+#include "runtime/bench_echo.hpp"
 #include "runtime/free_port.hpp"
 #include "runtime/log.hpp"
 #include "runtime/publish.hpp"
@@ -49,6 +50,13 @@ caf::expected<broker_options> to_broker_options(const options& cfg) {
                       "--mapped-file-size-commit-log must be >= 65536");
   opts.store.segment_size
     = static_cast<size_t>(cfg.mapped_file_size_commit_log);
+  if (cfg.mapped_file_size_consume_queue < 20 * 1024
+      || cfg.mapped_file_size_consume_queue % 20 != 0)
+    return make_error(errc::invalid_parameter,
+                      "--mapped-file-size-consume-queue must be a multiple "
+                      "of 20 and >= 20480");
+  opts.store.cq_units_per_file
+    = static_cast<size_t>(cfg.mapped_file_size_consume_queue / 20);
   if (cfg.max_message_size < 1
       || cfg.max_message_size > cfg.mapped_file_size_commit_log / 2)
     return make_error(errc::invalid_parameter,
@@ -115,8 +123,12 @@ int run_broker(caf::actor_system& sys, const options& cfg,
                        << (cfg.tls() ? " (mutual TLS)" : "") << ", store "
                        << cfg.store_dir << ", " << cfg.flush_disk_type
                        << ", NameServers '" << cfg.namesrv << "'");
+  // rmq-bench broker measures its baseline against this actor, reached
+  // over the same connection as the front; it costs one idle actor.
+  auto echo = spawn_bench_echo(sys);
   stop_watch watch{sys, node.supervisor};
   auto sig = watch.wait(signals, "broker");
+  stop_bench_echo(sys, echo);
   // Unpublish first: no new requests while the node unregisters, persists
   // and closes the store.
   sys.middleman().unpublish(node.frontend, port);

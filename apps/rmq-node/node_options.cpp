@@ -48,6 +48,8 @@ options::options() {
          "broker: create unknown consumer groups")
     .add(mapped_file_size_commit_log, "mapped-file-size-commit-log",
          "broker: commit-log segment size in bytes")
+    .add(mapped_file_size_consume_queue, "mapped-file-size-consume-queue",
+         "broker: consume-queue file size in bytes (20 per message)")
     .add(max_message_size, "max-message-size",
          "broker: largest message body in bytes")
     .add(sync_flush_timeout_ms, "sync-flush-timeout-ms",

@@ -42,6 +42,8 @@ struct options : rmq::node_config {
   bool auto_create_subscription_group = true;
   int64_t mapped_file_size_commit_log = int64_t{1} << 30;
   int64_t max_message_size = 4 * 1024 * 1024;
+  /// mappedFileSizeConsumeQueue: bytes per consume-queue file (20 B units).
+  int64_t mapped_file_size_consume_queue = 300'000 * 20;
   int64_t sync_flush_timeout_ms = 5'000;
   /// RocketMQ diskSpaceWarningLevelRatio: above it writes are refused.
   double disk_space_warning_level_ratio = 0.90;

@@ -31,6 +31,10 @@ void dedup_table::insert(std::string_view key, const put_result& res,
   if (!order_.empty())
     now_ms = std::max(now_ms, order_.back().first);
   order_.emplace_back(now_ms, &i->first);
+  while (order_.size() > max_entries_) {
+    entries_.erase(entries_.find(*order_.front().second));
+    order_.pop_front();
+  }
 }
 
 } // namespace rmq::storage

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -49,7 +50,10 @@ inline std::string dedup_topic(std::string_view topic,
 class dedup_table {
 public:
   /// `window` of zero disables deduplication.
-  explicit dedup_table(std::chrono::milliseconds window) : window_(window) {
+  /// `max_entries` bounds the table: the oldest ids go first past it.
+  explicit dedup_table(std::chrono::milliseconds window,
+                       size_t max_entries = SIZE_MAX)
+    : window_(window), max_entries_(max_entries) {
     // nop
   }
 
@@ -79,6 +83,7 @@ private:
   void expire(int64_t now_ms);
 
   std::chrono::milliseconds window_;
+  size_t max_entries_;
   std::unordered_map<std::string, put_result> entries_;
   // Insertion times and keys, oldest first. The keys point into the map's
   // nodes (stable until erased): one copy of each id, not two.

@@ -18,7 +18,10 @@ int64_t wall_clock_ms() {
 }
 
 message_store::message_store(const store_config& cfg)
-  : cfg_(cfg), log_(cfg), index_(cfg), dedup_(cfg.dedup_window) {
+  : cfg_(cfg),
+    log_(cfg),
+    index_(cfg),
+    dedup_(cfg.dedup_window, cfg.dedup_max_entries) {
   // nop
 }
 

@@ -60,6 +60,11 @@ struct store_config {
 
   /// Dedup window for messages carrying a unique id; zero turns it off.
   std::chrono::milliseconds dedup_window{std::chrono::minutes{5}};
+  /// Most ids the dedup table holds; past it the oldest are forgotten
+  /// first. Keeps its memory (~300 B an id) bounded at any send rate: a
+  /// full window at 300,000 msgs/s would be 90 M ids. Producer retries
+  /// come within seconds, well inside 1 M ids at any rate seen here.
+  size_t dedup_max_entries = 1'000'000;
 
   /// Segments older than this are deleted (RocketMQ fileReservedTime).
   std::chrono::milliseconds retention{std::chrono::hours{72}};

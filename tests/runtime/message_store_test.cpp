@@ -150,6 +150,27 @@ TEST_SUITE("runtime.message_store") {
     CHECK_EQ(later.queue_offset, 1);
   }
 
+  TEST_CASE("the dedup table forgets its oldest ids past its size limit") {
+    test::temp_dir dir;
+    auto cfg = test::small_config(dir.path());
+    cfg.dedup_window = std::chrono::minutes{1};
+    cfg.dedup_max_entries = 2;
+    auto st = test::open_store(cfg);
+    auto m1 = make_message("T", 0, "one", "", "", "ID1");
+    auto m2 = make_message("T", 0, "two", "", "", "ID2");
+    auto m3 = make_message("T", 0, "three", "", "", "ID3");
+    st->put(m1, 1, 0);
+    st->put(m2, 2, 0);
+    st->put(m3, 3, 0);
+    CHECK_EQ(st->dedup_size(), 2u);
+    // ID1 was pushed out: a resend is stored again (and pushes out ID2),
+    // while ID3 is still known.
+    CHECK_FALSE(st->put(m1, 4, 1).duplicate);
+    CHECK(st->put(m3, 5, 1).duplicate);
+    CHECK_EQ(st->dedup_size(), 2u);
+    CHECK_FALSE(st->put(m2, 6, 1).duplicate);
+  }
+
   TEST_CASE("oversize bodies and properties are clear errors") {
     test::temp_dir dir;
     auto st = test::open_store(test::small_config(dir.path()));

@@ -1,0 +1,1038 @@
+// rmq-bench broker [--seconds=2] [--rounds=3] [--flush=both|async|sync]
+//                  [--soak] [--soak-seconds=600]
+// Starts an rmq-node broker in its own process (no NameServer), for each
+// flush mode in turn, and measures from this second process over loopback
+// BASP, round after round:
+//   - the baseline: a minimal CAF request/response with the echo actor the
+//     broker process registers (runtime/bench_echo.hpp), reached over the
+//     same connection as the broker's front: 128 B with 1 and 64 in flight,
+//     64 x 128 B with 4 in flight, and a pull-sized reply;
+//   - acknowledged 128 B sends with 1 in flight (p50/p99), 64 in flight,
+//     and batches of 64 with 4 in flight;
+//   - (async only) 64 in flight over 100 topics x 100 queues, pulls from
+//     the pre-filled queue, and long-poll wake-up latency.
+// Each figure is printed with its baseline, the ratio and the target;
+// the medians over the rounds decide PASS / MISS. --soak instead sends at
+// full speed (64 in flight) for --soak-seconds and prints the broker's
+// RSS every 10 s.
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <future>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "caf/actor_system.hpp"
+#include "caf/event_based_actor.hpp"
+#include "caf/io/middleman.hpp"
+#include "caf/scoped_actor.hpp"
+
+#include "apps/rmq-bench/bench_util.hpp"
+#include "apps/rmq-bench/benches.hpp"
+#include "messages/broker.hpp"
+#include "messages/errors.hpp"
+#include "runtime/bench_echo.hpp"
+#include "runtime/connect.hpp"
+#include "runtime/host_port.hpp"
+#include "runtime/message_batch.hpp"
+#include "runtime/node_config.hpp"
+
+namespace rmq::bench {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+constexpr size_t body_size = 128;
+constexpr int batch_size = 64;
+constexpr int pull_in_flight = 16;
+constexpr int spread_topics = 100;
+constexpr int spread_queues = 100;
+const std::string one_topic = "BenchTopic";
+const std::string poll_topic = "BenchPoll";
+const std::string group = "BenchGroup";
+
+struct options {
+  int seconds = 2;
+  int rounds = 3;
+  std::string flush = "both";
+  bool soak = false;
+  int soak_seconds = 600;
+  int batch_in_flight = 4;
+  std::string store_dir;
+};
+
+double us_since(clock_type::time_point t0, clock_type::time_point t1) {
+  return std::chrono::duration<double, std::micro>(t1 - t0).count();
+}
+
+// -- a broker process ---------------------------------------------------------
+
+struct broker_child {
+  std::unique_ptr<child_process> proc;
+  std::string address;
+  std::string dir;
+  ~broker_child() {
+    if (proc && proc->running()) {
+      proc->signal(SIGTERM);
+      proc->wait(std::chrono::seconds{30});
+    }
+    if (!dir.empty()) {
+      std::string out;
+      run_command({"/bin/rm", "-rf", dir}, out);
+    }
+  }
+};
+
+std::unique_ptr<broker_child> start_broker(const std::string& flush,
+                                           const std::string& parent) {
+  auto result = std::make_unique<broker_child>();
+  char tmpl[4096];
+  std::snprintf(tmpl, sizeof(tmpl), "%s/rmq-bench-broker-XXXXXX",
+                parent.c_str());
+  if (mkdtemp(tmpl) == nullptr) {
+    std::cerr << "cannot create a store dir under " << parent << '\n';
+    return nullptr;
+  }
+  result->dir = tmpl;
+  std::vector<std::string> argv{exe_dir() + "/rmq-node", "--role=broker",
+                                "--name=bench-broker", "--namesrv=", "--port=0",
+                                "--store-dir=" + result->dir,
+                                "--flush-disk-type=" + flush,
+                                // 100 topics x 100 queues of RocketMQ's
+                                // 5.7 MB consume-queue files would
+                                // allocate 57 GB; 20,000 units (400 KB)
+                                // take 4 GB and hold every test's data.
+                                "--mapped-file-size-consume-queue=400000",
+                                "--log-level=warn"};
+  result->proc = std::make_unique<child_process>(std::move(argv));
+  std::string rest;
+  if (!result->proc->wait_for("broker bench-broker listening on ", rest,
+                              std::chrono::seconds{60})) {
+    std::cerr << "rmq-node --role=broker did not start\n";
+    return nullptr;
+  }
+  result->address = rest;
+  return result;
+}
+
+// Resident memory of a process from /proc: VmRSS and RssAnon in KiB.
+std::pair<long, long> rss_kib(pid_t pid) {
+  std::ifstream in{"/proc/" + std::to_string(pid) + "/status"};
+  std::string line;
+  long rss = -1, anon = -1;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0)
+      rss = std::stol(line.substr(6));
+    else if (line.rfind("RssAnon:", 0) == 0)
+      anon = std::stol(line.substr(8));
+  }
+  return {rss, anon};
+}
+
+// CPU time (user + system) a process used so far, in seconds.
+double cpu_seconds(const std::string& pid) {
+  std::ifstream in{"/proc/" + pid + "/stat"};
+  std::string text;
+  std::getline(in, text);
+  // Fields after the command name, which is in parentheses and may hold
+  // spaces: state is field 3, utime 14, stime 15.
+  auto close = text.rfind(')');
+  if (close == std::string::npos)
+    return 0;
+  std::istringstream rest{text.substr(close + 2)};
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i)
+    if (i >= 14)
+      ticks += std::strtod(field.c_str(), nullptr);
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+/// The CPU use of the broker and of this process over a run, in percent
+/// of one core ("" when unknown).
+struct cpu_meter {
+  std::string broker_pid;
+  double b0 = 0, s0 = 0;
+  clock_type::time_point t0;
+  void start() {
+    b0 = cpu_seconds(broker_pid);
+    s0 = cpu_seconds("self");
+    t0 = clock_type::now();
+  }
+  std::string stop() const {
+    auto wall = us_since(t0, clock_type::now()) / 1e6;
+    if (wall <= 0)
+      return "";
+    return "broker "
+           + std::to_string(
+             static_cast<int>(100 * (cpu_seconds(broker_pid) - b0) / wall))
+           + " % CPU, bench "
+           + std::to_string(
+             static_cast<int>(100 * (cpu_seconds("self") - s0) / wall))
+           + " %";
+  }
+};
+
+// -- a load generator ---------------------------------------------------------
+
+struct load_result {
+  uint64_t requests = 0;
+  uint64_t msgs = 0;
+  uint64_t errors = 0;
+  std::string first_error;
+  double seconds = 0;
+  std::vector<double> latencies_us; // sorted; only with 1 in flight
+  double rate() const {
+    return seconds > 0 ? static_cast<double>(msgs) / seconds : 0;
+  }
+  double p(double q) const {
+    return percentile(latencies_us, q);
+  }
+};
+
+/// Calls `done(ok, messages, why)` once the request ended.
+using done_fn = std::function<void(bool, uint64_t, const std::string&)>;
+
+/// Issues request number `seq` from `self`.
+using issue_fn
+  = std::function<void(caf::event_based_actor*, uint64_t, done_fn)>;
+
+// As in namesrv_bench.cpp: requests without timeouts (a CAF 0.17 request
+// timeout wakes the clock thread twice per request), and a 1 s tick that
+// prints the progress line and ends a run with no reply for 10 s.
+constexpr auto stall_timeout = std::chrono::seconds{10};
+
+load_result run_load(caf::actor_system& sys, const std::string& label,
+                     int in_flight, double seconds, issue_fn issue) {
+  auto result = std::make_shared<load_result>();
+  auto start = clock_type::now();
+  auto deadline = start
+                  + std::chrono::duration_cast<clock_type::duration>(
+                    std::chrono::duration<double>{seconds});
+  auto done = std::make_shared<std::promise<void>>();
+  auto fut = done->get_future();
+  sys.spawn([=](caf::event_based_actor* self) -> caf::behavior {
+    auto outstanding = std::make_shared<int>(0);
+    auto next = std::make_shared<uint64_t>(0);
+    auto last_reply = std::make_shared<clock_type::time_point>(start);
+    auto finished = std::make_shared<bool>(false);
+    auto finish = [=] {
+      if (*finished)
+        return;
+      *finished = true;
+      result->seconds = us_since(start, *last_reply) / 1e6;
+      std::sort(result->latencies_us.begin(), result->latencies_us.end());
+      std::cerr << "\r\033[K" << std::flush;
+      done->set_value();
+      self->quit();
+    };
+    auto fire = std::make_shared<std::function<void()>>();
+    *fire = [=] {
+      if (*finished)
+        return;
+      if (clock_type::now() >= deadline) {
+        if (*outstanding == 0)
+          finish();
+        return;
+      }
+      ++*outstanding;
+      auto t0 = clock_type::now();
+      issue(self, (*next)++,
+            [=](bool ok, uint64_t msgs, const std::string& why) {
+              --*outstanding;
+              *last_reply = clock_type::now();
+              ++result->requests;
+              if (ok) {
+                result->msgs += msgs;
+                if (in_flight == 1)
+                  result->latencies_us.push_back(us_since(t0, *last_reply));
+              } else {
+                if (result->errors++ == 0)
+                  result->first_error = why;
+              }
+              (*fire)();
+            });
+    };
+    for (int i = 0; i < in_flight; ++i)
+      (*fire)();
+    self->delayed_send(self, std::chrono::seconds{1}, caf::tick_atom::value);
+    return {
+      [=](caf::tick_atom) {
+        if (*finished)
+          return;
+        auto now = clock_type::now();
+        if (*outstanding > 0 && now - *last_reply > stall_timeout) {
+          std::cerr << "\n"
+                    << label << ": no reply for " << stall_timeout.count()
+                    << " s\n";
+          result->errors += static_cast<uint64_t>(*outstanding);
+          if (result->first_error.empty())
+            result->first_error = "stalled";
+          finish();
+          return;
+        }
+        std::cerr << "\r\033[K  " << label << ": "
+                  << static_cast<uint64_t>(static_cast<double>(result->msgs)
+                                           / (us_since(start, now) / 1e6))
+                  << " msgs/s, " << result->errors << " errors" << std::flush;
+        self->delayed_send(self, std::chrono::seconds{1},
+                           caf::tick_atom::value);
+      },
+    };
+  });
+  fut.wait();
+  return *result;
+}
+
+// -- requests -----------------------------------------------------------------
+
+issue_fn echo_request(const caf::actor& echo, std::string payload,
+                      uint64_t msgs_per_request, uint64_t reply_bytes = 0) {
+  auto shared = std::make_shared<const std::string>(std::move(payload));
+  return [=](caf::event_based_actor* self, uint64_t, done_fn done) {
+    auto on_error = [done](const caf::error& err) {
+      done(false, 0, describe(err));
+    };
+    if (reply_bytes == 0)
+      self->request(echo, caf::infinite, bench_echo_atom::value, *shared)
+        .then([=](uint64_t) { done(true, msgs_per_request, {}); }, on_error);
+    else
+      self
+        ->request(echo, caf::infinite, bench_echo_atom::value, *shared,
+                  reply_bytes)
+        .then([=](const std::string&) { done(true, msgs_per_request, {}); },
+              on_error);
+  };
+}
+
+send_message_request make_send(const std::string& topic, int32_t queue) {
+  send_message_request req;
+  req.producer_group = "BenchProducer";
+  req.topic = topic;
+  req.queue_id = queue;
+  req.body.assign(body_size, 'b');
+  return req;
+}
+
+void send_one(caf::event_based_actor* self, const broker_actor& broker,
+              send_message_request req, uint64_t msgs, done_fn done) {
+  self->request(broker, caf::infinite, std::move(req))
+    .then(
+      [=](const send_result& res) {
+        if (res.status == static_cast<uint8_t>(send_status::send_ok))
+          done(true, msgs, {});
+        else
+          done(false, 0, to_string(static_cast<send_status>(res.status)));
+      },
+      [=](const caf::error& err) { done(false, 0, describe(err)); });
+}
+
+issue_fn send_request(const broker_actor& broker, bool batch) {
+  auto req = std::make_shared<send_message_request>(make_send(one_topic, 0));
+  if (batch) {
+    std::vector<batch_entry> entries(batch_size);
+    for (auto& e : entries)
+      e.body.assign(body_size, 'b');
+    req->batch = true;
+    req->body = *encode_batch(entries);
+  }
+  uint64_t msgs = batch ? batch_size : 1;
+  return [=](caf::event_based_actor* self, uint64_t, done_fn done) {
+    send_one(self, broker, *req, msgs, std::move(done));
+  };
+}
+
+std::string spread_topic(int i) {
+  return "BenchSpread_" + std::to_string(i);
+}
+
+issue_fn spread_request(const broker_actor& broker) {
+  std::vector<send_message_request> reqs;
+  for (int t = 0; t < spread_topics; ++t)
+    reqs.push_back(make_send(spread_topic(t), 0));
+  auto shared = std::make_shared<const std::vector<send_message_request>>(
+    std::move(reqs));
+  return [=](caf::event_based_actor* self, uint64_t seq, done_fn done) {
+    // Consecutive sends go to different topics, and each topic's queues
+    // are visited in turn: all 10,000 queues take sends.
+    auto req = (*shared)[seq % spread_topics];
+    req.queue_id = static_cast<int32_t>((seq / spread_topics) % spread_queues);
+    send_one(self, broker, std::move(req), 1, std::move(done));
+  };
+}
+
+pull_message_request make_pull(const std::string& topic, int64_t offset) {
+  pull_message_request req;
+  req.consumer_group = group;
+  req.topic = topic;
+  req.queue_id = 0;
+  req.queue_offset = offset;
+  req.max_msg_nums = 32;
+  return req;
+}
+
+// Pulls walk the queue from offset 0 in steps of 32, each in-flight pull
+// taking the next step, and start again at 0 past `max_offset`.
+issue_fn pull_request(const broker_actor& broker, int64_t max_offset,
+                      std::shared_ptr<uint64_t> reply_bytes) {
+  auto next = std::make_shared<int64_t>(0);
+  return [=](caf::event_based_actor* self, uint64_t, done_fn done) {
+    if (*next + 32 > max_offset)
+      *next = 0;
+    auto req = make_pull(one_topic, *next);
+    *next += 32;
+    self->request(broker, caf::infinite, std::move(req))
+      .then(
+        [=](const pull_message_result& res) {
+          if (res.status != static_cast<uint8_t>(pull_status::found)) {
+            done(false, 0, to_string(static_cast<pull_status>(res.status)));
+            return;
+          }
+          *reply_bytes += res.buffer.size();
+          done(true, static_cast<uint64_t>(res.message_count), {});
+        },
+        [=](const caf::error& err) { done(false, 0, describe(err)); });
+  };
+}
+
+// -- long polling -------------------------------------------------------------
+
+struct poll_result {
+  std::vector<double> send_to_answer_us; // sorted
+  std::vector<double> ack_to_answer_us;  // sorted; negative: answer first
+  uint64_t errors = 0;
+  std::string first_error;
+};
+
+// One held pull at a time: park a pull at the queue's end, wait 2 ms so
+// that it is held for sure, send one message, and time the pull's answer
+// against the send and against its acknowledgement.
+poll_result run_poll(caf::actor_system& sys, const broker_actor& broker,
+                     int64_t start_offset, double seconds) {
+  struct state {
+    int64_t offset;
+    clock_type::time_point deadline, sent, acked, answered;
+    bool have_ack = false;
+    bool have_answer = false;
+    bool sample_ok = true;
+    poll_result out;
+  };
+  auto st = std::make_shared<state>();
+  st->offset = start_offset;
+  st->deadline = clock_type::now()
+                 + std::chrono::duration_cast<clock_type::duration>(
+                   std::chrono::duration<double>{seconds});
+  auto done = std::make_shared<std::promise<void>>();
+  auto fut = done->get_future();
+  sys.spawn([=](caf::event_based_actor* self) -> caf::behavior {
+    auto round = std::make_shared<std::function<void()>>();
+    auto fail = [=](const std::string& why) {
+      if (st->out.errors++ == 0)
+        st->out.first_error = why;
+    };
+    // A round ends when both the pull and the send were answered (or
+    // failed), so no answer of one round is taken for the next one's.
+    auto finish_one = [=] {
+      if (!st->have_ack || !st->have_answer)
+        return;
+      if (st->sample_ok) {
+        st->out.send_to_answer_us.push_back(us_since(st->sent, st->answered));
+        st->out.ack_to_answer_us.push_back(us_since(st->acked, st->answered));
+      }
+      (*round)();
+    };
+    *round = [=] {
+      if (clock_type::now() >= st->deadline || st->out.errors > 10) {
+        std::sort(st->out.send_to_answer_us.begin(),
+                  st->out.send_to_answer_us.end());
+        std::sort(st->out.ack_to_answer_us.begin(),
+                  st->out.ack_to_answer_us.end());
+        done->set_value();
+        self->quit();
+        return;
+      }
+      st->have_ack = st->have_answer = false;
+      st->sample_ok = true;
+      auto req = make_pull(poll_topic, st->offset);
+      req.sys_flag = pull_sys_flag::suspend;
+      req.suspend_timeout_ms = 15000;
+      self->request(broker, caf::infinite, std::move(req))
+        .then(
+          [=](const pull_message_result& res) {
+            st->answered = clock_type::now();
+            st->have_answer = true;
+            if (res.status != static_cast<uint8_t>(pull_status::found)) {
+              fail("held pull: "
+                   + to_string(static_cast<pull_status>(res.status)));
+              st->sample_ok = false;
+              finish_one();
+              return;
+            }
+            st->offset = res.next_begin_offset;
+            finish_one();
+          },
+          [=](const caf::error& err) {
+            fail("held pull: " + describe(err));
+            st->have_answer = true;
+            st->sample_ok = false;
+            finish_one();
+          });
+      self->delayed_send(self, std::chrono::milliseconds{2},
+                         caf::tick_atom::value);
+    };
+    (*round)();
+    return {
+      [=](caf::tick_atom) {
+        st->sent = clock_type::now();
+        self->request(broker, caf::infinite, make_send(poll_topic, 0))
+          .then(
+            [=](const send_result&) {
+              st->acked = clock_type::now();
+              st->have_ack = true;
+              finish_one();
+            },
+            [=](const caf::error& err) {
+              fail("send: " + describe(err));
+              st->have_ack = true;
+              st->sample_ok = false;
+              finish_one();
+            });
+      },
+    };
+  });
+  fut.wait();
+  return st->out;
+}
+
+// -- setup --------------------------------------------------------------------
+
+bool create_topic(caf::scoped_actor& self, const broker_actor& broker,
+                  const std::string& name, int32_t queues) {
+  update_topic_request req;
+  req.config.topic_name = name;
+  req.config.read_queue_nums = queues;
+  req.config.write_queue_nums = queues;
+  bool ok = false;
+  self->request(broker, std::chrono::seconds{30}, req)
+    .receive([&](const data_version&) { ok = true; },
+             [&](const caf::error& err) {
+               std::cerr << "updateTopic " << name
+                         << " failed: " << describe(err) << '\n';
+             });
+  return ok;
+}
+
+std::optional<int64_t> max_offset(caf::scoped_actor& self,
+                                  const broker_actor& broker,
+                                  const std::string& topic) {
+  std::optional<int64_t> result;
+  self->request(broker, std::chrono::seconds{30}, make_pull(topic, 0))
+    .receive([&](const pull_message_result& res) { result = res.max_offset; },
+             [&](const caf::error& err) {
+               std::cerr << "pull " << topic << " failed: " << describe(err)
+                         << '\n';
+             });
+  return result;
+}
+
+// Finds the commit-log writer's part of a node dump.
+const nlohmann::json* find_writer(const nlohmann::json& j) {
+  if (j.is_object()) {
+    auto it = j.find("actor");
+    if (it != j.end() && *it == "commit_log_writer")
+      return &j;
+  }
+  if (j.is_object() || j.is_array())
+    for (auto& x : j)
+      if (auto found = find_writer(x))
+        return found;
+  return nullptr;
+}
+
+// Waits until the store's dispatcher has caught up with the commit log, so
+// that no figure pays for the dispatch of the one before it (sends are
+// acknowledged before they are dispatched: a run leaves a backlog). Reads
+// the node dump every 50 ms; returns the seconds waited, or -1.
+double wait_dispatched(caf::actor_system& sys, const broker_actor& broker) {
+  auto start = clock_type::now();
+  caf::scoped_actor self{sys};
+  while (clock_type::now() - start < std::chrono::minutes{5}) {
+    bool caught_up = false;
+    self->request(broker, std::chrono::seconds{60}, dump_atom::value)
+      .receive(
+        [&](const std::string& text) {
+          auto doc = nlohmann::json::parse(text, nullptr, false);
+          auto w = find_writer(doc);
+          caught_up = w != nullptr && w->contains("write_offset")
+                      && w->contains("dispatched_offset")
+                      && (*w)["dispatched_offset"] == (*w)["write_offset"];
+          if (w == nullptr) {
+            std::cerr << "no commit_log_writer in the broker dump\n";
+            caught_up = true;
+          }
+        },
+        [&](const caf::error&) {
+          // The dump's parts time out while the dispatcher works.
+        });
+    if (caught_up)
+      return us_since(start, clock_type::now()) / 1e6;
+    std::this_thread::sleep_for(std::chrono::milliseconds{50});
+  }
+  std::cerr << "the broker's dispatcher did not catch up in 5 minutes\n";
+  return -1;
+}
+
+struct connection {
+  broker_actor broker;
+  caf::actor echo;
+};
+
+std::optional<connection> connect_broker(caf::actor_system& sys,
+                                         const std::string& address) {
+  auto addr = parse_host_port(address);
+  if (!addr) {
+    std::cerr << "bad broker address '" << address << "'\n";
+    return std::nullopt;
+  }
+  caf::scoped_actor self{sys};
+  auto broker = connect<broker_actor>(self, *addr, std::chrono::seconds{10});
+  if (!broker) {
+    std::cerr << "cannot connect to " << address << ": "
+              << describe(broker.error()) << '\n';
+    return std::nullopt;
+  }
+  auto echo = caf::actor_cast<caf::actor>(
+    sys.middleman().remote_lookup(bench_echo_name, broker->node()));
+  if (!echo) {
+    std::cerr << "the broker at " << address
+              << " has no bench echo actor (an older rmq-node?)\n";
+    return std::nullopt;
+  }
+  return connection{*broker, echo};
+}
+
+// -- reporting ----------------------------------------------------------------
+
+std::string fmt(double x, int precision = 0) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(precision) << x;
+  return out.str();
+}
+
+std::string pct(double x) {
+  return fmt(100 * x, 1) + " %";
+}
+
+void note_errors(const std::string& what, const load_result& r) {
+  if (r.errors > 0)
+    std::cout << "  " << what << ": " << r.errors
+              << " errors (first: " << r.first_error << ")\n";
+}
+
+/// The figures of one round.
+struct round_figures {
+  double base1 = 0, base1_p50 = 0, base1_p99 = 0, base64 = 0, base_batch = 0,
+         base_pull = 0;
+  double send1 = 0, send1_p50 = 0, send1_p99 = 0, send64 = 0, batch = 0;
+  double spread = 0, pull = 0, poll_p50 = 0, poll_p99 = 0, poll_ack_p50 = 0,
+         poll_ack_p99 = 0;
+  uint64_t errors = 0;
+};
+
+template <class F>
+double med(const std::vector<round_figures>& rs, F f) {
+  std::vector<double> xs;
+  for (auto& r : rs)
+    xs.push_back(f(r));
+  return median(xs);
+}
+
+// Prints one figure, its baseline and ratio, and the target; returns
+// whether it was met (true when there is no target).
+struct verdicts {
+  int pass = 0;
+  int miss = 0;
+};
+
+void line(verdicts& v, const std::string& what, const std::string& value,
+          const std::string& base, const std::string& ratio,
+          const std::string& target, std::optional<bool> met) {
+  std::cout << "  " << std::left << std::setw(34) << what << std::right
+            << std::setw(22) << value << std::setw(24) << base << std::setw(9)
+            << ratio << "  " << target;
+  if (met) {
+    std::cout << (*met ? "  PASS" : "  MISS");
+    (*met ? v.pass : v.miss)++;
+  }
+  std::cout << '\n';
+}
+
+// -- one flush mode -----------------------------------------------------------
+
+int measure(const options& opt, const std::string& flush_type, verdicts& v) {
+  bool async = flush_type == "ASYNC_FLUSH";
+  auto node = start_broker(flush_type, opt.store_dir);
+  if (!node)
+    return 1;
+  node_config cfg;
+  if (auto why = cfg.load_network(); !why.empty()) {
+    std::cerr << why << '\n';
+    return 1;
+  }
+  caf::actor_system sys{cfg};
+  auto conn = connect_broker(sys, node->address);
+  if (!conn)
+    return 1;
+  auto& broker = conn->broker;
+  std::cout << "# rmq-bench broker against " << node->address << " ("
+            << flush_type << ", store " << node->dir << "), " << opt.rounds
+            << " rounds of " << opt.seconds << " s per figure\n";
+  {
+    caf::scoped_actor self{sys};
+    if (!create_topic(self, broker, one_topic, 1)
+        || !create_topic(self, broker, poll_topic, 1))
+      return 1;
+    if (async)
+      for (int t = 0; t < spread_topics; ++t)
+        if (!create_topic(self, broker, spread_topic(t), spread_queues))
+          return 1;
+  }
+  double s = opt.seconds;
+  std::string small(body_size, 'x');
+  std::string batch_payload(body_size * batch_size, 'x');
+  std::vector<round_figures> rounds;
+  for (int round = 1; round <= opt.rounds; ++round) {
+    std::cerr << "[" << flush_type << " round " << round << "/" << opt.rounds
+              << "]\n";
+    round_figures f;
+    auto tag = [&](const std::string& what) {
+      return flush_type + " " + std::to_string(round) + "/"
+             + std::to_string(opt.rounds) + " " + what;
+    };
+    auto b1 = run_load(sys, tag("baseline 1 in flight"), 1, s,
+                       echo_request(conn->echo, small, 1));
+    auto b64 = run_load(sys, tag("baseline 64 in flight"), 64, s,
+                        echo_request(conn->echo, small, 1));
+    auto bb = run_load(sys, tag("baseline 64 x 128 B, 4 in flight"), 4, s,
+                       echo_request(conn->echo, batch_payload, batch_size));
+    // The dispatch lag each send run leaves behind, in seconds.
+    std::string lags;
+    auto settle = [&](const char* after) {
+      auto waited = wait_dispatched(sys, broker);
+      if (after != nullptr)
+        lags += std::string{lags.empty() ? "" : ", "} + after + " "
+                + fmt(waited, 2) + " s";
+    };
+    cpu_meter cpu;
+    cpu.broker_pid = std::to_string(node->proc->pid());
+    std::string cpu1, cpu64, cpub;
+    settle(nullptr);
+    cpu.start();
+    auto s1 = run_load(sys, tag("send 1 in flight"), 1, s,
+                       send_request(broker, false));
+    cpu1 = cpu.stop();
+    settle("1 in flight");
+    cpu.start();
+    auto s64 = run_load(sys, tag("send 64 in flight"), 64, s,
+                        send_request(broker, false));
+    cpu64 = cpu.stop();
+    settle("64 in flight");
+    cpu.start();
+    auto sb = run_load(sys, tag("send batches"), opt.batch_in_flight, s,
+                       send_request(broker, true));
+    cpub = cpu.stop();
+    settle("batches");
+    for (auto* r : {&b1, &b64, &bb, &s1, &s64, &sb})
+      f.errors += r->errors;
+    note_errors("baseline", b1);
+    note_errors("baseline 64", b64);
+    note_errors("baseline batch", bb);
+    note_errors("send 1", s1);
+    note_errors("send 64", s64);
+    note_errors("send batch", sb);
+    f.base1 = b1.rate();
+    f.base1_p50 = b1.p(0.5);
+    f.base1_p99 = b1.p(0.99);
+    f.base64 = b64.rate();
+    f.base_batch = bb.rate();
+    f.send1 = s1.rate();
+    f.send1_p50 = s1.p(0.5);
+    f.send1_p99 = s1.p(0.99);
+    f.send64 = s64.rate();
+    f.batch = sb.rate();
+    std::cout << "round " << round << ": baseline 1 in flight " << fmt(f.base1)
+              << " rt/s (p50 " << fmt(f.base1_p50) << " us, p99 "
+              << fmt(f.base1_p99) << " us), 64 in flight " << fmt(f.base64)
+              << " rt/s, 64 x 128 B x 4 in flight " << fmt(f.base_batch)
+              << " msgs/s\n"
+              << "round " << round << ": send 1 in flight " << fmt(f.send1)
+              << " msgs/s (p50 " << fmt(f.send1_p50) << " us, p99 "
+              << fmt(f.send1_p99) << " us), 64 in flight " << fmt(f.send64)
+              << " msgs/s, batches " << fmt(f.batch) << " msgs/s ("
+              << opt.batch_in_flight << " in flight)\n"
+              << "round " << round << ": CPU 1 in flight: " << cpu1
+              << "; 64 in flight: " << cpu64 << "; batches: " << cpub << '\n';
+    if (!async)
+      std::cout << "round " << round << ": dispatch lag after " << lags << '\n';
+    if (async) {
+      int64_t filled = 0;
+      {
+        caf::scoped_actor self{sys};
+        filled = max_offset(self, broker, one_topic).value_or(0);
+      }
+      auto bytes = std::make_shared<uint64_t>(0);
+      auto pl = run_load(sys, tag("pull"), pull_in_flight, s,
+                         pull_request(broker, filled, bytes));
+      note_errors("pull", pl);
+      f.errors += pl.errors;
+      f.pull = pl.rate();
+      auto per_pull = pl.requests > 0 ? *bytes / pl.requests : 0;
+      auto bp = run_load(sys, tag("baseline pull-sized reply"), pull_in_flight,
+                         s,
+                         echo_request(conn->echo, std::string(64, 'x'), 32,
+                                      std::max<uint64_t>(per_pull, 1)));
+      note_errors("baseline pull", bp);
+      f.errors += bp.errors;
+      f.base_pull = bp.rate();
+      int64_t poll_start = 0;
+      {
+        caf::scoped_actor self{sys};
+        poll_start = max_offset(self, broker, poll_topic).value_or(0);
+      }
+      std::cerr << "  " << tag("long polling") << "...\r" << std::flush;
+      auto po = run_poll(sys, broker, poll_start, s);
+      std::cerr << "\r\033[K" << std::flush;
+      if (po.errors > 0)
+        std::cout << "  long polling: " << po.errors
+                  << " errors (first: " << po.first_error << ")\n";
+      f.errors += po.errors;
+      f.poll_p50 = percentile(po.send_to_answer_us, 0.5);
+      f.poll_p99 = percentile(po.send_to_answer_us, 0.99);
+      f.poll_ack_p50 = percentile(po.ack_to_answer_us, 0.5);
+      f.poll_ack_p99 = percentile(po.ack_to_answer_us, 0.99);
+      std::cout << "round " << round << ": pull " << fmt(f.pull) << " msgs/s ("
+                << pl.requests << " pulls of " << per_pull << " B, queue of "
+                << filled << "), baseline " << fmt(f.base_pull)
+                << " msgs/s; held pull answered " << fmt(f.poll_p50) << " / "
+                << fmt(f.poll_p99) << " us (p50/p99) after the send, "
+                << fmt(f.poll_ack_p50) << " / " << fmt(f.poll_ack_p99)
+                << " us after its ack (" << po.send_to_answer_us.size()
+                << " samples)\n"
+                << "round " << round << ": dispatch lag after " << lags << '\n';
+    }
+    rounds.push_back(f);
+  }
+  // The 10,000-queue runs come after all others: they leave 10,000 dirty
+  // consume queues whose next checkpoint (msync of each) keeps the
+  // dispatcher, and so every pull, busy for seconds.
+  if (async) {
+    for (int round = 1; round <= opt.rounds; ++round) {
+      auto waited = wait_dispatched(sys, broker);
+      auto sp = run_load(sys,
+                         flush_type + " " + std::to_string(round) + "/"
+                           + std::to_string(opt.rounds)
+                           + " send 64 in flight, 10,000 queues",
+                         64, s, spread_request(broker));
+      note_errors("spread", sp);
+      rounds[round - 1].errors += sp.errors;
+      rounds[round - 1].spread = sp.rate();
+      std::cout << "spread " << round << ": 64 in flight over 10,000 queues "
+                << fmt(sp.rate())
+                << " msgs/s (dispatch lag before: " << fmt(waited, 2)
+                << " s)\n";
+    }
+    std::cout << "spread: dispatch lag after the last "
+              << fmt(wait_dispatched(sys, broker), 2) << " s\n";
+  }
+  // Medians over the rounds, against the medians of the baselines.
+  auto m = [&](double round_figures::*field) {
+    return med(rounds, [field](const round_figures& r) { return r.*field; });
+  };
+  // A ratio is taken within each round (figure and baseline measured a
+  // few seconds apart) and its median reported: the box's speed drifts
+  // between rounds more than the ratios do.
+  auto mr = [&](double round_figures::*num, double round_figures::*den) {
+    return med(rounds, [num, den](const round_figures& r) {
+      return r.*den > 0 ? r.*num / r.*den : 0;
+    });
+  };
+  auto base1 = m(&round_figures::base1);
+  auto base1_p50 = m(&round_figures::base1_p50);
+  auto base1_p99 = m(&round_figures::base1_p99);
+  auto base64 = m(&round_figures::base64);
+  auto base_batch = m(&round_figures::base_batch);
+  auto send1 = m(&round_figures::send1);
+  auto send64 = m(&round_figures::send64);
+  auto batch = m(&round_figures::batch);
+  std::cout << "median of " << rounds.size() << " rounds, " << flush_type
+            << ":\n";
+  std::cout << "  " << std::left << std::setw(34) << "figure" << std::right
+            << std::setw(22) << "value" << std::setw(24) << "baseline"
+            << std::setw(9) << "ratio"
+            << "  target\n";
+  std::optional<bool> none;
+  line(v, "send 1 in flight", fmt(send1) + " msgs/s", fmt(base1) + " rt/s",
+       pct(mr(&round_figures::send1, &round_figures::base1)),
+       async ? ">= 85 %" : "(none)",
+       async
+         ? std::optional<bool>{mr(&round_figures::send1, &round_figures::base1)
+                               >= 0.85}
+         : none);
+  line(v, "  p50 / p99 latency",
+       fmt(m(&round_figures::send1_p50)) + " / "
+         + fmt(m(&round_figures::send1_p99)) + " us",
+       fmt(base1_p50) + " / " + fmt(base1_p99) + " us",
+       pct(mr(&round_figures::base1_p50, &round_figures::send1_p50)), "", none);
+  line(v, "send 64 in flight", fmt(send64) + " msgs/s", fmt(base64) + " rt/s",
+       pct(mr(&round_figures::send64, &round_figures::base64)),
+       async ? ">= 70 %" : "(none)",
+       async ? std::optional<bool>{mr(&round_figures::send64,
+                                      &round_figures::base64)
+                                   >= 0.70}
+             : none);
+  line(v,
+       "send 64 x 128 B batches, " + std::to_string(opt.batch_in_flight)
+         + " in flight",
+       fmt(batch) + " msgs/s", fmt(base_batch) + " msgs/s",
+       pct(mr(&round_figures::batch, &round_figures::base_batch)),
+       async ? ">= 50 %" : ">= 300,000 msgs/s",
+       async ? mr(&round_figures::batch, &round_figures::base_batch) >= 0.5
+             : batch >= 300'000);
+  if (async) {
+    auto spread = m(&round_figures::spread);
+    auto pull = m(&round_figures::pull);
+    auto base_pull = m(&round_figures::base_pull);
+    auto poll_ack_p99 = m(&round_figures::poll_ack_p99);
+    line(v, "send 64 in flight, 10,000 queues", fmt(spread) + " msgs/s",
+         fmt(send64) + " (1 queue)",
+         pct(mr(&round_figures::spread, &round_figures::send64)),
+         ">= 80 % of 1 queue",
+         mr(&round_figures::spread, &round_figures::send64) >= 0.8);
+    line(v, "pull, 32 per pull, 16 in flight", fmt(pull) + " msgs/s",
+         fmt(base_pull) + " msgs/s",
+         pct(mr(&round_figures::pull, &round_figures::base_pull)),
+         ">= 1,000,000 msgs/s", pull >= 1e6);
+    line(v, "held pull: send -> answer p50/p99",
+         fmt(m(&round_figures::poll_p50)) + " / "
+           + fmt(m(&round_figures::poll_p99)) + " us",
+         fmt(base1_p50) + " / " + fmt(base1_p99) + " us", "", "", none);
+    line(v, "held pull: ack -> answer p50/p99",
+         fmt(m(&round_figures::poll_ack_p50)) + " / " + fmt(poll_ack_p99)
+           + " us",
+         "2 x p50 " + fmt(2 * base1_p50) + " us",
+         fmt(mr(&round_figures::poll_ack_p99, &round_figures::base1_p50), 2)
+           + " rt",
+         "p99 <= 2 baseline rt",
+         mr(&round_figures::poll_ack_p99, &round_figures::base1_p50) <= 2);
+  }
+  uint64_t errors = 0;
+  for (auto& r : rounds)
+    errors += r.errors;
+  if (errors > 0)
+    std::cout << "  errors over all rounds: " << errors << '\n';
+  caf::anon_send_exit(conn->echo, caf::exit_reason::user_shutdown);
+  return errors > 0 ? 1 : 0;
+}
+
+// -- soak ---------------------------------------------------------------------
+
+int soak(const options& opt) {
+  auto node = start_broker("ASYNC_FLUSH", opt.store_dir);
+  if (!node)
+    return 1;
+  node_config cfg;
+  if (auto why = cfg.load_network(); !why.empty()) {
+    std::cerr << why << '\n';
+    return 1;
+  }
+  caf::actor_system sys{cfg};
+  auto conn = connect_broker(sys, node->address);
+  if (!conn)
+    return 1;
+  {
+    caf::scoped_actor self{sys};
+    if (!create_topic(self, conn->broker, one_topic, 1))
+      return 1;
+  }
+  std::cout << "# rmq-bench broker --soak against " << node->address
+            << " (ASYNC_FLUSH): 128 B sends, 64 in flight, for "
+            << opt.soak_seconds << " s; broker RSS every 10 s\n";
+  auto [rss0, anon0] = rss_kib(node->proc->pid());
+  std::cout << "t=0 s: RSS " << rss0 / 1024 << " MiB (anon " << anon0 / 1024
+            << " MiB)\n";
+  uint64_t total = 0, errors = 0;
+  long max_anon = anon0, max_rss = rss0;
+  for (int t = 10; t <= opt.soak_seconds; t += 10) {
+    auto r = run_load(sys, "soak t=" + std::to_string(t) + " s", 64, 10,
+                      send_request(conn->broker, false));
+    total += r.msgs;
+    errors += r.errors;
+    auto [rss, anon] = rss_kib(node->proc->pid());
+    max_anon = std::max(max_anon, anon);
+    max_rss = std::max(max_rss, rss);
+    std::cout << "t=" << t << " s: " << fmt(r.rate()) << " msgs/s, " << r.errors
+              << " errors, RSS " << rss / 1024 << " MiB (anon " << anon / 1024
+              << " MiB)" << std::endl;
+  }
+  std::cout << "soak: " << total << " messages, " << errors
+            << " errors, peak RSS " << max_rss / 1024 << " MiB, peak anon "
+            << max_anon / 1024 << " MiB\n";
+  caf::anon_send_exit(conn->echo, caf::exit_reason::user_shutdown);
+  return errors > 0 ? 1 : 0;
+}
+
+} // namespace
+
+int broker(int argc, char** argv) {
+  options opt;
+  opt.store_dir = "/tmp";
+  option_parser flags{"rmq-bench broker"};
+  flags.add("seconds", opt.seconds, "duration of each load run");
+  flags.add("rounds", opt.rounds, "repetitions (the median is reported)");
+  flags.add("flush", opt.flush, "both, async or sync");
+  flags.add("batch-in-flight", opt.batch_in_flight,
+            "batches of 64 in flight (the target is for 4)");
+  flags.add("store-dir", opt.store_dir,
+            "where the broker's temporary store dir is made");
+  flags.add("soak", opt.soak,
+            "instead: full-speed sends, broker RSS every 10 s");
+  flags.add("soak-seconds", opt.soak_seconds, "length of the soak run");
+  if (auto rc = flags.parse(argc, argv); rc >= 0)
+    return rc;
+  if (opt.seconds < 1 || opt.rounds < 1 || opt.soak_seconds < 10
+      || opt.batch_in_flight < 1) {
+    std::cerr << "--seconds and --rounds must be >= 1, --soak-seconds >= 10\n";
+    return 2;
+  }
+  if (opt.soak)
+    return soak(opt);
+  if (opt.flush != "both" && opt.flush != "async" && opt.flush != "sync") {
+    std::cerr << "--flush must be both, async or sync\n";
+    return 2;
+  }
+  verdicts v;
+  int rc = 0;
+  if (opt.flush != "sync")
+    rc |= measure(opt, "ASYNC_FLUSH", v);
+  if (opt.flush != "async")
+    rc |= measure(opt, "SYNC_FLUSH", v);
+  std::cout << "targets: " << v.pass << " PASS, " << v.miss << " MISS\n";
+  return rc;
+}
+
+} // namespace rmq::bench
