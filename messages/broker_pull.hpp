@@ -16,6 +16,7 @@
 #include "caf/replies_to.hpp"
 #include "caf/typed_actor.hpp"
 
+#include "messages/broker_topics.hpp"
 #include "messages/common.hpp"
 #include "messages/message_decl.hpp"
 #include "messages/store.hpp"
@@ -172,7 +173,10 @@ RMQ_DECLARE_MESSAGE(consumer_offsets);
 /// not readable), invalid_parameter (queue id out of range),
 /// subscription_parse_failed.
 using pull_processor_actor = dumpable_actor::extend<
-  caf::replies_to<pull_message_request>::with<pull_message_result>>;
+  caf::replies_to<pull_message_request>::with<pull_message_result>,
+  // The topic table's announcement to its watchers (actors/broker/
+  // topic_cache.hpp).
+  caf::reacts_to<caf::put_atom, topic_config_set>>;
 
 /// Interface of the long-polling hold service. A parked pull is re-executed
 /// once, without suspension, through the given processor when a matching

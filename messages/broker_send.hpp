@@ -15,6 +15,7 @@
 #include "caf/replies_to.hpp"
 #include "caf/typed_actor.hpp"
 
+#include "messages/broker_topics.hpp"
 #include "messages/common.hpp"
 #include "messages/message_decl.hpp"
 
@@ -119,6 +120,9 @@ using send_processor_actor = dumpable_actor::extend<
   // system_busy, ...).
   caf::replies_to<send_message_request>::with<send_result>,
   // Sets the broker permission; answers the previous one.
-  caf::replies_to<broker_perm_atom, int32_t>::with<int32_t>>;
+  caf::replies_to<broker_perm_atom, int32_t>::with<int32_t>,
+  // The topic table's announcement to its watchers (actors/broker/
+  // topic_cache.hpp).
+  caf::reacts_to<caf::put_atom, topic_config_set>>;
 
 } // namespace rmq

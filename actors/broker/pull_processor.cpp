@@ -80,6 +80,7 @@ pull_processor_actor::behavior_type pull_processor(
   pull_hold_actor hold) {
   self->state.config = config;
   self->state.clock = &self->clock();
+  topic_cache::subscribe(self, topics);
   // Reads the queue and answers `rp`; the topic was checked already.
   auto read = [=](pull_message_request req, std::vector<int64_t> codes,
                   caf::typed_response_promise<pull_message_result> rp) mutable {
@@ -166,33 +167,41 @@ pull_processor_actor::behavior_type pull_processor(
         return std::move(codes.error());
       }
       auto rp = self->make_response_promise<pull_message_result>();
+      auto check_and_read = [=](const topic_config& tc) mutable {
+        auto refuse = [&](caf::error err) {
+          ++self->state.refused;
+          rp.deliver(std::move(err));
+        };
+        if ((tc.perm & perm::read) == 0)
+          return refuse(
+            make_error(errc::no_permission,
+                       "the topic " + req.topic + " is not readable"));
+        if (req.queue_id < 0 || req.queue_id >= tc.read_queue_nums)
+          return refuse(make_error(errc::invalid_parameter,
+                                   "queue id " + std::to_string(req.queue_id)
+                                     + " of topic " + req.topic
+                                     + " is out of range, read queues: "
+                                     + std::to_string(tc.read_queue_nums)));
+        read(std::move(req), std::move(*codes), rp);
+      };
+      if (auto tc = st.topic_copy.find(req.topic)) {
+        check_and_read(*tc);
+        return rp;
+      }
       self
         ->request(topics, st.config.request_timeout, caf::get_atom::value,
                   req.topic)
-        .then(
-          [=](topic_config& tc) mutable {
-            auto refuse = [&](caf::error err) {
-              ++self->state.refused;
-              rp.deliver(std::move(err));
-            };
-            if ((tc.perm & perm::read) == 0)
-              return refuse(
-                make_error(errc::no_permission,
-                           "the topic " + req.topic + " is not readable"));
-            if (req.queue_id < 0 || req.queue_id >= tc.read_queue_nums)
-              return refuse(make_error(
-                errc::invalid_parameter,
-                "queue id " + std::to_string(req.queue_id) + " of topic "
-                  + req.topic + " is out of range, read queues: "
-                  + std::to_string(tc.read_queue_nums)));
-            read(std::move(req), std::move(*codes), rp);
-          },
-          [=](caf::error& err) mutable {
-            ++self->state.refused;
-            log_request_failure("pull", "topic lookup of " + req.topic, err);
-            rp.deliver(std::move(err));
-          });
+        .then([=](topic_config& tc) mutable { check_and_read(tc); },
+              [=](caf::error& err) mutable {
+                ++self->state.refused;
+                log_request_failure("pull", "topic lookup of " + req.topic,
+                                    err);
+                rp.deliver(std::move(err));
+              });
       return rp;
+    },
+    [=](caf::put_atom, topic_config_set& set) {
+      self->state.topic_copy.replace(set);
     },
     dump_handler(self),
   };
@@ -213,6 +222,7 @@ nlohmann::json pull_processor_state::dump_fields() const {
     {"commits", commits},
     {"found_messages", found_messages},
     {"get_tps", rates(get_rate, clock)},
+    {"topic_cache", topic_copy.dump_fields()},
   };
 }
 

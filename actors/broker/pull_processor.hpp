@@ -18,6 +18,7 @@
 #include "caf/timespan.hpp"
 #include "caf/typed_event_based_actor.hpp"
 
+#include "actors/broker/topic_cache.hpp"
 #include "messages/broker_pull.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/store.hpp"
@@ -63,6 +64,8 @@ struct pull_processor_state {
   /// Messages found, in total and per second (getTotal / getFoundTps).
   int64_t found_messages = 0;
   rate_meter get_rate;
+  /// The topic table as last announced: known topics need no lookup.
+  topic_cache topic_copy;
   caf::actor_clock* clock = nullptr;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).

@@ -304,6 +304,7 @@ nlohmann::json send_processor_state::dump_fields() const {
     {"made_ids", made_ids},
     {"put_tps", rates(put_rate, clock)},
     {"scheduled", scheduled},
+    {"topic_cache", topic_copy.dump_fields()},
   };
 }
 
@@ -322,6 +323,7 @@ send_processor_actor::behavior_type send_processor(
   st.rng.seed(seed);
   st.ids = uniq_key_generator{st.options.store_ip, st.options.pid,
                               st.options.id_hash};
+  topic_cache::subscribe(self, st.topics);
   return {
     [=](send_message_request& req) -> caf::result<send_result> {
       auto& st = self->state;
@@ -332,6 +334,16 @@ send_processor_actor::behavior_type send_processor(
       if (auto err = check_send(st, req, *cs)) {
         ++st.refused;
         return err;
+      }
+      if (auto tc = st.topic_copy.find(cs->req.topic)) {
+        auto queue_id = pick_queue(st, *tc, cs->req.queue_id);
+        if (!queue_id) {
+          ++st.refused;
+          return std::move(queue_id.error());
+        }
+        auto rp = self->make_response_promise<send_result>();
+        store(self, cs, *queue_id, rp);
+        return rp;
       }
       auto rp = self->make_response_promise<send_result>();
       topic_for_send_request lookup{cs->req.topic, cs->req.default_topic,
@@ -353,6 +365,9 @@ send_processor_actor::behavior_type send_processor(
             fail(self, rp, "topic lookup", err);
           });
       return rp;
+    },
+    [=](caf::put_atom, topic_config_set& set) {
+      self->state.topic_copy.replace(set);
     },
     [=](broker_perm_atom, int32_t value) -> caf::result<int32_t> {
       if (!perm::is_valid(value))

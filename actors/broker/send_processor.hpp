@@ -20,6 +20,7 @@
 #include "caf/timespan.hpp"
 #include "caf/typed_event_based_actor.hpp"
 
+#include "actors/broker/topic_cache.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/route.hpp"
@@ -82,6 +83,8 @@ struct send_processor_state {
   int64_t made_ids = 0;
   /// Stored messages per second (putTps in brokerStatus).
   rate_meter put_rate;
+  /// The topic table as last announced: known topics need no lookup.
+  topic_cache topic_copy;
   /// The actor's clock, for the rates in the dump.
   caf::actor_clock* clock = nullptr;
   /// Messages stored into SCHEDULE_TOPIC_XXXX for their DELAY level.

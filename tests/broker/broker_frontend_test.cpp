@@ -83,6 +83,53 @@ TEST_SUITE("broker.frontend") {
     CHECK_EQ(rec.body, "one");
   }
 
+  TEST_CASE_FIXTURE(fixture, "the processors follow the topic table's "
+                             "announcements") {
+    make_topic("TopicC", 2);
+    CHECK_EQ(send_to("TopicC", 1, "a").status,
+             static_cast<uint8_t>(send_status::send_ok));
+    auto cache = [&](const char* actor) {
+      auto js
+        = nlohmann::json::parse(ask<std::string>(node.send, dump_atom::value));
+      if (std::string{actor} == "pull")
+        js = nlohmann::json::parse(
+          ask<std::string>(node.pull, dump_atom::value));
+      return js["topic_cache"];
+    };
+    CHECK_GE(cache("send")["hits"].get<int64_t>(), 1);
+    // A perm change reaches the copy: the next send is refused without
+    // asking the table.
+    topic_config ro;
+    ro.topic_name = "TopicC";
+    ro.read_queue_nums = ro.write_queue_nums = 2;
+    ro.perm = perm::read;
+    ask<data_version>(front(), update_topic_request{ro});
+    send_message_request req;
+    req.producer_group = "P";
+    req.topic = "TopicC";
+    req.queue_id = 0;
+    req.body = "b";
+    CHECK_EQ(ask_error<send_result>(front(), req).code(),
+             static_cast<uint8_t>(errc::no_permission));
+    // Fewer queues: a pull of a queue that is gone is out of range.
+    ro.perm = perm::read_write;
+    ro.read_queue_nums = ro.write_queue_nums = 1;
+    ask<data_version>(front(), update_topic_request{ro});
+    pull_message_request pull;
+    pull.consumer_group = "G";
+    pull.topic = "TopicC";
+    pull.queue_id = 1;
+    CHECK_EQ(ask_error<pull_message_result>(front(), pull).code(),
+             static_cast<uint8_t>(errc::invalid_parameter));
+    CHECK_GE(cache("pull")["hits"].get<int64_t>(), 1);
+    // A deleted topic is asked from the table again (and auto-created).
+    ask<data_version>(front(), delete_topic_in_broker_request{"TopicC"});
+    auto misses = cache("send")["misses"].get<int64_t>();
+    CHECK_EQ(send_to("TopicC", 0, "c").status,
+             static_cast<uint8_t>(send_status::send_ok));
+    CHECK_EQ(cache("send")["misses"].get<int64_t>(), misses + 1);
+  }
+
   TEST_CASE_FIXTURE(fixture, "inner errors come back to the client") {
     send_message_request req;
     req.producer_group = "P";
