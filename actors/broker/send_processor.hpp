@@ -16,6 +16,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "caf/actor_clock.hpp"
+#include "caf/duration.hpp"
 #include "caf/stateful_actor.hpp"
 #include "caf/timespan.hpp"
 #include "caf/typed_event_based_actor.hpp"
@@ -60,9 +61,16 @@ struct send_processor_options {
   int32_t id_hash = 0;
   /// Wall clock in ms for those UNIQ_KEYs (the id encodes the time).
   std::function<int64_t()> wall_clock_ms;
-  /// How long the topic config table and the commit log may take.
+  /// How long the topic config table may take (asked only for topics
+  /// its announcements did not name yet).
   caf::timespan table_timeout = std::chrono::seconds{3};
-  caf::timespan store_timeout = std::chrono::seconds{10};
+  /// How long the commit log may take. None by default: the writer answers
+  /// every put itself (at once, or flush_disk_timeout after
+  /// syncFlushTimeout under sync flush) and a dead writer answers
+  /// request_receiver_down, while each CAF timeout costs two wake-ups of
+  /// CAF's clock thread per send (docs/benchmarks.md, "Broker"). A stuck
+  /// disk leaves the producer to its own send timeout.
+  caf::duration store_timeout = caf::infinite;
 };
 
 struct send_processor_state {
