@@ -160,15 +160,15 @@ std::vector<store_message> to_store_messages(send_processor_state& st,
   return result;
 }
 
-// Builds the answer from the store's results, or the error of the first
-// message that was not stored.
+// Builds the answer from the store's results and the messages' UNIQ_KEYs,
+// or the error of the first message that was not stored.
 caf::expected<send_result>
-to_result(send_processor_state& st, const std::vector<store_message>& msgs,
+to_result(send_processor_state& st, std::vector<std::string>& ids,
           const std::vector<put_result>& res, int32_t queue_id) {
-  if (res.size() != msgs.size())
+  if (res.size() != ids.size())
     return make_error(errc::system_error,
                       "the store answered " + std::to_string(res.size())
-                        + " results for " + std::to_string(msgs.size())
+                        + " results for " + std::to_string(ids.size())
                         + " messages");
   send_result out;
   auto status = send_status::send_ok;
@@ -188,8 +188,7 @@ to_result(send_processor_state& st, const std::vector<store_message>& msgs,
         return to_send_error(r.error);
     }
     send_entry e;
-    e.msg_id = std::string{
-      storage::find_property(msgs[i].properties, property_uniq_key)};
+    e.msg_id = std::move(ids[i]);
     e.offset_msg_id = encode_offset_msg_id(
       st.options.store_ip, st.options.store_port, r.phys_offset);
     e.queue_offset = r.queue_offset;
@@ -223,29 +222,34 @@ void fail(self_ptr self, promise& rp, const char* what, const caf::error& err) {
 void store(self_ptr self, std::shared_ptr<checked_send> cs, int32_t queue_id,
            promise rp) {
   auto& st = self->state;
-  auto msgs = std::make_shared<std::vector<store_message>>(
-    to_store_messages(st, *cs, queue_id));
+  auto msgs = to_store_messages(st, *cs, queue_id);
   // A delayed message waits in SCHEDULE_TOPIC_XXXX (batches refuse DELAY,
   // and its level was checked).
-  if (!cs->req.batch && msgs->size() == 1)
-    if (auto level = to_schedule(msgs->front(), st.options.max_delay_level);
+  if (!cs->req.batch && msgs.size() == 1)
+    if (auto level = to_schedule(msgs.front(), st.options.max_delay_level);
         level && *level > 0)
       ++st.scheduled;
+  // The messages go to the writer without a copy; the answer needs only
+  // their ids.
+  auto ids = std::make_shared<std::vector<std::string>>();
+  ids->reserve(msgs.size());
+  for (auto& m : msgs)
+    ids->emplace_back(storage::find_property(m.properties, property_uniq_key));
   self
     ->request(st.commit_log, st.options.store_timeout, caf::put_atom::value,
-              *msgs)
+              std::move(msgs))
     .then(
-      [self, msgs, queue_id, rp](std::vector<put_result>& res) mutable {
+      [self, ids, queue_id, rp](std::vector<put_result>& res) mutable {
         auto& st = self->state;
-        auto out = to_result(st, *msgs, res, queue_id);
+        auto out = to_result(st, *ids, res, queue_id);
         if (!out) {
           ++st.store_failures;
           fail(self, rp, "append", out.error());
           return;
         }
-        st.stored_messages += static_cast<int64_t>(msgs->size());
+        st.stored_messages += static_cast<int64_t>(ids->size());
         st.put_rate.add(self->clock().now().time_since_epoch(),
-                        static_cast<int64_t>(msgs->size()));
+                        static_cast<int64_t>(ids->size()));
         rp.deliver(std::move(*out));
       },
       [self, rp](caf::error& err) mutable {
