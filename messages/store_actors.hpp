@@ -41,7 +41,11 @@ using dispatcher_actor = dumpable_actor::extend<
   // Adds a listener (monitored, dropped when it exits) that gets
   // (arrival_atom, dispatched offset) after each dispatch that moved the
   // queues on: the long-polling hold service.
-  caf::reacts_to<caf::subscribe_atom, arrival_listener_actor>>;
+  caf::reacts_to<caf::subscribe_atom, arrival_listener_actor>,
+  // The same for one topic only: the listener hears of dispatches that
+  // added messages to that topic (the schedule service, which has its own
+  // thread, is not woken by every send).
+  caf::reacts_to<caf::subscribe_atom, arrival_listener_actor, std::string>>;
 
 using commit_log_actor = dumpable_actor::extend<
   // Appends a batch; one result per message, or an error for the whole

@@ -27,6 +27,7 @@
 #include "actors/broker/subscription_group_table.hpp"
 #include "actors/broker/topic_config_table.hpp"
 #include "messages/errors.hpp"
+#include "runtime/delay_levels.hpp"
 #include "runtime/host_port.hpp"
 #include "runtime/log.hpp"
 #include "runtime/request_failure.hpp"
@@ -210,7 +211,8 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   node.schedule = spawn_io(schedule_service, schopts, node.store.dispatcher,
                            node.store.commit_log);
   caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
-                 caf::actor_cast<arrival_listener_actor>(node.schedule));
+                 caf::actor_cast<arrival_listener_actor>(node.schedule),
+                 std::string{schedule_topic});
   node.hold = sys.spawn(pull_hold_service, node.store.dispatcher,
                         std::chrono::seconds{10});
   caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,

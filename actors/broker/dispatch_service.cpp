@@ -43,6 +43,12 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
                               return x.address() == msg.source;
                             }),
              ls.end());
+    auto& tls = self->state.topic_listeners;
+    tls.erase(std::remove_if(tls.begin(), tls.end(),
+                             [&](const dispatch_state::topic_listener& x) {
+                               return x.hdl.address() == msg.source;
+                             }),
+              tls.end());
   });
   auto checkpoint = [self]() -> caf::error {
     auto& st = self->state;
@@ -71,9 +77,16 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
       auto after = st.store->dispatched_offset();
       // One note per dispatch, not per queue: the listener (the hold
       // service) asks the queues it waits on, see docs/broker.md.
-      if (after != before)
+      if (after != before) {
         for (auto& listener : st.listeners)
           self->send(listener, arrival_atom::value, after);
+        for (auto& tl : st.topic_listeners)
+          if (auto total = st.store->topic_max_total(tl.topic);
+              total != tl.seen) {
+            tl.seen = total;
+            self->send(tl.hdl, arrival_atom::value, after);
+          }
+      }
       return after;
     },
     [=](caf::subscribe_atom, const arrival_listener_actor& listener) {
@@ -82,6 +95,18 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
         return;
       self->monitor(listener);
       ls.push_back(listener);
+    },
+    [=](caf::subscribe_atom, const arrival_listener_actor& listener,
+        std::string& topic) {
+      auto& tls = self->state.topic_listeners;
+      if (!listener)
+        return;
+      for (auto& tl : tls)
+        if (tl.hdl == listener && tl.topic == topic)
+          return;
+      self->monitor(listener);
+      auto seen = self->state.store->topic_max_total(topic);
+      tls.push_back({listener, std::move(topic), seen});
     },
     [=](tick_atom) {
       if (auto err = checkpoint())
@@ -129,6 +154,7 @@ nlohmann::json dispatch_state::dump_fields() const {
     {"dispatch_requests", dispatch_requests},
     {"last_error", last_error},
     {"listeners", listeners.size()},
+    {"topic_listeners", topic_listeners.size()},
     {"recovery_corrupt_ranges", store->recovery().corruptions.size()},
     {"corrupt_reads", store->corrupt_reads()},
   };

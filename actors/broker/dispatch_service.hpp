@@ -33,6 +33,13 @@ struct dispatch_state {
   std::string last_error;
   /// Told (arrival_atom, offset) after each dispatch that moved on.
   std::vector<arrival_listener_actor> listeners;
+  /// Told the same only when their topic got messages.
+  struct topic_listener {
+    arrival_listener_actor hdl;
+    std::string topic;
+    int64_t seen = 0; // the topic's max-offset total when last told
+  };
+  std::vector<topic_listener> topic_listeners;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;

@@ -146,6 +146,10 @@ public:
   }
 
   size_t consume_queue_count();
+
+  /// The sum of the max offsets of `topic`'s queues: grows exactly when a
+  /// message of the topic was dispatched.
+  int64_t topic_max_total(std::string_view topic);
   size_t dedup_size();
 
   /// Reads so far that met a corrupt record (refused, or stopped before it).

@@ -366,6 +366,18 @@ void message_store::clean_consume_queues() {
   index_.delete_below(min);
 }
 
+int64_t message_store::topic_max_total(std::string_view topic) {
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  auto i = queues_.find(topic);
+  if (i == queues_.end())
+    return 0;
+  int64_t total = 0;
+  for (auto& cq : i->second)
+    if (cq)
+      total += cq->max_offset();
+  return total;
+}
+
 size_t message_store::consume_queue_count() {
   std::lock_guard<std::mutex> guard{reader_mtx_};
   size_t n = 0;

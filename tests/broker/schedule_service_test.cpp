@@ -110,7 +110,8 @@ struct fixture : test::deterministic_fixture {
     service = spawn(schedule_service, sopts, actors.dispatcher,
                     log ? log : actors.commit_log);
     caf::anon_send(actors.dispatcher, caf::subscribe_atom::value,
-                   caf::actor_cast<arrival_listener_actor>(service));
+                   caf::actor_cast<arrival_listener_actor>(service),
+                   std::string{schedule_topic});
     sched.run();
   }
 
@@ -347,7 +348,8 @@ TEST_SUITE("broker.schedule_service") {
     auto flaky = spawn(flaky_commit_log, refusing, actors.commit_log);
     service = spawn(schedule_service, sopts, actors.dispatcher, flaky);
     caf::anon_send(actors.dispatcher, caf::subscribe_atom::value,
-                   caf::actor_cast<arrival_listener_actor>(service));
+                   caf::actor_cast<arrival_listener_actor>(service),
+                   std::string{schedule_topic});
     sched.run();
     put_delayed("TopicF", 0, "m0", 1);
     pass(1s);
@@ -374,7 +376,8 @@ TEST_SUITE("broker.schedule_service") {
     auto flaky = spawn(flaky_commit_log, refusing, actors.commit_log);
     service = spawn(schedule_service, sopts, actors.dispatcher, flaky);
     caf::anon_send(actors.dispatcher, caf::subscribe_atom::value,
-                   caf::actor_cast<arrival_listener_actor>(service));
+                   caf::actor_cast<arrival_listener_actor>(service),
+                   std::string{schedule_topic});
     sched.run();
     put_delayed("TopicB", 0, "m0", 1);
     put_delayed("TopicB", 0, "m1", 1);

@@ -4,6 +4,8 @@
 #include "actors/broker/store_actors.hpp"
 
 #include <chrono>
+#include <memory>
+#include <string>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -65,7 +67,38 @@ struct fixture : test::deterministic_fixture {
 
 } // namespace
 
+// Counts the dispatcher's arrival notes.
+arrival_listener_actor::behavior_type
+counting_listener(arrival_listener_actor::pointer, std::shared_ptr<int> count) {
+  return {[count](arrival_atom, int64_t) { ++*count; }};
+}
+
 TEST_SUITE("broker.store_actors") {
+  TEST_CASE_FIXTURE(fixture, "a topic listener hears only of its topic") {
+    start(storage::flush_mode::async);
+    auto all = std::make_shared<int>(0);
+    auto only_u = std::make_shared<int>(0);
+    auto a = spawn(counting_listener, all);
+    auto u = spawn(counting_listener, only_u);
+    caf::anon_send(actors.dispatcher, caf::subscribe_atom::value, a);
+    caf::anon_send(actors.dispatcher, caf::subscribe_atom::value, u,
+                   std::string{"U"});
+    sched.run();
+    put(batch(2));
+    sched.run();
+    CHECK_GE(*all, 1);
+    CHECK_EQ(*only_u, 0);
+    auto before = *all;
+    put({test::make_message("U", 1, "u0")});
+    sched.run();
+    CHECK_GT(*all, before);
+    CHECK_EQ(*only_u, 1);
+    put(batch(1, 5));
+    sched.run();
+    CHECK_EQ(*only_u, 1);
+    CHECK_EQ(dump(actors.dispatcher)["topic_listeners"], 1);
+  }
+
   TEST_CASE_FIXTURE(fixture, "async flush acknowledges at once and flushes on "
                              "the timer") {
     start(storage::flush_mode::async);
