@@ -77,10 +77,11 @@ struct broker_node_fixture : deterministic_fixture {
     }
   }
 
-  void start() {
+  /// The fixture's broker settings over the store at `store_dir`.
+  broker_options options_for(const std::string& store_dir) {
     broker_options opts;
-    opts.store_dir = dir.path();
-    opts.store = small_config(dir.path());
+    opts.store_dir = store_dir;
+    opts.store = small_config(store_dir);
     opts.namesrv_addr = namesrv_addr;
     opts.detach_io = false;
     opts.connector = spawn(fake_connector, up);
@@ -92,7 +93,11 @@ struct broker_node_fixture : deterministic_fixture {
                  .count();
     };
     opts.seed = 42;
-    auto started = spawn_broker(sys, opts);
+    return opts;
+  }
+
+  void start() {
+    auto started = spawn_broker(sys, options_for(dir.path()));
     REQUIRE_MESSAGE(started, describe(started.error()));
     node = std::move(*started);
     track(node.supervisor);

@@ -254,3 +254,30 @@ TEST_CASE_FIXTURE(fixture, "a consumer heartbeat creates its group and retry "
                                  std::string{"%RETRY%G"});
   CHECK_EQ(retry.topic_name, "%RETRY%G");
 }
+
+TEST_CASE_FIXTURE(fixture, "a slave registers under its master's name and "
+                           "refuses sends") {
+  test::temp_dir slave_dir;
+  auto opts = options_for(slave_dir.path());
+  opts.broker_id = 1;
+  opts.port = 10921;
+  auto started = spawn_broker(sys, opts);
+  REQUIRE_MESSAGE(started, describe(started.error()));
+  auto slave = std::move(*started);
+  sched.run();
+  auto info = ask<cluster_info>(namesrv, get_broker_cluster_info_request{});
+  auto& addrs = info.broker_addr_table.at("broker-a").broker_addrs;
+  CHECK_EQ(addrs, (std::map<int64_t, std::string>{{0, "127.0.0.1:10911"},
+                                                  {1, "127.0.0.1:10921"}}));
+  create_topic("TopicX");
+  send_message_request req;
+  req.producer_group = "P";
+  req.topic = "TopicX";
+  req.queue_id = 0;
+  req.body = "to the slave";
+  CHECK(ask_error<send_result>(slave.send, req) == errc::service_not_available);
+  auto stopper = slave.begin_stop(sys);
+  sched.run();
+  info = ask<cluster_info>(namesrv, get_broker_cluster_info_request{});
+  CHECK_EQ(info.broker_addr_table.at("broker-a").broker_addrs.count(1), 0u);
+}
