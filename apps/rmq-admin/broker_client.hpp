@@ -15,6 +15,7 @@
 #include "caf/sec.hpp"
 
 #include "messages/broker.hpp"
+#include "runtime/blocking_ask.hpp"
 #include "runtime/host_port.hpp"
 
 namespace rmq::admin {
@@ -31,11 +32,7 @@ public:
   /// (including caf::sec::request_timeout).
   template <class Result, class Request>
   caf::expected<Result> ask(Request req) {
-    caf::expected<Result> out{caf::make_error(caf::sec::request_timeout)};
-    self_->request(hdl_, timeout_, std::move(req))
-      .receive([&](Result& x) { out = std::move(x); },
-               [&](caf::error& err) { out = std::move(err); });
-    return out;
+    return blocking_ask<Result>(self_, hdl_, timeout_, std::move(req));
   }
 
   /// The address given to `connect`.

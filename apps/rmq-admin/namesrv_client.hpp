@@ -14,6 +14,7 @@
 
 #include "apps/rmq-admin/admin_args.hpp"
 #include "messages/namesrv.hpp"
+#include "runtime/blocking_ask.hpp"
 
 namespace rmq::admin {
 
@@ -29,11 +30,7 @@ public:
   /// (including caf::sec::request_timeout).
   template <class Result, class Request>
   caf::expected<Result> ask(Request req) {
-    caf::expected<Result> out{caf::make_error(caf::sec::request_timeout)};
-    self_->request(hdl_, timeout_, std::move(req))
-      .receive([&](Result& x) { out = std::move(x); },
-               [&](caf::error& err) { out = std::move(err); });
-    return out;
+    return blocking_ask<Result>(self_, hdl_, timeout_, std::move(req));
   }
 
   const namesrv_actor& handle() const {

@@ -1,6 +1,7 @@
 #include "apps/rmq-demo/broker_probe.hpp"
 
 #include "messages/errors.hpp"
+#include "runtime/blocking_ask.hpp"
 #include "runtime/connect.hpp"
 #include "runtime/message_batch.hpp"
 #include "runtime/storage/message_record.hpp"
@@ -10,16 +11,6 @@ namespace rmq::demo {
 namespace {
 
 constexpr auto request_timeout = std::chrono::seconds{10};
-
-template <class T, class Self, class Handle, class Request>
-caf::expected<T> ask(Self& self, const Handle& hdl, Request req,
-                     caf::timespan timeout = request_timeout) {
-  caf::expected<T> out{make_error(errc::system_error, "no answer")};
-  self->request(hdl, timeout, std::move(req))
-    .receive([&](T& x) { out = std::move(x); },
-             [&](caf::error& err) { out = std::move(err); });
-  return out;
-}
 
 } // namespace
 
@@ -41,7 +32,8 @@ caf::error broker_probe::create_topic(const std::string& topic,
   topic_config tc;
   tc.topic_name = topic;
   tc.read_queue_nums = tc.write_queue_nums = queues;
-  auto res = ask<data_version>(self_, hdl_, update_topic_request{tc});
+  auto res = blocking_ask<data_version>(self_, hdl_, request_timeout,
+                                        update_topic_request{tc});
   return res ? caf::error{} : std::move(res.error());
 }
 
@@ -60,7 +52,8 @@ broker_probe::send_batch(const std::string& topic, int32_t queue,
   req.queue_id = queue;
   req.batch = true;
   req.body = std::move(*encoded);
-  auto res = ask<send_result>(self_, hdl_, std::move(req));
+  auto res = blocking_ask<send_result>(self_, hdl_, request_timeout,
+                                       std::move(req));
   if (!res)
     return std::move(res.error());
   if (res->status != static_cast<uint8_t>(send_status::send_ok))
@@ -82,8 +75,8 @@ broker_probe::pull(const std::string& topic, int32_t queue, int64_t offset,
     req.sys_flag = pull_sys_flag::suspend;
     req.suspend_timeout_ms = suspend.count();
   }
-  auto res = ask<pull_message_result>(self_, hdl_, std::move(req),
-                                      request_timeout + suspend);
+  auto res = blocking_ask<pull_message_result>(
+    self_, hdl_, request_timeout + suspend, std::move(req));
   if (!res)
     return std::move(res.error());
   pulled out;
@@ -101,7 +94,8 @@ broker_probe::pull(const std::string& topic, int32_t queue, int64_t offset,
 
 caf::expected<int64_t> broker_probe::max_offset(const std::string& topic,
                                                 int32_t queue) {
-  auto res = ask<queue_offsets>(self_, hdl_, get_offset_request{topic, queue});
+  auto res = blocking_ask<queue_offsets>(self_, hdl_, request_timeout,
+                                         get_offset_request{topic, queue});
   if (!res)
     return std::move(res.error());
   return res->max_offset;

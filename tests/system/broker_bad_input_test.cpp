@@ -6,7 +6,6 @@
 // it, see docs/security.md.)
 #include <chrono>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -75,19 +74,6 @@ struct bad_input_fixture {
     return client.ask<pull_message_result>(front, std::move(req));
   }
 };
-
-// Random bytes whose first one is no BASP operation (0x00..0x06): random
-// bytes that happen to form a valid header with a huge payload_len are the
-// 4 GiB header again, which a plain node cannot refuse.
-std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
-  std::mt19937 gen{seed};
-  std::vector<uint8_t> out(n);
-  for (auto& x : out)
-    x = static_cast<uint8_t>(gen());
-  if (!out.empty() && out[0] <= 0x06)
-    out[0] = static_cast<uint8_t>(0x07 + out[0]);
-  return out;
-}
 
 } // namespace
 
@@ -209,14 +195,7 @@ TEST_SUITE("system.broker.bad_input") {
     auto before = rss_kib(broker.proc->pid());
     REQUIRE(before > 0);
     auto seed = test_seed();
-    std::vector<std::vector<uint8_t>> payloads{
-      random_bytes(64, seed),
-      random_bytes(100'000, seed + 1),
-      std::vector<uint8_t>(4096, 0xFF),
-      std::vector<uint8_t>(4096, 0x00),
-      {'G', 'E', 'T', ' ', '/', ' ', 'H', 'T', 'T', 'P', '/', '1', '.', '1',
-       '\r', '\n', '\r', '\n'}};
-    for (auto& bytes : payloads) {
+    for (auto& bytes : garbage_payloads(seed)) {
       int fd = raw_connect(broker.port);
       REQUIRE(fd >= 0);
       raw_send(fd, bytes);

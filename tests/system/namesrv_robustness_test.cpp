@@ -3,7 +3,6 @@
 // gets an error (or is dropped) and the node keeps serving.
 #include <chrono>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -24,14 +23,6 @@ using namespace rmq::test;
 
 namespace {
 
-std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
-  std::mt19937 gen{seed};
-  std::vector<uint8_t> out(n);
-  for (auto& x : out)
-    x = static_cast<uint8_t>(gen());
-  return out;
-}
-
 // The node still answers a normal request.
 void check_serves(remote_client& client, uint16_t port) {
   auto hdl = client.connect(port);
@@ -49,14 +40,7 @@ TEST_SUITE("system.namesrv.robustness") {
   TEST_CASE("raw garbage on the TCP port does not stop the NameServer") {
     auto ns = start_namesrv();
     auto seed = test_seed();
-    std::vector<std::vector<uint8_t>> payloads{
-      random_bytes(64, seed),
-      random_bytes(100'000, seed + 1),
-      std::vector<uint8_t>(4096, 0xFF),
-      std::vector<uint8_t>(4096, 0x00),
-      {'G', 'E', 'T', ' ', '/', ' ', 'H', 'T', 'T', 'P', '/', '1', '.', '1',
-       '\r', '\n', '\r', '\n'}};
-    for (auto& bytes : payloads) {
+    for (auto& bytes : garbage_payloads(seed)) {
       int fd = raw_connect(ns.port);
       REQUIRE(fd >= 0);
       raw_send(fd, bytes);

@@ -3,12 +3,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "caf/io/basp/header.hpp"
 
 #include "messages/errors.hpp"
 #include "runtime/connect.hpp"
@@ -156,6 +159,53 @@ bool wait_closed_by_peer(int fd, std::chrono::milliseconds timeout) {
     if (n <= 0)
       return true; // EOF or reset
   }
+}
+
+std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
+  std::mt19937 gen{seed};
+  std::vector<uint8_t> out(n);
+  for (auto& x : out)
+    x = static_cast<uint8_t>(gen());
+  if (!out.empty() && out[0] <= 0x06)
+    out[0] = static_cast<uint8_t>(0x07 + out[0]);
+  return out;
+}
+
+std::vector<std::vector<uint8_t>> garbage_payloads(uint32_t seed) {
+  return {random_bytes(64, seed),
+          random_bytes(100'000, seed + 1),
+          std::vector<uint8_t>(4096, 0xFF),
+          std::vector<uint8_t>(4096, 0x00),
+          {'G', 'E', 'T', ' ', '/', ' ', 'H', 'T', 'T', 'P', '/', '1', '.', '1',
+           '\r', '\n', '\r', '\n'}};
+}
+
+std::vector<uint8_t> oversize_basp_header() {
+  std::vector<uint8_t> out(caf::io::basp::header_size, 0);
+  out[0] = 0x00; // server_handshake
+  for (size_t i = 4; i < 8; ++i)
+    out[i] = 0xFF; // payload_len = 0xFFFFFFFF
+  return out;
+}
+
+long rss_growth_from_oversize_headers(child_process& proc, uint16_t port) {
+  auto before = rss_kib(proc.pid());
+  REQUIRE(before > 0);
+  // Three at once is what stalls a plain node.
+  std::vector<int> fds;
+  for (int i = 0; i < 3; ++i) {
+    int fd = raw_connect(port);
+    REQUIRE(fd >= 0);
+    raw_send(fd, oversize_basp_header());
+    fds.push_back(fd);
+  }
+  for (int fd : fds) {
+    CHECK(wait_closed_by_peer(fd, std::chrono::seconds{10}));
+    close(fd);
+  }
+  auto after = rss_kib(proc.pid());
+  MESSAGE("VmRSS before " << before << " KiB, after " << after << " KiB");
+  return after - before;
 }
 
 remote_client::remote_client(const std::string& tls_dir)

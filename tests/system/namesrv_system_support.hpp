@@ -19,6 +19,7 @@
 #include "caf/sec.hpp"
 
 #include "messages/namesrv.hpp"
+#include "runtime/blocking_ask.hpp"
 #include "runtime/connect.hpp"
 #include "runtime/host_port.hpp"
 #include "runtime/node_config.hpp"
@@ -96,6 +97,26 @@ void raw_send(int fd, const std::vector<uint8_t>& bytes);
 /// it sends); returns whether it did.
 bool wait_closed_by_peer(int fd, std::chrono::milliseconds timeout);
 
+/// `n` random bytes whose first one is no BASP operation (0x00..0x06):
+/// random bytes that happen to form a valid header with a huge payload_len
+/// are the 4 GiB header below, which a plain node cannot refuse.
+std::vector<uint8_t> random_bytes(size_t n, uint32_t seed);
+
+/// What a confused or hostile peer sends: random bytes (short and
+/// 100 KB), 4 KiB of 0xFF and of 0x00, an HTTP request.
+std::vector<std::vector<uint8_t>> garbage_payloads(uint32_t seed);
+
+/// A BASP header as CAF 0.17 serializes it (caf/io/basp/header.hpp): one
+/// byte operation, two padding bytes, flags, then payload_len (big endian),
+/// operation_data, source and destination actor. A server_handshake that
+/// claims a 4 GiB payload.
+std::vector<uint8_t> oversize_basp_header();
+
+/// Sends the oversize header from three connections at once to the node
+/// `proc` listening on `port`, CHECKs that the node closes each, and
+/// returns how much its resident memory grew (KiB).
+long rss_growth_from_oversize_headers(child_process& proc, uint16_t port);
+
 /// A client actor system inside the test process.
 class remote_client {
 public:
@@ -122,11 +143,7 @@ public:
   caf::expected<Result>
   ask(const Handle& hdl, Request req,
       std::chrono::milliseconds timeout = std::chrono::seconds{5}) {
-    caf::expected<Result> out{caf::make_error(caf::sec::request_timeout)};
-    self->request(hdl, timeout, std::move(req))
-      .receive([&](Result& x) { out = std::move(x); },
-               [&](caf::error& err) { out = std::move(err); });
-    return out;
+    return blocking_ask<Result>(self, hdl, timeout, std::move(req));
   }
 
   /// Whether the NameServer's cluster info lists `broker_name` (false also
