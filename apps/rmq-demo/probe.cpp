@@ -1,6 +1,7 @@
 #include "apps/rmq-demo/probe.hpp"
 
 #include "messages/errors.hpp"
+#include "runtime/blocking_ask.hpp"
 #include "runtime/connect.hpp"
 
 namespace rmq::demo {
@@ -25,31 +26,24 @@ caf::error probe::connect(std::chrono::milliseconds timeout) {
 }
 
 std::optional<bool> probe::knows_broker(const std::string& broker_name) {
-  std::optional<bool> result;
-  self_->request(hdl_, request_timeout, get_broker_cluster_info_request{})
-    .receive(
-      [&](const cluster_info& info) {
-        result = info.broker_addr_table.count(broker_name) > 0;
-      },
-      [&](const caf::error&) {});
-  return result;
+  auto info = blocking_ask<cluster_info>(self_, hdl_, request_timeout,
+                                         get_broker_cluster_info_request{});
+  if (!info)
+    return std::nullopt;
+  return info->broker_addr_table.count(broker_name) > 0;
 }
 
 std::optional<int32_t> probe::perm_of(const std::string& topic,
                                       const std::string& broker_name) {
-  std::optional<int32_t> result;
-  self_->request(hdl_, request_timeout, get_route_info_request{topic})
-    .receive(
-      [&](const topic_route_data& route) {
-        result = -1;
-        for (auto& qd : route.queue_datas)
-          if (qd.broker_name == broker_name)
-            result = qd.perm;
-      },
-      [&](const caf::error& err) {
-        if (err == errc::topic_not_exist)
-          result = -1;
-      });
+  auto route = blocking_ask<topic_route_data>(self_, hdl_, request_timeout,
+                                              get_route_info_request{topic});
+  if (!route)
+    return route.error() == errc::topic_not_exist ? std::optional<int32_t>{-1}
+                                                  : std::nullopt;
+  int32_t result = -1;
+  for (auto& qd : route->queue_datas)
+    if (qd.broker_name == broker_name)
+      result = qd.perm;
   return result;
 }
 

@@ -98,7 +98,10 @@ struct fixture : test::deterministic_fixture {
                .count();
   }
 
-  void start(commit_log_actor log = {}) {
+  /// Opens the store and starts the service; with `refusing`, the
+  /// service's puts go through a commit log that refuses them while
+  /// `*refusing` holds.
+  void start(std::shared_ptr<bool> refusing = nullptr) {
     auto opened = storage::message_store::open(store_cfg, wall());
     REQUIRE(opened);
     store = *opened;
@@ -107,8 +110,10 @@ struct fixture : test::deterministic_fixture {
     track(actors.flusher);
     track(actors.dispatcher);
     sched.run();
-    service = spawn(schedule_service, sopts, actors.dispatcher,
-                    log ? log : actors.commit_log);
+    commit_log_actor log = actors.commit_log;
+    if (refusing)
+      log = spawn(flaky_commit_log, refusing, actors.commit_log);
+    service = spawn(schedule_service, sopts, actors.dispatcher, log);
     caf::anon_send(actors.dispatcher, caf::subscribe_atom::value,
                    caf::actor_cast<arrival_listener_actor>(service),
                    std::string{schedule_topic});
@@ -337,20 +342,7 @@ TEST_SUITE("broker.schedule_service") {
     stop();
     store_cfg.dedup_window = 0ms;
     auto refusing = std::make_shared<bool>(true);
-    auto opened = storage::message_store::open(store_cfg, wall());
-    REQUIRE(opened);
-    store = *opened;
-    actors = spawn_store_actors(sys, store, false, 1s);
-    track(actors.commit_log);
-    track(actors.flusher);
-    track(actors.dispatcher);
-    sched.run();
-    auto flaky = spawn(flaky_commit_log, refusing, actors.commit_log);
-    service = spawn(schedule_service, sopts, actors.dispatcher, flaky);
-    caf::anon_send(actors.dispatcher, caf::subscribe_atom::value,
-                   caf::actor_cast<arrival_listener_actor>(service),
-                   std::string{schedule_topic});
-    sched.run();
+    start(refusing);
     put_delayed("TopicF", 0, "m0", 1);
     pass(1s);
     CHECK_EQ(count("TopicF"), 0u);
@@ -365,20 +357,7 @@ TEST_SUITE("broker.schedule_service") {
                              "skipped, and the dump shows the lag") {
     stop();
     auto refusing = std::make_shared<bool>(true);
-    auto opened = storage::message_store::open(store_cfg, wall());
-    REQUIRE(opened);
-    store = *opened;
-    actors = spawn_store_actors(sys, store, false, 1s);
-    track(actors.commit_log);
-    track(actors.flusher);
-    track(actors.dispatcher);
-    sched.run();
-    auto flaky = spawn(flaky_commit_log, refusing, actors.commit_log);
-    service = spawn(schedule_service, sopts, actors.dispatcher, flaky);
-    caf::anon_send(actors.dispatcher, caf::subscribe_atom::value,
-                   caf::actor_cast<arrival_listener_actor>(service),
-                   std::string{schedule_topic});
-    sched.run();
+    start(refusing);
     put_delayed("TopicB", 0, "m0", 1);
     put_delayed("TopicB", 0, "m1", 1);
     // Arrival notes make idle levels look within arrival_check_delay.
