@@ -9,6 +9,7 @@
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
+#include "messages/client.hpp"
 #include "messages/namesrv.hpp"
 #include "messages/route.hpp"
 #include "messages/store.hpp"
@@ -164,6 +165,19 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<schedule_level_progress>("rmq.schedule_level_progress");
   cfg.add_message_type<schedule_progress>("rmq.schedule_progress");
   cfg.add_message_type<schedule_service_actor>("rmq.schedule_service_actor");
+  // -- client instance and producer -------------------------------------------
+  cfg.add_message_type<message_queue>("rmq.message_queue");
+  cfg.add_message_type<std::vector<message_queue>>(
+    "std::vector<rmq.message_queue>");
+  cfg.add_message_type<client_message>("rmq.client_message");
+  cfg.add_message_type<std::vector<client_message>>(
+    "std::vector<rmq.client_message>");
+  cfg.add_message_type<client_send_result>("rmq.client_send_result");
+  cfg.add_message_type<fault_report>("rmq.fault_report");
+  cfg.add_message_type<fault_item>("rmq.fault_item");
+  cfg.add_message_type<fault_snapshot>("rmq.fault_snapshot");
+  cfg.add_message_type<std::vector<broker_data>>(
+    "std::vector<rmq.broker_data>");
 }
 
 } // namespace rmq

@@ -1,0 +1,112 @@
+// The producer API a program includes (RocketMQ DefaultMQProducer): spawn
+// a producer actor and use it through its typed handle from actor code, or
+// through this small blocking facade from plain code. See docs/client.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "caf/actor_system.hpp"
+#include "caf/expected.hpp"
+#include "caf/timespan.hpp"
+
+#include "actors/client/client_instance.hpp"
+#include "messages/client.hpp"
+
+namespace rmq {
+
+struct producer_config {
+  /// RocketMQ producerGroup.
+  std::string group = "DEFAULT_PRODUCER";
+  /// NameServers and the client instance's settings.
+  client_config client;
+  /// RocketMQ sendMsgTimeout: the whole budget of one send, retries
+  /// included.
+  caf::timespan send_timeout = std::chrono::seconds{3};
+  /// Cap of one attempt while retries remain (RocketMQ
+  /// sendMsgMaxTimeoutPerRequest), so one slow broker cannot eat the
+  /// whole budget.
+  caf::timespan attempt_timeout = std::chrono::seconds{1};
+  /// RocketMQ retryTimesWhenSendFailed / retryTimesWhenSendAsyncFailed.
+  int retries = 2;
+  int async_retries = 2;
+  /// RocketMQ retryAnotherBrokerWhenNotStoreOK.
+  bool retry_another_broker_when_not_store_ok = false;
+  size_t max_message_size = 4 * 1024 * 1024;
+  size_t compress_over = 4096;
+  int compress_level = 5;
+  std::string create_topic_key = "TBW102";
+  int32_t default_topic_queue_nums = 4;
+  /// Async back-pressure: at most this many messages and bytes in flight.
+  size_t max_async_messages = 10000;
+  size_t max_async_bytes = 64 * 1024 * 1024;
+  /// Auto-batching of async sends to one broker while a request to it is
+  /// in flight.
+  bool auto_batch = true;
+  size_t batch_max_messages = 256;
+  size_t batch_max_bytes = 1024 * 1024;
+  caf::timespan batch_linger = std::chrono::microseconds{0};
+};
+
+/// Chooses a queue for an ordered send (RocketMQ MessageQueueSelector).
+using queue_selector_fn
+  = std::function<size_t(const std::vector<message_queue>& queues,
+                         const client_message& msg, const std::string& arg)>;
+
+/// RocketMQ SelectMessageQueueByHash: hash of `arg` modulo the queues.
+size_t select_by_hash(const std::vector<message_queue>& queues,
+                      const client_message& msg, const std::string& arg);
+
+/// Spawns a producer actor in `sys` on the process's client instance.
+caf::expected<producer_actor> spawn_producer_actor(caf::actor_system& sys,
+                                                   const producer_config& cfg);
+
+/// The blocking facade. Copies share one producer.
+class producer {
+public:
+  using callback = std::function<void(caf::expected<client_send_result>)>;
+
+  producer_actor handle() const;
+
+  /// Sync send: a result or an error, within send_timeout.
+  caf::expected<client_send_result> send(const client_message& msg);
+
+  /// Async send: `cb` runs on a scheduler thread (do not block in it).
+  /// Past max_async_messages / max_async_bytes it waits up to
+  /// send_timeout for room, then calls `cb` with system_busy.
+  void send_async(client_message msg, callback cb);
+
+  /// Fire and forget.
+  void send_oneway(client_message msg);
+
+  caf::expected<client_send_result>
+  send_batch(const std::vector<client_message>& msgs);
+
+  caf::expected<client_send_result> send_to(const client_message& msg,
+                                            const message_queue& queue);
+
+  /// Ordered: `selector` picks a queue by `arg`; no retry elsewhere.
+  caf::expected<client_send_result>
+  send_ordered(const client_message& msg, const queue_selector_fn& selector,
+               const std::string& arg);
+
+  /// Waits for async sends, unregisters the group, stops the actor.
+  void shutdown();
+
+  struct impl;
+
+  explicit producer(std::shared_ptr<impl> ptr);
+
+private:
+  std::shared_ptr<impl> impl_;
+};
+
+/// Spawns a producer and returns its facade.
+caf::expected<producer> spawn_producer(caf::actor_system& sys,
+                                       const producer_config& cfg);
+
+} // namespace rmq

@@ -1,0 +1,57 @@
+// A program's client_message into the broker's send request, with
+// RocketMQ's client-side checks (Validators.checkMessage) done before
+// anything goes on the network.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "caf/error.hpp"
+#include "caf/expected.hpp"
+
+#include "messages/broker_send.hpp"
+#include "messages/client.hpp"
+
+namespace rmq {
+
+struct message_codec_options {
+  std::string producer_group;
+  /// RocketMQ maxMessageSize.
+  size_t max_message_size = 4 * 1024 * 1024;
+  /// Bodies longer than this are zlib-compressed (compressMsgBodyOverHowmuch).
+  size_t compress_over = 4096;
+  int compress_level = 5;
+  std::string default_topic = "TBW102";
+  int32_t default_queue_nums = 4;
+  uint32_t born_ip = 0;
+  uint32_t born_port = 0;
+};
+
+/// message_illegal (empty or oversize body, bad or forbidden topic,
+/// reserved or oversize properties, delay level outside 0..18) with the
+/// reason in the detail; none for a message that may be sent.
+caf::error check_client_message(const client_message& msg,
+                                const message_codec_options& opts);
+
+/// The request for one message: TAGS, KEYS, DELAY, UNIQ_KEY = `uniq_key`,
+/// WAIT=true and the user's properties; the body compressed (sys flag
+/// COMPRESSED) when over `compress_over`. Assumes a checked message.
+send_message_request
+make_send_request(const client_message& msg, const std::string& uniq_key,
+                  int64_t born_ms, const message_codec_options& opts);
+
+/// One SEND_BATCH_MESSAGE request for `msgs` (RocketMQ batch encoding, one
+/// UNIQ_KEY each, in order): message_illegal for an empty batch, mixed
+/// topics, a delay level, a retry topic, or a total over max_message_size.
+caf::expected<send_message_request>
+make_batch_request(const std::vector<client_message>& msgs,
+                   const std::vector<std::string>& uniq_keys, int64_t born_ms,
+                   const message_codec_options& opts);
+
+/// The client's view of a broker's answer: queue and ids.
+client_send_result to_client_result(const send_result& res,
+                                    const message_queue& queue);
+
+} // namespace rmq
