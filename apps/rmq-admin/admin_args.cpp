@@ -44,7 +44,22 @@ constexpr option_name option_names[] = {
   {'i', "id"},
   {'e', "end"},
   {'a', "notify"},
+  {'N', "count"},
 };
+
+// sendMessage's "-n COUNT" (the shape) shares its letter with
+// mqadmin's "-n NAMESRV": after the command word, a number is a count.
+void rename_count_option(std::vector<std::string>& args) {
+  bool after_command = false;
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "sendMessage")
+      after_command = true;
+    else if (after_command && args[i] == "-n" && !args[i + 1].empty()
+             && args[i + 1].find_first_not_of("0123456789")
+                  == std::string::npos)
+      args[i] = "--count";
+  }
+}
 
 } // namespace
 
@@ -59,6 +74,7 @@ std::optional<std::string> parse_args(int argc, char** argv, admin_args& out) {
                  + option_names[i].key,
                values[i], "");
   std::vector<std::string> args{argv + 1, argv + argc};
+  rename_count_option(args);
   auto err = parser.try_parse(args);
   if (err == "help") {
     out.help = true;

@@ -71,6 +71,11 @@ const std::vector<command_spec>& command_table() {
      "[-d true]",
      "a topic's messages, per queue, between two store times", "t", "csbed",
      print_msg_cmd},
+    {"sendMessage",
+     "sendMessage -t TOPIC -p BODY [-k KEYS] [-c TAG] [-n COUNT] "
+     "[-b BROKER_NAME -i QUEUE_ID]",
+     "send through a real producer, one line per send", "tp", "kcNbi",
+     send_message_cmd},
     {"verifyStore", "verifyStore --store-dir DIR",
      "check a stopped store offline (exit 1 if damaged)", "d", "",
      verify_store_cmd, true},

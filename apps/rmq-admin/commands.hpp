@@ -2,7 +2,8 @@
 // one needs, and the function that runs it. Commands live in
 // topic_commands.cpp, broker_commands.cpp, kv_commands.cpp,
 // config_commands.cpp, store_commands.cpp, broker_admin_commands.cpp
-// (commands sent to brokers) and message_commands.cpp.
+// (commands sent to brokers), message_commands.cpp and send_commands.cpp
+// (a real producer).
 #pragma once
 
 #include <string>
@@ -78,6 +79,7 @@ int topic_status_cmd(const command_env& env);
 int broker_status_cmd(const command_env& env);
 int consumer_progress_cmd(const command_env& env);
 int update_sub_group_cmd(const command_env& env);
+int send_message_cmd(const command_env& env);
 int query_msg_by_id_cmd(const command_env& env);
 int query_msg_by_key_cmd(const command_env& env);
 int query_msg_by_offset_cmd(const command_env& env);
