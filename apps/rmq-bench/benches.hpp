@@ -10,6 +10,10 @@ int namesrv(int argc, char** argv);
 /// process, each figure next to a same-run CAF baseline.
 int broker(int argc, char** argv);
 
+/// `rmq-bench produce ...`: producer sends (sync, async, auto-batched,
+/// batches) through the producer API vs a same-run CAF baseline.
+int produce(int argc, char** argv);
+
 /// `rmq-bench store ...`: commit log append throughput, recovery time.
 int store(int argc, char** argv);
 
