@@ -163,6 +163,25 @@ TEST_SUITE("client.route_cache") {
     CHECK_EQ(current(), second);
   }
 
+  TEST_CASE_FIXTURE(fixture, "fetches of several topics failing on one "
+                             "NameServer rotate past it once") {
+    start({ns1, ns2, ns3});
+    auto first = current();
+    net->down.insert(first);
+    auto a = self->request(cache, caf::infinite, route_atom::value,
+                           std::string{"TopicA"});
+    auto b = self->request(cache, caf::infinite, route_atom::value,
+                           std::string{"TopicB"});
+    sched.run();
+    for (auto* rh : {&a, &b})
+      rh->receive([](const topic_route_data&) {},
+                  [&](const caf::error& err) { FAIL(sys.render(err)); });
+    auto d = dump();
+    CHECK_EQ(d["rotations"], 1);
+    CHECK_NE(current(), first);
+    CHECK_EQ(stubs[current()]->total(), 2);
+  }
+
   TEST_CASE_FIXTURE(fixture, "a NameServer that does not answer times out "
                              "and the next one serves") {
     start({ns1, ns2});
