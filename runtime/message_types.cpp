@@ -10,6 +10,7 @@
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/client.hpp"
+#include "messages/consumer.hpp"
 #include "messages/namesrv.hpp"
 #include "messages/route.hpp"
 #include "messages/store.hpp"
@@ -186,6 +187,10 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<route_listener_actor>("rmq.route_listener_actor");
   cfg.add_message_type<route_cache_actor>("rmq.route_cache_actor");
   cfg.add_message_type<client_heartbeat_actor>("rmq.client_heartbeat_actor");
+  // -- consumer ---------------------------------------------------------------
+  cfg.add_message_type<received_message>("rmq.received_message");
+  cfg.add_message_type<std::vector<received_message>>(
+    "std::vector<rmq.received_message>");
 }
 
 } // namespace rmq
