@@ -10,4 +10,8 @@ RMQ_DEFINE_MESSAGE(received_message, topic, tags, keys, body, properties,
                    born_timestamp, store_timestamp, born_host, store_host,
                    delay_level, flag, sys_flag, stored_size)
 
+RMQ_DEFINE_MESSAGE(rebalance_subscription, group, model, topics, strategy)
+
+RMQ_DEFINE_MESSAGE(queue_assignment, topic, queues)
+
 } // namespace rmq

@@ -191,6 +191,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<received_message>("rmq.received_message");
   cfg.add_message_type<std::vector<received_message>>(
     "std::vector<rmq.received_message>");
+  cfg.add_message_type<rebalance_subscription>("rmq.rebalance_subscription");
+  cfg.add_message_type<queue_assignment>("rmq.queue_assignment");
 }
 
 } // namespace rmq
