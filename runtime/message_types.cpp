@@ -178,6 +178,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<fault_snapshot>("rmq.fault_snapshot");
   cfg.add_message_type<std::vector<broker_data>>(
     "std::vector<rmq.broker_data>");
+  // -- producer: send loop ------------------------------------------------------
+  cfg.add_message_type<producer_actor>("rmq.producer_actor");
 }
 
 } // namespace rmq

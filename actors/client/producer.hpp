@@ -50,6 +50,9 @@ struct producer_config {
   size_t batch_max_messages = 256;
   size_t batch_max_bytes = 1024 * 1024;
   caf::timespan batch_linger = std::chrono::microseconds{0};
+  /// Wall clock (ms since the epoch) for born timestamps and UNIQ_KEYs;
+  /// empty: the system clock. Tests pass a fixed one.
+  std::function<int64_t()> wall_clock_ms;
 };
 
 /// Chooses a queue for an ordered send (RocketMQ MessageQueueSelector).
