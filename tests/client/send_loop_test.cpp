@@ -1,5 +1,5 @@
 // The producer's send loop on the virtual clock, against stub brokers and
-// a stub client instance (tests/client/client_stubs.hpp) with the real
+// a stub client instance (tests/client/send_loop_stubs.hpp) with the real
 // latency-fault service: retries over brokers, fault avoidance, time
 // budgets, auto-batching, back-pressure, validation and compression.
 #include "actors/client/send_loop.hpp"
@@ -20,12 +20,13 @@
 #include "actors/client/latency_fault_service.hpp"
 #include "messages/errors.hpp"
 #include "runtime/body_compression.hpp"
-#include "tests/client/client_stubs.hpp"
+#include "tests/client/send_loop_stubs.hpp"
 #include "tests/support/deterministic_fixture.hpp"
 
 using namespace rmq;
 using namespace std::chrono_literals;
-using test::broker_script;
+namespace stubs = rmq::test::send_stubs;
+using stubs::broker_script;
 
 namespace {
 
@@ -33,14 +34,14 @@ namespace {
 constexpr int32_t compressed_flag = 0x1;
 
 struct fixture : test::deterministic_fixture {
-  std::shared_ptr<test::route_book> routes
-    = std::make_shared<test::route_book>();
-  std::shared_ptr<test::directory_book> dir
-    = std::make_shared<test::directory_book>();
-  std::shared_ptr<test::heartbeat_book> hb
-    = std::make_shared<test::heartbeat_book>();
+  std::shared_ptr<stubs::route_book> routes
+    = std::make_shared<stubs::route_book>();
+  std::shared_ptr<stubs::directory_book> dir
+    = std::make_shared<stubs::directory_book>();
+  std::shared_ptr<stubs::heartbeat_book> hb
+    = std::make_shared<stubs::heartbeat_book>();
   std::map<std::string, std::shared_ptr<broker_script>> brokers;
-  std::map<std::string, test::broker_stub_actor> broker_handles;
+  std::map<std::string, stubs::broker_stub_actor> broker_handles;
   client_instance inst;
   producer_config pcfg;
   producer_actor producer;
@@ -54,7 +55,7 @@ struct fixture : test::deterministic_fixture {
   broker_script& add_broker(const std::string& x) {
     auto script = std::make_shared<broker_script>();
     brokers[x] = script;
-    auto hdl = spawn(test::broker_stub, script);
+    auto hdl = spawn(stubs::broker_stub, script);
     broker_handles[x] = hdl;
     dir->brokers["addr-" + x] = hdl;
     return *script;
@@ -62,7 +63,7 @@ struct fixture : test::deterministic_fixture {
 
   /// Lets broker x answer what it holds (at the next run).
   void release(const std::string& x) {
-    self->send(broker_handles.at(x), test::release_atom::value);
+    self->send(broker_handles.at(x), stubs::release_atom::value);
   }
 
   broker_script& broker(const std::string& x) {
@@ -72,17 +73,17 @@ struct fixture : test::deterministic_fixture {
   /// Routes `topic` to the given brokers, `queues` queues each.
   void route(const std::string& topic, const std::vector<std::string>& xs,
              int32_t queues = 1) {
-    std::vector<test::broker_spec> specs;
+    std::vector<stubs::broker_spec> specs;
     for (auto& x : xs)
       specs.push_back({"broker-" + x, "addr-" + x, queues});
-    routes->routes[topic] = test::make_route(specs);
+    routes->routes[topic] = stubs::make_route(specs);
   }
 
   void start() {
     inst.client_id = "10.0.0.9@test";
-    inst.directory = spawn(test::directory_stub, dir);
-    inst.routes = spawn(test::route_stub, routes);
-    inst.heartbeats = spawn(test::heartbeat_stub, hb);
+    inst.directory = spawn(stubs::directory_stub, dir);
+    inst.routes = spawn(stubs::route_stub, routes);
+    inst.heartbeats = spawn(stubs::heartbeat_stub, hb);
     inst.faults = spawn(latency_fault_service, inst.config.faults);
     producer = spawn(send_loop, pcfg, inst);
   }
@@ -147,7 +148,7 @@ TEST_SUITE("client.send_loop") {
     CHECK_EQ(req.producer_group, "PG");
     CHECK_EQ(req.body, "hello");
     CHECK_EQ(req.born_timestamp, 1'700'000'000'000);
-    auto keys = test::uniq_keys_of(req);
+    auto keys = stubs::uniq_keys_of(req);
     REQUIRE_EQ(keys.size(), 1u);
     CHECK_EQ(keys[0].size(), 32u);
     CHECK_EQ(res.msg_id, keys[0]);
@@ -172,8 +173,8 @@ TEST_SUITE("client.send_loop") {
     CHECK_EQ(res.queue.broker_name, "broker-b");
     REQUIRE_EQ(broker("a").received.size(), 1u);
     REQUIRE_EQ(broker("b").received.size(), 1u);
-    CHECK_EQ(test::uniq_keys_of(broker("a").received[0]),
-             test::uniq_keys_of(broker("b").received[0]));
+    CHECK_EQ(stubs::uniq_keys_of(broker("a").received[0]),
+             stubs::uniq_keys_of(broker("b").received[0]));
     CHECK_EQ(dump()["counters"]["retried"], 1);
   }
 
@@ -310,7 +311,7 @@ TEST_SUITE("client.send_loop") {
     REQUIRE_EQ(broker("a").received.size(), 2u);
     auto& batch = broker("a").received[1];
     CHECK(batch.batch);
-    auto keys = test::uniq_keys_of(batch);
+    auto keys = stubs::uniq_keys_of(batch);
     REQUIRE_EQ(keys.size(), 3u);
     release("a");
     sched.run();
@@ -342,9 +343,9 @@ TEST_SUITE("client.send_loop") {
       rest.push_back(pending(async_atom::value, msg("m" + std::to_string(i))));
     REQUIRE_EQ(broker("a").received.size(), 1u);
     // broker-b joins the route; broker-a fails the batch.
-    self->send(
-      producer, route_atom::value, std::string{"TopicA"},
-      test::make_route({{"broker-a", "addr-a", 1}, {"broker-b", "addr-b", 1}}));
+    self->send(producer, route_atom::value, std::string{"TopicA"},
+               stubs::make_route(
+                 {{"broker-a", "addr-a", 1}, {"broker-b", "addr-b", 1}}));
     release("a");
     broker("a").how = broker_script::mode::fail;
     broker("a").error = busy();
@@ -355,7 +356,7 @@ TEST_SUITE("client.send_loop") {
     CHECK(broker("a").received[1].batch);
     REQUIRE_EQ(broker("b").received.size(), 1u);
     CHECK(broker("b").received[0].batch);
-    auto keys = test::uniq_keys_of(broker("b").received[0]);
+    auto keys = stubs::uniq_keys_of(broker("b").received[0]);
     REQUIRE_EQ(keys.size(), 3u);
     for (size_t i = 0; i < rest.size(); ++i)
       rest[i].receive(
@@ -523,7 +524,7 @@ TEST_SUITE("client.send_loop") {
     REQUIRE_EQ(res.entries.size(), 3u);
     REQUIRE_EQ(broker("b").received.size(), 1u);
     CHECK(broker("b").received[0].batch);
-    CHECK_EQ(test::uniq_keys_of(broker("b").received[0]).size(), 3u);
+    CHECK_EQ(stubs::uniq_keys_of(broker("b").received[0]).size(), 3u);
   }
 
   TEST_CASE_FIXTURE(fixture, "a oneway send has one attempt and no "
@@ -564,7 +565,7 @@ TEST_SUITE("client.send_loop") {
     start();
     send_ok(msg());
     self->send(producer, route_atom::value, std::string{"TopicA"},
-               test::make_route({{"broker-b", "addr-b", 1}}));
+               stubs::make_route({{"broker-b", "addr-b", 1}}));
     sched.run();
     CHECK_EQ(send_ok(msg()).queue.broker_name, "broker-b");
   }
