@@ -68,6 +68,12 @@ size_t select_by_hash(const std::vector<message_queue>& queues,
 caf::expected<producer_actor> spawn_producer_actor(caf::actor_system& sys,
                                                    const producer_config& cfg);
 
+/// Spawns a producer actor on a given client instance (tests build one
+/// from stub actors); invalid_parameter for a bad group name.
+caf::expected<producer_actor> spawn_producer_actor(caf::actor_system& sys,
+                                                   const producer_config& cfg,
+                                                   const client_instance& inst);
+
 /// The blocking facade. Copies share one producer.
 class producer {
 public:
@@ -111,5 +117,10 @@ private:
 /// Spawns a producer and returns its facade.
 caf::expected<producer> spawn_producer(caf::actor_system& sys,
                                        const producer_config& cfg);
+
+/// Spawns a producer on a given client instance and returns its facade.
+caf::expected<producer> spawn_producer(caf::actor_system& sys,
+                                       const producer_config& cfg,
+                                       const client_instance& inst);
 
 } // namespace rmq

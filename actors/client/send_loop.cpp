@@ -481,19 +481,20 @@ void attempt(loop_ptr self, uint64_t id) {
   auto attempt_deadline = now + timeout;
   auto req = op.req;
   req.queue_id = queue.queue_id;
+  // In flight from here, connect included, so async messages for this
+  // broker wait for it rather than connecting in parallel.
+  ++st.in_flight_by_broker[broker];
   with_broker(
     self, addr, timeout, [=](caf::expected<client_broker_actor> hdl) mutable {
-      if (!hdl) {
-        attempt_failed(self, id, broker, addr, now, hdl.error());
-        return;
-      }
       auto left = attempt_deadline - self->clock().now();
-      if (left <= caf::timespan{0}) {
+      if (!hdl || left <= caf::timespan{0}) {
+        --self->state.in_flight_by_broker[broker];
         attempt_failed(self, id, broker, addr, now,
-                       caf::make_error(caf::sec::request_timeout));
+                       hdl ? caf::make_error(caf::sec::request_timeout)
+                           : hdl.error());
+        flush_queued(self, broker, self->state.stopping);
         return;
       }
-      ++self->state.in_flight_by_broker[broker];
       auto begin = self->clock().now();
       self->request(*hdl, left, std::move(req))
         .then(

@@ -8,6 +8,7 @@
 // and reads what it received between steps.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -40,6 +41,8 @@ struct broker_script {
   caf::error error;
   uint8_t status = 0;
   std::vector<send_message_request> received;
+  /// received.size(), readable from another thread (facade tests).
+  std::atomic<size_t> count{0};
   std::vector<
     std::pair<send_message_request, caf::typed_response_promise<send_result>>>
     held;
@@ -121,6 +124,7 @@ broker_stub(broker_stub_actor::stateful_pointer<broker_stub_state> self,
     [=](const send_message_request& req) -> caf::result<send_result> {
       auto& s = *self->state.script;
       s.received.push_back(req);
+      ++s.count;
       switch (s.how) {
         case broker_script::mode::answer:
           return answer_for(s, req);
