@@ -189,7 +189,10 @@ void fetch_route(loop_ptr self, const std::string& topic,
         auto& st = self->state;
         auto known = st.topics.find(topic);
         if (known != st.topics.end()) {
-          // A stale entry beats none while the NameServers are away.
+          // A stale entry beats none while the NameServers are away (or,
+          // for a TBW102 entry, while the topic has no route yet): asked
+          // again after the next poll interval, not at every send.
+          known->second.fetched_at = self->clock().now();
           resume_waiters(self, topic, caf::error{});
           return;
         }
@@ -450,18 +453,35 @@ void attempt(loop_ptr self, uint64_t id) {
   }
   auto broker = queue.broker_name;
   // Natural batching: an async message whose broker is busy waits for the
-  // request in flight to end, then goes with the others in one batch.
+  // request in flight to end, then goes with the others in one batch. With
+  // a linger it also waits for company while the broker is idle.
+  auto busy = st.in_flight_by_broker[broker] > 0;
+  auto linger = st.cfg.batch_linger > caf::timespan{0};
   if (op.mode == send_loop_op::kind::async && !op.auto_batch && op.attempts == 0
       && !op.first_queue && !op.msgs.empty() && batchable(st, op.msgs.front())
-      && st.in_flight_by_broker[broker] > 0 && !st.stopping) {
+      && (busy || linger) && !st.stopping) {
     queued_async q{std::move(op.msgs.front()),
                    op.uniq_keys.front(),
                    op.sizes.front(),
                    queue,
                    op.deadline,
                    op.async_rps.front()};
-    st.queued[broker][op.topic].push_back(std::move(q));
+    auto topic = op.topic;
     st.ops.erase(i); // the bounds stay counted until the batch answers
+    auto& waiting = st.queued[broker][topic];
+    waiting.push_back(std::move(q));
+    if (busy)
+      return;
+    size_t bytes = 0;
+    for (auto& w : waiting)
+      bytes += w.size;
+    if (waiting.size() >= st.cfg.batch_max_messages
+        || bytes >= st.cfg.batch_max_bytes) {
+      flush_queued(self, broker, false); // full: no reason to wait
+    } else if (st.lingering.insert(broker).second) {
+      self->delayed_send(self, st.cfg.batch_linger, caf::tick_atom::value,
+                         broker);
+    }
     return;
   }
   ++op.attempts;
@@ -792,6 +812,9 @@ nlohmann::json send_loop_state::dump_fields() const {
     {"auto_batch", cfg.auto_batch},
     {"batch_max_messages", cfg.batch_max_messages},
     {"batch_max_bytes", cfg.batch_max_bytes},
+    {"batch_linger_us",
+     std::chrono::duration_cast<std::chrono::microseconds>(cfg.batch_linger)
+       .count()},
     {"latency_fault_enable", inst.config.latency_fault_enable},
   };
   auto brokers_json = nlohmann::json::object();
@@ -824,6 +847,7 @@ nlohmann::json send_loop_state::dump_fields() const {
       {"async_bytes", async_bytes},
       {"queued", queued_count()}}},
     {"brokers", std::move(brokers_json)},
+    {"lingering", lingering},
     {"topics", std::move(topics_json)},
     {"faults", faults.snapshot()},
     {"counters",
@@ -946,6 +970,13 @@ send_loop(producer_actor::stateful_pointer<send_loop_state> self,
     [=](fault_atom, const fault_snapshot& x) { self->state.faults.assign(x); },
     [=](peer_lost_atom, const std::string& addr) {
       self->state.brokers.erase(addr);
+    },
+    [=](caf::tick_atom, const std::string& broker) {
+      auto& st = self->state;
+      st.lingering.erase(broker);
+      // A request in flight flushes the queue when it ends.
+      if (st.in_flight_by_broker[broker] == 0)
+        flush_queued(self, broker, false);
     },
     dump_handler(self),
   };

@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,9 @@ struct send_loop_state {
   /// Async messages waiting, per broker name, then topic.
   std::map<std::string, std::map<std::string, std::vector<queued_async>>>
     queued;
+  /// Brokers whose async sends wait for batch_linger to end (a timer is
+  /// on its way).
+  std::set<std::string> lingering;
   /// Async back-pressure: messages and bytes accepted and not answered.
   size_t async_messages = 0;
   size_t async_bytes = 0;

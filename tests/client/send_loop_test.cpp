@@ -331,6 +331,40 @@ TEST_SUITE("client.send_loop") {
     CHECK_EQ(d["in_flight"]["async_messages"], 0);
   }
 
+  TEST_CASE_FIXTURE(fixture, "with a linger, async sends to an idle broker "
+                             "wait for company, then go as one batch") {
+    add_broker("a");
+    route("TopicA", {"a"});
+    pcfg.batch_linger = 5ms;
+    start();
+    auto r0 = pending(async_atom::value, msg("m0"));
+    auto r1 = pending(async_atom::value, msg("m1"));
+    CHECK(broker("a").received.empty());
+    CHECK_EQ(dump()["lingering"].size(), 1u);
+    advance_time(5ms, 1ms);
+    REQUIRE_EQ(broker("a").received.size(), 1u);
+    CHECK(broker("a").received[0].batch);
+    for (auto* rh : {&r0, &r1})
+      rh->receive([](const client_send_result&) {},
+                  [&](const caf::error& err) { FAIL(sys.render(err)); });
+    CHECK(dump()["lingering"].empty());
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a full batch does not wait for the linger") {
+    add_broker("a");
+    route("TopicA", {"a"});
+    pcfg.batch_linger = 1s;
+    pcfg.batch_max_messages = 2;
+    start();
+    auto r0 = pending(async_atom::value, msg("m0"));
+    auto r1 = pending(async_atom::value, msg("m1"));
+    REQUIRE_EQ(broker("a").received.size(), 1u);
+    CHECK_EQ(stubs::uniq_keys_of(broker("a").received[0]).size(), 2u);
+    for (auto* rh : {&r0, &r1})
+      rh->receive([](const client_send_result&) {},
+                  [&](const caf::error& err) { FAIL(sys.render(err)); });
+  }
+
   TEST_CASE_FIXTURE(fixture, "a failed auto-batch retries on another broker, "
                              "one result per message") {
     add_broker("a").how = broker_script::mode::hold;
