@@ -53,6 +53,10 @@ struct producer_config {
   /// Wall clock (ms since the epoch) for born timestamps and UNIQ_KEYs;
   /// empty: the system clock. Tests pass a fixed one.
   std::function<int64_t()> wall_clock_ms;
+  /// Each topic's first round-robin queue index; empty: a random one, as
+  /// RocketMQ's ThreadLocalIndex, so producers do not all start on the
+  /// same queue. Tests pass one for a known order.
+  std::function<uint32_t()> start_index;
 };
 
 /// Chooses a queue for an ordered send (RocketMQ MessageQueueSelector).

@@ -150,7 +150,10 @@ void maybe_finish_stop(loop_ptr self);
 void set_route(loop_ptr self, const std::string& topic,
                const topic_route_data& route, bool from_default) {
   auto& st = self->state;
-  auto& entry = st.topics[topic];
+  auto [i, added] = st.topics.try_emplace(topic);
+  auto& entry = i->second;
+  if (added)
+    entry.index = st.cfg.start_index ? st.cfg.start_index() : st.rng();
   entry.route = route;
   entry.from_default = from_default;
   entry.fetched_at = self->clock().now();
@@ -873,6 +876,7 @@ send_loop(producer_actor::stateful_pointer<send_loop_state> self,
   std::random_device rd;
   st.keys.emplace(ip, static_cast<uint16_t>(::getpid()),
                   static_cast<int32_t>(rd()));
+  st.rng.seed(rd());
   st.codec.producer_group = st.cfg.group;
   st.codec.max_message_size = st.cfg.max_message_size;
   st.codec.compress_over = st.cfg.compress_over;

@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -104,6 +105,8 @@ struct send_loop_state {
   message_codec_options codec;
   std::optional<uniq_key_generator> keys;
   latency_fault_table faults;
+  /// Random start indexes of the topics' round robin.
+  std::minstd_rand rng;
   std::map<std::string, send_loop_topic> topics;
   /// What waits for a topic's route (sends, queue lists), by topic; run
   /// with the error that keeps the route unknown, or none.

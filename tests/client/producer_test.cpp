@@ -47,6 +47,7 @@ struct fixture {
 
   fixture() {
     pcfg.group = "PG";
+    pcfg.start_index = [] { return uint32_t{0}; };
     std::vector<stubs::broker_spec> specs;
     for (auto x : {"a", "b"}) {
       auto script = std::make_shared<stubs::broker_script>();

@@ -49,6 +49,7 @@ struct fixture : test::deterministic_fixture {
   fixture() {
     pcfg.group = "PG";
     pcfg.wall_clock_ms = [] { return int64_t{1'700'000'000'000}; };
+    pcfg.start_index = [] { return uint32_t{0}; };
   }
 
   /// A stub broker "broker-x" at "addr-x".
