@@ -1,6 +1,7 @@
 // The client instance's peer directory and route cache over real loopback
-// TCP: a route from a real rmq-node NameServer, and a bounded failure for
-// a port nobody listens on.
+// TCP: a route from a real rmq-node NameServer, a bounded failure for a
+// port nobody listens on, and heartbeats that register a consumer group at
+// a real broker until the instance stops.
 #include <chrono>
 #include <string>
 
@@ -9,9 +10,13 @@
 #include "caf/exit_reason.hpp"
 #include "caf/send.hpp"
 
+#include "actors/client/client_instance.hpp"
 #include "actors/client/peer_directory.hpp"
 #include "actors/client/route_cache.hpp"
 #include "messages/errors.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/wait_until.hpp"
+#include "tests/system/broker_system_support.hpp"
 #include "tests/system/namesrv_system_support.hpp"
 
 using namespace std::chrono_literals;
@@ -101,5 +106,50 @@ TEST_SUITE("system.client_instance") {
     REQUIRE_FALSE(route);
     CHECK_EQ(route.error(), errc::service_not_available);
     CHECK(took < 2s + 500ms);
+  }
+
+  TEST_CASE("a client instance's heartbeats register its group at a real "
+            "broker, and its end unregisters it") {
+    temp_dir dir;
+    auto ns = start_namesrv();
+    broker_launch how;
+    how.namesrvs = {ns.addr()};
+    how.store_dir = dir.path() + "/a";
+    how.extra = {"--disk-space-warning-level-ratio=1"};
+    auto broker = start_broker_node(how);
+    remote_client client;
+    auto front = connect_broker(client, broker.port);
+    create_topic(client, front, "TopicA", 4);
+    REQUIRE(wait_until(
+      [&] { return route_brokers(client, ns.port, "TopicA").size() == 1; },
+      10s));
+    client_config cfg;
+    cfg.namesrv = ns.addr();
+    cfg.instance_name = "system";
+    auto inst = client_instance_for(client.sys, cfg);
+    REQUIRE(inst);
+    auto id = (*inst)->client_id;
+    auto route = ask_for<topic_route_data>(client.self, (*inst)->routes, 10s,
+                                           route_atom::value,
+                                           std::string{"TopicA"});
+    REQUIRE_MESSAGE(route, client.sys.render(route.error()));
+    CHECK_EQ(route->broker_datas.at(0).broker_addrs.at(0), broker.addr());
+    consumer_data c;
+    c.group_name = "CG";
+    subscription_data sub;
+    sub.topic = "TopicA";
+    c.subscriptions.push_back(sub);
+    auto ok = ask_for<caf::ok_atom>(client.self, (*inst)->heartbeats, 10s,
+                                    consumer_atom::value, c);
+    REQUIRE(ok);
+    auto members = [&] {
+      auto list = client.ask<consumer_list>(front,
+                                            get_consumer_list_request{"CG"});
+      return list ? list->client_ids : std::vector<std::string>{};
+    };
+    CHECK_EQ(members(), std::vector<std::string>{id});
+    // The broker watches the heartbeat sender: its end is the client's.
+    inst = caf::error{};
+    CHECK(wait_until([&] { return members().empty(); }, 10s));
   }
 }
