@@ -327,6 +327,11 @@ void fail(loop_ptr self, uint64_t id, const caf::error& err) {
   if (i == st.ops.end())
     return;
   auto& op = i->second;
+  if (op.not_ok) {
+    auto [res, queue] = std::move(*op.not_ok);
+    succeed(self, id, res, queue);
+    return;
+  }
   st.failed += op.uniq_keys.size();
   if (op.mode == send_loop_op::kind::sync)
     op.rp.deliver(err);
@@ -531,8 +536,10 @@ void attempt(loop_ptr self, uint64_t id) {
               if (res.status != static_cast<uint8_t>(send_status::send_ok)
                   && st.cfg.retry_another_broker_when_not_store_ok
                   && op.mode == send_loop_op::kind::sync && !op.fixed_queue
-                  && op.attempts < op.attempts_total) {
+                  && op.attempts < op.attempts_total
+                  && self->clock().now() < op.deadline) {
                 op.last_broker = broker;
+                op.not_ok.emplace(res, queue);
                 retry_or_fail(self, id);
               } else {
                 succeed(self, id, res, queue);

@@ -25,6 +25,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -80,6 +81,10 @@ struct send_loop_op {
   std::vector<std::string> brokers_sent;
   std::string last_broker;
   caf::error last_error;
+  /// A stored send whose status was not SEND_OK, retried elsewhere
+  /// (retry_another_broker_when_not_store_ok): the answer if the retries
+  /// fail, as in RocketMQ.
+  std::optional<std::pair<send_result, message_queue>> not_ok;
   /// The caller of a sync send or batch.
   caf::typed_response_promise<client_send_result> rp;
   /// The callers of an async send, one per message (an auto-batch has

@@ -220,6 +220,35 @@ TEST_SUITE("client.send_loop") {
     CHECK_EQ(dump()["counters"]["failed"], 1);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a status other than SEND_OK is a result, "
+                             "retried elsewhere only when configured") {
+    add_broker("a").status
+      = static_cast<uint8_t>(send_status::flush_disk_timeout);
+    add_broker("b").how = broker_script::mode::fail;
+    broker("b").error = busy();
+    route("TopicA", {"a", "b"});
+    start();
+    auto res = send_ok(msg());
+    CHECK_EQ(res.status, broker("a").status);
+    CHECK(broker("b").received.empty());
+  }
+
+  TEST_CASE_FIXTURE(fixture, "with retry_another_broker_when_not_store_ok, "
+                             "the stored result answers when retries fail") {
+    add_broker("a").status
+      = static_cast<uint8_t>(send_status::flush_disk_timeout);
+    add_broker("b").how = broker_script::mode::fail;
+    broker("b").error = busy();
+    route("TopicA", {"a", "b"});
+    pcfg.retry_another_broker_when_not_store_ok = true;
+    pcfg.retries = 1;
+    start();
+    auto res = send_ok(msg());
+    CHECK_EQ(res.status, broker("a").status);
+    CHECK_EQ(res.queue.broker_name, "broker-a");
+    CHECK_EQ(broker("b").received.size(), 1u);
+  }
+
   TEST_CASE_FIXTURE(fixture, "an error that is not retryable returns at "
                              "once") {
     add_broker("a").how = broker_script::mode::fail;
