@@ -78,7 +78,9 @@ caf::expected<producer_actor> spawn_producer_actor(caf::actor_system& sys,
                                                    const producer_config& cfg,
                                                    const client_instance& inst);
 
-/// The blocking facade. Copies share one producer.
+/// The blocking facade. Copies share one producer; when the last copy
+/// goes it shuts the producer down (blocking, as `shutdown`), so do not
+/// drop the last copy inside a callback.
 class producer {
 public:
   using callback = std::function<void(caf::expected<client_send_result>)>;
