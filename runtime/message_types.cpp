@@ -193,6 +193,8 @@ void register_message_types(caf::actor_system_config& cfg) {
     "std::vector<rmq.received_message>");
   cfg.add_message_type<rebalance_subscription>("rmq.rebalance_subscription");
   cfg.add_message_type<queue_assignment>("rmq.queue_assignment");
+  // -- producer: send loop ------------------------------------------------------
+  cfg.add_message_type<producer_actor>("rmq.producer_actor");
 }
 
 } // namespace rmq
