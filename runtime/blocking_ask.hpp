@@ -13,11 +13,11 @@
 
 namespace rmq {
 
-template <class Result, class Handle, class Request>
+template <class Result, class Handle, class... Request>
 caf::expected<Result> blocking_ask(caf::scoped_actor& self, const Handle& hdl,
-                                   caf::timespan timeout, Request req) {
+                                   caf::timespan timeout, Request... req) {
   caf::expected<Result> out{caf::make_error(caf::sec::request_timeout)};
-  self->request(hdl, timeout, std::move(req))
+  self->request(hdl, timeout, std::move(req)...)
     .receive([&](Result& x) { out = std::move(x); },
              [&](caf::error& err) { out = std::move(err); });
   return out;

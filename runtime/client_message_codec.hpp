@@ -20,7 +20,8 @@ struct message_codec_options {
   std::string producer_group;
   /// RocketMQ maxMessageSize.
   size_t max_message_size = 4 * 1024 * 1024;
-  /// Bodies longer than this are zlib-compressed (compressMsgBodyOverHowmuch).
+  /// Bodies of at least this many bytes are zlib-compressed (RocketMQ
+  /// compressMsgBodyOverHowmuch, compared with >=).
   size_t compress_over = 4096;
   int compress_level = 5;
   std::string default_topic = "TBW102";
@@ -37,7 +38,7 @@ caf::error check_client_message(const client_message& msg,
 
 /// The request for one message: TAGS, KEYS, DELAY, UNIQ_KEY = `uniq_key`,
 /// WAIT=true and the user's properties; the body compressed (sys flag
-/// COMPRESSED) when over `compress_over`. Assumes a checked message.
+/// COMPRESSED) from `compress_over` bytes on. Assumes a checked message.
 send_message_request
 make_send_request(const client_message& msg, const std::string& uniq_key,
                   int64_t born_ms, const message_codec_options& opts);

@@ -1,10 +1,78 @@
 #include "runtime/message_properties.hpp"
 
+#include <array>
+
 #include "messages/errors.hpp"
 #include "runtime/storage/log_format.hpp"
 #include "runtime/storage/message_record.hpp"
 
 namespace rmq {
+
+namespace {
+
+// RocketMQ MessageConst.STRING_HASH_SET.
+constexpr std::array<std::string_view, 51> reserved_properties{
+  "TRACE_ON",
+  "MSG_REGION",
+  "KEYS",
+  "TAGS",
+  "WAIT",
+  "DELAY",
+  "RETRY_TOPIC",
+  "REAL_TOPIC",
+  "REAL_QID",
+  "TRAN_MSG",
+  "PGROUP",
+  "MIN_OFFSET",
+  "MAX_OFFSET",
+  "BUYER_ID",
+  "ORIGIN_MESSAGE_ID",
+  "TRANSFER_FLAG",
+  "CORRECTION_FLAG",
+  "MQ2_FLAG",
+  "RECONSUME_TIME",
+  "UNIQ_KEY",
+  "MAX_RECONSUME_TIMES",
+  "CONSUME_START_TIME",
+  "POP_CK",
+  "POP_CK_OFFSET",
+  "1ST_POP_TIME",
+  "TRAN_PREPARED_QUEUE_OFFSET",
+  "DUP_INFO",
+  "EXTEND_UNIQ_INFO",
+  "INSTANCE_ID",
+  "CORRELATION_ID",
+  "REPLY_TO_CLIENT",
+  "TTL",
+  "ARRIVE_TIME",
+  "PUSH_REPLY_TIME",
+  "CLUSTER",
+  "MSG_TYPE",
+  "INNER_MULTI_QUEUE_OFFSET",
+  "TIMER_DELAY_MS",
+  "TIMER_DELAY_SEC",
+  "TIMER_DELIVER_MS",
+  "TIMER_ENQUEUE_MS",
+  "TIMER_DEQUEUE_MS",
+  "TIMER_ROLL_TIMES",
+  "TIMER_OUT_MS",
+  "TIMER_DEL_UNIQKEY",
+  "TIMER_DELAY_LEVEL",
+  "__BORNHOST",
+  "BORN_TIMESTAMP",
+  "DLQ_ORIGIN_TOPIC",
+  "DLQ_ORIGIN_MESSAGE_ID",
+  "__CRC32#",
+};
+
+} // namespace
+
+bool is_reserved_property(std::string_view name) {
+  for (auto x : reserved_properties)
+    if (x == name)
+      return true;
+  return false;
+}
 
 caf::expected<property_list> decode_properties(std::string_view props) {
   property_list result;

@@ -17,6 +17,16 @@ namespace rmq {
 
 /// The producer's unique id (MessageClientIDSetter).
 using storage::property_uniq_key;
+/// The message's tag.
+using storage::property_tags;
+/// The message's keys, separated by a space.
+using storage::property_keys;
+/// Whether the send waits for the store ("true", RocketMQ
+/// PROPERTY_WAIT_STORE_MSG_OK).
+constexpr char property_wait[] = "WAIT";
+/// Light message queues to dispatch to (RocketMQ 5 LMQ); a path separator
+/// in it is illegal.
+constexpr char property_inner_multi_dispatch[] = "INNER_MULTI_DISPATCH";
 /// The cluster of the broker that stored the message (stamped on send).
 constexpr char property_cluster[] = "CLUSTER";
 /// Delay level 1..18 of a scheduled message.
@@ -27,6 +37,11 @@ constexpr char property_tran_msg[] = "TRAN_MSG";
 constexpr char property_retry_topic[] = "RETRY_TOPIC";
 /// The id of the first copy of a retried or dead message (set on send-back).
 constexpr char property_origin_message_id[] = "ORIGIN_MESSAGE_ID";
+
+/// Returns whether `name` is one RocketMQ reserves for itself
+/// (MessageConst.STRING_HASH_SET): programs may not set it as a user
+/// property.
+bool is_reserved_property(std::string_view name);
 
 using property_list = std::vector<std::pair<std::string, std::string>>;
 

@@ -10,6 +10,7 @@
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/client.hpp"
+#include "messages/consumer.hpp"
 #include "messages/namesrv.hpp"
 #include "messages/route.hpp"
 #include "messages/store.hpp"
@@ -178,6 +179,22 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<fault_snapshot>("rmq.fault_snapshot");
   cfg.add_message_type<std::vector<broker_data>>(
     "std::vector<rmq.broker_data>");
+  // -- client instance: directory, route cache, heartbeats --------------------
+  cfg.add_message_type<client_broker_actor>("rmq.client_broker_actor");
+  cfg.add_message_type<client_namesrv_actor>("rmq.client_namesrv_actor");
+  cfg.add_message_type<peer_listener_actor>("rmq.peer_listener_actor");
+  cfg.add_message_type<peer_directory_actor>("rmq.peer_directory_actor");
+  cfg.add_message_type<route_listener_actor>("rmq.route_listener_actor");
+  cfg.add_message_type<route_cache_actor>("rmq.route_cache_actor");
+  cfg.add_message_type<client_heartbeat_actor>("rmq.client_heartbeat_actor");
+  // -- consumer ---------------------------------------------------------------
+  cfg.add_message_type<received_message>("rmq.received_message");
+  cfg.add_message_type<std::vector<received_message>>(
+    "std::vector<rmq.received_message>");
+  cfg.add_message_type<rebalance_subscription>("rmq.rebalance_subscription");
+  cfg.add_message_type<queue_assignment>("rmq.queue_assignment");
+  // -- producer: send loop ------------------------------------------------------
+  cfg.add_message_type<producer_actor>("rmq.producer_actor");
 }
 
 } // namespace rmq

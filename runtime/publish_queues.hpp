@@ -12,9 +12,10 @@
 namespace rmq {
 
 /// The writable queues of `topic`: with an order_topic_conf
-/// ("brokerA:4;brokerB:4") the queues it lists; else, for each queue data
-/// with write permission whose broker has a master (id 0), queues
-/// 0..write_queue_nums-1; sorted by broker name, then queue id.
+/// ("brokerA:4;brokerB:4") the queues it lists, in its order (malformed
+/// entries skipped); else, for each queue data with write permission whose
+/// broker has a master (id 0), queues 0..write_queue_nums-1, sorted by
+/// broker name, then queue id.
 std::vector<message_queue> publish_queues(const std::string& topic,
                                           const topic_route_data& route);
 

@@ -4,6 +4,7 @@
 
 #include "messages/errors.hpp"
 #include "runtime/request_failure.hpp"
+#include "runtime/subscription_expression.hpp"
 
 #include "actors/broker/pull_processor.hpp"
 #include "actors/common/dump.hpp"

@@ -10,6 +10,7 @@
 #include "messages/route.hpp"
 #include "runtime/request_failure.hpp"
 #include "runtime/storage/message_record.hpp"
+#include "runtime/subscription_expression.hpp"
 #include "runtime/validators.hpp"
 
 #include "actors/common/dump.hpp"
@@ -17,42 +18,6 @@
 namespace rmq {
 
 const char* pull_processor_state::name = "pull_processor";
-
-namespace {
-
-std::string trim(const std::string& x) {
-  auto first = x.find_first_not_of(" \t");
-  if (first == std::string::npos)
-    return {};
-  auto last = x.find_last_not_of(" \t");
-  return x.substr(first, last - first + 1);
-}
-
-} // namespace
-
-caf::expected<std::vector<int64_t>>
-parse_subscription(const std::string& expression) {
-  std::vector<int64_t> codes;
-  auto expr = trim(expression);
-  if (expr.empty() || expr == "*")
-    return codes;
-  size_t pos = 0;
-  for (;;) {
-    auto sep = expr.find("||", pos);
-    auto tag = trim(expr.substr(
-      pos, sep == std::string::npos ? std::string::npos : sep - pos));
-    if (tag.empty())
-      return make_error(errc::subscription_parse_failed,
-                        "empty tag in subscription: " + expression);
-    auto code = storage::tags_code(tag);
-    if (std::find(codes.begin(), codes.end(), code) == codes.end())
-      codes.push_back(code);
-    if (sep == std::string::npos)
-      break;
-    pos = sep + 2;
-  }
-  return codes;
-}
 
 pull_status map_get_status(get_status st, int64_t request_offset) {
   switch (st) {

@@ -24,6 +24,7 @@
 #include "messages/store.hpp"
 #include "messages/store_actors.hpp"
 #include "runtime/rate_meter.hpp"
+#include "runtime/subscription_expression.hpp"
 
 namespace rmq {
 
@@ -40,12 +41,6 @@ struct pull_processor_config {
   /// How long the processor waits for the topic table and the dispatcher.
   caf::timespan request_timeout = std::chrono::seconds{10};
 };
-
-/// Returns the tags codes of a subscription expression: empty for "*" or an
-/// empty expression (every tag), else one code per `||`-separated tag;
-/// subscription_parse_failed for an empty tag ("a || ", "||").
-caf::expected<std::vector<int64_t>>
-parse_subscription(const std::string& expression);
 
 /// Returns the client's status for a store status (rocketmq-features.md
 /// §2.6): NO_MESSAGE_IN_QUEUE is NO_NEW_MSG only for a pull from offset 0.

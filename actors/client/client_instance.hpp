@@ -23,8 +23,9 @@ struct client_config {
   std::string namesrv;
   /// RocketMQ instanceName; "DEFAULT" becomes pid#nanotime in the id.
   std::string instance_name = "DEFAULT";
-  /// The IP in the client id; empty: this host's first non-loopback IPv4,
-  /// else 127.0.0.1.
+  /// The IP in the client id; empty: this host's first external IPv4,
+  /// else its last internal one, else 127.0.0.1 (RocketMQ's choice,
+  /// runtime/client_id.hpp).
   std::string client_ip;
   /// RocketMQ pollNameServerInterval.
   caf::timespan poll_namesrv_interval = std::chrono::seconds{30};
@@ -54,13 +55,15 @@ struct client_instance {
 };
 
 /// Returns the instance of `sys` for `cfg.namesrv`, spawning it on first
-/// use; later calls with the same NameServer list share it (the first
-/// caller's config wins). invalid_parameter for an empty or malformed
-/// NameServer list.
+/// use; later calls with the same NameServer list (in any order) share it
+/// while someone holds it (the first caller's config wins).
+/// invalid_parameter for an empty or malformed NameServer list.
 caf::expected<std::shared_ptr<client_instance>>
 client_instance_for(caf::actor_system& sys, const client_config& cfg);
 
-/// Spawns a new, unshared instance (tests, and client_instance_for).
+/// Spawns a new, unshared instance (tests, and client_instance_for). The
+/// last copy of the pointer stops its actors (not `cfg.directory`, which
+/// belongs to the caller): release it before the actor system ends.
 caf::expected<std::shared_ptr<client_instance>>
 spawn_client_instance(caf::actor_system& sys, const client_config& cfg);
 

@@ -50,6 +50,13 @@ struct producer_config {
   size_t batch_max_messages = 256;
   size_t batch_max_bytes = 1024 * 1024;
   caf::timespan batch_linger = std::chrono::microseconds{0};
+  /// Wall clock (ms since the epoch) for born timestamps and UNIQ_KEYs;
+  /// empty: the system clock. Tests pass a fixed one.
+  std::function<int64_t()> wall_clock_ms;
+  /// Each topic's first round-robin queue index; empty: a random one, as
+  /// RocketMQ's ThreadLocalIndex, so producers do not all start on the
+  /// same queue. Tests pass one for a known order.
+  std::function<uint32_t()> start_index;
 };
 
 /// Chooses a queue for an ordered send (RocketMQ MessageQueueSelector).
@@ -65,7 +72,15 @@ size_t select_by_hash(const std::vector<message_queue>& queues,
 caf::expected<producer_actor> spawn_producer_actor(caf::actor_system& sys,
                                                    const producer_config& cfg);
 
-/// The blocking facade. Copies share one producer.
+/// Spawns a producer actor on a given client instance (tests build one
+/// from stub actors); invalid_parameter for a bad group name.
+caf::expected<producer_actor> spawn_producer_actor(caf::actor_system& sys,
+                                                   const producer_config& cfg,
+                                                   const client_instance& inst);
+
+/// The blocking facade. Copies share one producer; when the last copy
+/// goes it shuts the producer down (blocking, as `shutdown`), so do not
+/// drop the last copy inside a callback.
 class producer {
 public:
   using callback = std::function<void(caf::expected<client_send_result>)>;
@@ -108,5 +123,10 @@ private:
 /// Spawns a producer and returns its facade.
 caf::expected<producer> spawn_producer(caf::actor_system& sys,
                                        const producer_config& cfg);
+
+/// Spawns a producer on a given client instance and returns its facade.
+caf::expected<producer> spawn_producer(caf::actor_system& sys,
+                                       const producer_config& cfg,
+                                       const client_instance& inst);
 
 } // namespace rmq

@@ -1,0 +1,193 @@
+// The consumer side (RocketMQ DefaultMQPushConsumer / LitePullConsumer):
+// what a consumer's listener gets, and the typed interfaces of the
+// consumer's actors (actors/client/): the rebalance service of a client
+// instance, push consumers, lite pull consumers and their consume workers.
+// The plain logic they use is in runtime/ (allocate_strategy,
+// process_queue, received_message, ...).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "caf/atom.hpp"
+#include "caf/meta/type_name.hpp"
+#include "caf/replies_to.hpp"
+#include "caf/timespan.hpp"
+#include "caf/typed_actor.hpp"
+
+#include "messages/broker_client.hpp"
+#include "messages/client.hpp"
+#include "messages/common.hpp"
+#include "messages/message_decl.hpp"
+
+namespace rmq {
+
+/// A message as a consumer receives it (RocketMQ MessageExt).
+struct received_message {
+  std::string topic;
+  std::string tags;
+  /// Several keys are separated by a space (RocketMQ KEY_SEPARATOR).
+  std::string keys;
+  /// Inflated when the producer compressed it.
+  std::string body;
+  /// The user's own properties (those RocketMQ does not reserve).
+  std::map<std::string, std::string> properties;
+  /// RocketMQ's reserved properties as stored (TAGS, KEYS, UNIQ_KEY,
+  /// RETRY_TOPIC, ORIGIN_MESSAGE_ID, ...).
+  std::map<std::string, std::string> system_properties;
+  /// UNIQ_KEY, else offset_msg_id (RocketMQ MessageClientExt#getMsgId).
+  std::string msg_id;
+  /// Store host and commit-log offset (RocketMQ offsetMsgId).
+  std::string offset_msg_id;
+  std::string broker_name;
+  int32_t queue_id = 0;
+  int64_t queue_offset = 0;
+  int64_t commit_log_offset = 0;
+  int32_t reconsume_times = 0;
+  /// Wall-clock ms of the producer's send and of the store's append.
+  int64_t born_timestamp = 0;
+  int64_t store_timestamp = 0;
+  /// "ip:port" of the producer and of the storing broker.
+  std::string born_host;
+  std::string store_host;
+  /// 0: none; 1..18: the DELAY property.
+  int32_t delay_level = 0;
+  int32_t flag = 0;
+  int32_t sys_flag = 0;
+  /// The body's size as stored (compressed or not), for flow control.
+  int32_t stored_size = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, received_message& x) {
+  return f(caf::meta::type_name("rmq.received_message"), x.topic, x.tags,
+           x.keys, x.body, x.properties, x.system_properties, x.msg_id,
+           x.offset_msg_id, x.broker_name, x.queue_id, x.queue_offset,
+           x.commit_log_offset, x.reconsume_times, x.born_timestamp,
+           x.store_timestamp, x.born_host, x.store_host, x.delay_level, x.flag,
+           x.sys_flag, x.stored_size);
+}
+
+RMQ_DECLARE_MESSAGE(received_message);
+
+// -- atoms --------------------------------------------------------------------
+
+/// The queues of a topic a consumer owns (rebalance result, or assigned by
+/// the program).
+using assign_atom = caf::atom_constant<caf::atom("assign")>;
+
+/// Rebalances now instead of at the next round.
+using rebalance_atom = caf::atom_constant<caf::atom("rebalance")>;
+
+/// Takes the messages a lite pull consumer has fetched.
+using poll_atom = caf::atom_constant<caf::atom("poll")>;
+
+/// Moves a queue's next pull to an offset.
+using seek_atom = caf::atom_constant<caf::atom("seek")>;
+
+/// Commits consumed offsets to the broker (or the local offsets file).
+using commit_atom = caf::atom_constant<caf::atom("commit")>;
+
+/// Hands a batch to a consume worker.
+using consume_atom = caf::atom_constant<caf::atom("consume")>;
+
+// -- listener results -----------------------------------------------------------
+
+/// What a concurrent listener answers (RocketMQ ConsumeConcurrentlyStatus).
+enum class consume_status : uint8_t {
+  consume_success = 0,
+  /// Sent back to the broker: redelivered after the retry level's delay.
+  reconsume_later = 1,
+};
+
+/// What an orderly listener answers (RocketMQ ConsumeOrderlyStatus).
+enum class orderly_status : uint8_t {
+  success = 0,
+  /// The same messages again after suspendCurrentQueueTimeMillis (1 s).
+  suspend_current_queue_a_moment = 1,
+};
+
+// -- rebalance ------------------------------------------------------------------
+
+/// A consumer as the rebalance service knows it.
+struct rebalance_subscription {
+  std::string group;
+  message_model model = message_model::clustering;
+  /// The subscribed topics; clustering consumers also get their group's
+  /// retry topic here.
+  std::vector<std::string> topics;
+  /// runtime/allocate_strategy.hpp names: "AVG", "AVG_BY_CIRCLE",
+  /// "CONSISTENT_HASH".
+  std::string strategy = "AVG";
+};
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, rebalance_subscription& x) {
+  return f(caf::meta::type_name("rmq.rebalance_subscription"), x.group, x.model,
+           x.topics, x.strategy);
+}
+
+RMQ_DECLARE_MESSAGE(rebalance_subscription);
+
+/// The queues of one topic a consumer owns now, sorted.
+struct queue_assignment {
+  std::string topic;
+  std::vector<message_queue> queues;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, queue_assignment& x) {
+  return f(caf::meta::type_name("rmq.queue_assignment"), x.topic, x.queues);
+}
+
+RMQ_DECLARE_MESSAGE(queue_assignment);
+
+/// What the rebalance service tells a consumer after each round: every
+/// subscribed topic's owned queues, also when unchanged (the consumer
+/// compares).
+using rebalance_target_actor
+  = caf::typed_actor<caf::reacts_to<assign_atom, queue_assignment>>;
+
+/// One per client instance (RocketMQ RebalanceService + RebalanceImpl):
+/// every rebalance interval (20 s), when a consumer registers, and when a
+/// broker says a group changed (consumer_ids_changed, forwarded by the
+/// heartbeat sender), it reads each topic's readable queues (route cache)
+/// and the group's members (GET_CONSUMER_LIST_BY_GROUP at one broker),
+/// sorts both and allocates with the consumer's strategy; broadcasting
+/// consumers get every queue.
+using rebalance_service_actor = dumpable_actor::extend<
+  caf::replies_to<caf::put_atom, rebalance_subscription,
+                  rebalance_target_actor>::with<caf::ok_atom>,
+  caf::reacts_to<caf::delete_atom, rebalance_target_actor>,
+  caf::reacts_to<rebalance_atom>, caf::reacts_to<consumer_ids_changed>,
+  caf::reacts_to<caf::tick_atom>>;
+
+// -- consumers --------------------------------------------------------------------
+
+/// A push consumer (RocketMQ DefaultMQPushConsumer): pulls its queues with
+/// long polling, hands batches to its consume workers, commits offsets.
+using push_consumer_actor = dumpable_actor::extend<
+  caf::reacts_to<assign_atom, queue_assignment>,
+  // Stops pulling, waits for (or hands back) in-flight batches, commits
+  // offsets, unregisters the group, quits.
+  caf::replies_to<shutdown_atom>::with<caf::ok_atom>,
+  caf::reacts_to<peer_lost_atom, std::string>, caf::reacts_to<caf::tick_atom>>;
+
+/// A lite pull consumer (RocketMQ DefaultLitePullConsumer).
+using lite_pull_consumer_actor = dumpable_actor::extend<
+  // From the rebalance service (subscribe mode).
+  caf::reacts_to<assign_atom, queue_assignment>,
+  // The program's own queues (assign mode).
+  caf::replies_to<assign_atom, std::vector<message_queue>>::with<caf::ok_atom>,
+  // Fetched messages, waiting up to the timeout when none are there yet.
+  caf::replies_to<poll_atom,
+                  caf::timespan>::with<std::vector<received_message>>,
+  caf::replies_to<seek_atom, message_queue, int64_t>::with<caf::ok_atom>,
+  caf::replies_to<commit_atom>::with<caf::ok_atom>,
+  caf::replies_to<shutdown_atom>::with<caf::ok_atom>,
+  caf::reacts_to<peer_lost_atom, std::string>, caf::reacts_to<caf::tick_atom>>;
+
+} // namespace rmq

@@ -1,0 +1,195 @@
+#include "runtime/client_message_codec.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+#include "messages/errors.hpp"
+#include "runtime/body_compression.hpp"
+#include "runtime/message_batch.hpp"
+#include "runtime/message_properties.hpp"
+#include "runtime/send_checks.hpp"
+#include "runtime/storage/log_format.hpp"
+#include "runtime/storage/message_record.hpp"
+
+namespace rmq {
+
+namespace {
+
+constexpr std::string_view retry_topic_prefix = "%RETRY%";
+
+/// Length of the UNIQ_KEY the producer makes (MessageClientIDSetter: 16
+/// bytes in hex), for sizing properties before the key exists.
+constexpr size_t uniq_key_length = 32;
+
+caf::error illegal(std::string what) {
+  return make_error(errc::message_illegal, std::move(what));
+}
+
+bool is_blank(std::string_view x) {
+  return std::all_of(x.begin(), x.end(), [](char c) {
+    return std::isspace(static_cast<unsigned char>(c)) != 0;
+  });
+}
+
+bool has_separator(std::string_view x) {
+  return x.find(storage::name_value_separator) != std::string_view::npos
+         || x.find(storage::property_separator) != std::string_view::npos;
+}
+
+/// TAGS, KEYS, DELAY, UNIQ_KEY, WAIT, then the user's own, as RocketMQ's
+/// Message carries them (its order is a hash map's; ours is fixed).
+std::string build_properties(const client_message& msg,
+                             std::string_view uniq_key) {
+  std::string props;
+  if (!msg.tags.empty())
+    storage::append_property(props, property_tags, msg.tags);
+  if (!msg.keys.empty())
+    storage::append_property(props, property_keys, msg.keys);
+  if (msg.delay_level > 0)
+    storage::append_property(props, property_delay,
+                             std::to_string(msg.delay_level));
+  if (!uniq_key.empty())
+    storage::append_property(props, property_uniq_key, uniq_key);
+  storage::append_property(props, property_wait, "true");
+  for (auto& [k, v] : msg.properties)
+    storage::append_property(props, k, v);
+  return props;
+}
+
+caf::error check_user_properties(const client_message& msg) {
+  for (auto& [k, v] : msg.properties) {
+    // RocketMQ putUserProperty: neither may be blank.
+    if (is_blank(k) || is_blank(v))
+      return illegal("the name or value of property '" + k
+                     + "' can not be blank");
+    if (has_separator(k) || has_separator(v))
+      return illegal("property '" + k
+                     + "' contains a property separator (\\x01 or \\x02)");
+    if (is_reserved_property(k))
+      return illegal("the property '" + k + "' is used by the system");
+    if (k == property_inner_multi_dispatch && v.find('/') != std::string::npos)
+      return illegal(std::string{property_inner_multi_dispatch} + " " + v
+                     + " can not contain /");
+  }
+  return caf::none;
+}
+
+} // namespace
+
+caf::error check_client_message(const client_message& msg,
+                                const message_codec_options& opts) {
+  // Validators.checkMessage answers MQClientException for the topic; one
+  // code for every client-side refusal keeps callers simple.
+  if (auto err = check_send_topic(msg.topic))
+    return illegal("topic: " + error_detail(err));
+  if (auto err = check_body(msg.body, opts.max_message_size))
+    return err;
+  if (msg.delay_level < 0 || msg.delay_level > default_max_delay_level)
+    return illegal("delay level " + std::to_string(msg.delay_level)
+                   + " is not in 0.."
+                   + std::to_string(default_max_delay_level));
+  if (has_separator(msg.tags))
+    return illegal("the tags contain a property separator (\\x01 or \\x02)");
+  if (has_separator(msg.keys))
+    return illegal("the keys contain a property separator (\\x01 or \\x02)");
+  if (auto err = check_user_properties(msg))
+    return err;
+  auto size = build_properties(msg, std::string(uniq_key_length, '0')).size();
+  if (size > max_properties_size)
+    return illegal("properties of " + std::to_string(size) + " bytes exceed "
+                   + std::to_string(max_properties_size));
+  return caf::none;
+}
+
+send_message_request
+make_send_request(const client_message& msg, const std::string& uniq_key,
+                  int64_t born_ms, const message_codec_options& opts) {
+  send_message_request req;
+  req.producer_group = opts.producer_group;
+  req.topic = msg.topic;
+  req.default_topic = opts.default_topic;
+  req.default_queue_nums = opts.default_queue_nums;
+  req.born_timestamp = born_ms;
+  req.born_ip = opts.born_ip;
+  req.born_port = opts.born_port;
+  req.flag = msg.flag;
+  req.properties = build_properties(msg, uniq_key);
+  // RocketMQ tryToCompressMessage: at least compressMsgBodyOverHowmuch.
+  if (msg.body.size() >= opts.compress_over) {
+    req.body = compress_body(msg.body, opts.compress_level);
+    req.sys_flag |= storage::sys_flag::compressed;
+  } else {
+    req.body = msg.body;
+  }
+  return req;
+}
+
+caf::expected<send_message_request>
+make_batch_request(const std::vector<client_message>& msgs,
+                   const std::vector<std::string>& uniq_keys, int64_t born_ms,
+                   const message_codec_options& opts) {
+  if (msgs.empty())
+    return illegal("the batch is empty");
+  if (uniq_keys.size() != msgs.size())
+    return make_error(errc::invalid_parameter,
+                      std::to_string(uniq_keys.size()) + " ids for "
+                        + std::to_string(msgs.size()) + " batch messages");
+  auto& topic = msgs.front().topic;
+  std::vector<batch_entry> entries;
+  entries.reserve(msgs.size());
+  for (size_t i = 0; i < msgs.size(); ++i) {
+    auto& msg = msgs[i];
+    auto at = "batch message " + std::to_string(i) + ": ";
+    // RocketMQ DefaultMQProducer.batch: checked one by one, one topic, no
+    // delay, no retry topic.
+    if (auto err = check_client_message(msg, opts))
+      return illegal(at + error_detail(err));
+    if (msg.topic != topic)
+      return illegal(at + "topic " + msg.topic
+                     + " differs from the batch's topic " + topic);
+    if (msg.delay_level > 0)
+      return illegal(at + "delay levels are not supported for batching");
+    if (msg.topic.compare(0, retry_topic_prefix.size(), retry_topic_prefix)
+        == 0)
+      return illegal(at + "retry topics are not supported for batching");
+    // Batches are not compressed (RocketMQ tryToCompressMessage).
+    entries.push_back(
+      {msg.flag, msg.body, build_properties(msg, uniq_keys[i])});
+  }
+  auto body = encode_batch(entries);
+  if (!body)
+    return illegal(error_detail(body.error()));
+  if (body->size() > opts.max_message_size)
+    return illegal("the batch body size " + std::to_string(body->size())
+                   + " exceeds the maximum "
+                   + std::to_string(opts.max_message_size));
+  send_message_request req;
+  req.producer_group = opts.producer_group;
+  req.topic = topic;
+  req.default_topic = opts.default_topic;
+  req.default_queue_nums = opts.default_queue_nums;
+  req.born_timestamp = born_ms;
+  req.born_ip = opts.born_ip;
+  req.born_port = opts.born_port;
+  // As MessageBatch: the batch itself carries only WAIT.
+  storage::append_property(req.properties, property_wait, "true");
+  req.batch = true;
+  req.body = std::move(*body);
+  return req;
+}
+
+client_send_result to_client_result(const send_result& res,
+                                    const message_queue& queue) {
+  client_send_result result;
+  result.status = res.status;
+  result.msg_id = res.msg_id;
+  result.offset_msg_id = res.offset_msg_id;
+  result.queue = queue;
+  result.queue.queue_id = res.queue_id;
+  result.queue_offset = res.queue_offset;
+  result.entries = res.entries;
+  return result;
+}
+
+} // namespace rmq

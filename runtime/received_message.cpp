@@ -1,0 +1,114 @@
+#include "runtime/received_message.hpp"
+
+#include <charconv>
+
+#include "messages/errors.hpp"
+#include "runtime/body_compression.hpp"
+#include "runtime/message_id.hpp"
+#include "runtime/message_properties.hpp"
+#include "runtime/retry_topic.hpp"
+#include "runtime/storage/log_format.hpp"
+#include "runtime/storage/message_record.hpp"
+
+namespace rmq {
+
+namespace {
+
+std::string host_of(uint32_t ip, uint32_t port) {
+  return ipv4_to_string(ip) + ":" + std::to_string(port);
+}
+
+int32_t to_int(const std::string& x) {
+  int32_t result = 0;
+  auto [ptr, ec] = std::from_chars(x.data(), x.data() + x.size(), result);
+  return ec == std::errc{} && ptr == x.data() + x.size() ? result : 0;
+}
+
+std::string where(const storage::record_view& rec) {
+  return "queue " + std::to_string(rec.queue_id) + " offset "
+         + std::to_string(rec.queue_offset);
+}
+
+caf::expected<received_message> decode_one(const storage::record_view& rec,
+                                           const std::string& broker_name,
+                                           size_t max_body) {
+  received_message msg;
+  msg.topic = std::string{rec.topic};
+  msg.broker_name = broker_name;
+  msg.queue_id = rec.queue_id;
+  msg.queue_offset = rec.queue_offset;
+  msg.commit_log_offset = rec.phys_offset;
+  msg.reconsume_times = rec.reconsume_times;
+  msg.born_timestamp = rec.born_timestamp;
+  msg.store_timestamp = rec.store_timestamp;
+  msg.born_host = host_of(rec.born_ip, rec.born_port);
+  msg.store_host = host_of(rec.store_ip, rec.store_port);
+  msg.flag = rec.flag;
+  msg.sys_flag = rec.sys_flag;
+  msg.stored_size = static_cast<int32_t>(rec.body.size());
+  msg.offset_msg_id = encode_offset_msg_id(rec.store_ip, rec.store_port,
+                                           rec.phys_offset);
+  if ((rec.sys_flag & storage::sys_flag::compressed) != 0) {
+    auto body = decompress_body(rec.body, max_body);
+    if (!body)
+      return make_error(static_cast<errc>(body.error().code()),
+                        "compressed body at " + where(rec) + ": "
+                          + error_detail(body.error()));
+    msg.body = std::move(*body);
+  } else {
+    msg.body = std::string{rec.body};
+  }
+  auto props = decode_properties(rec.properties);
+  if (!props)
+    return make_error(errc::corrupt_data, "properties at " + where(rec) + ": "
+                                            + error_detail(props.error()));
+  for (auto& [key, value] : *props) {
+    if (is_reserved_property(key))
+      msg.system_properties[key] = value;
+    else
+      msg.properties[key] = value;
+  }
+  auto sys = [&](const char* key) -> std::string {
+    auto i = msg.system_properties.find(key);
+    return i == msg.system_properties.end() ? std::string{} : i->second;
+  };
+  msg.tags = sys(property_tags);
+  msg.keys = sys(property_keys);
+  msg.delay_level = to_int(sys(property_delay));
+  auto uniq = sys(property_uniq_key);
+  msg.msg_id = uniq.empty() ? msg.offset_msg_id : uniq;
+  return msg;
+}
+
+} // namespace
+
+caf::expected<std::vector<received_message>>
+decode_pulled(const pull_message_result& res, const std::string& broker_name,
+              size_t max_body) {
+  std::vector<received_message> result;
+  if (static_cast<pull_status>(res.status) != pull_status::found)
+    return result;
+  auto count = res.message_count > 0 ? static_cast<size_t>(res.message_count)
+                                     : storage::all_records;
+  auto records = storage::decode_records(res.buffer, count);
+  if (!records)
+    return std::move(records.error());
+  result.reserve(records->size());
+  for (auto& rec : *records) {
+    auto msg = decode_one(rec, broker_name, max_body);
+    if (!msg)
+      return std::move(msg.error());
+    result.push_back(std::move(*msg));
+  }
+  return result;
+}
+
+void reset_retry_topic(received_message& msg, const std::string& group) {
+  if (msg.topic != retry_topic_of(group))
+    return;
+  auto i = msg.system_properties.find(property_retry_topic);
+  if (i != msg.system_properties.end() && !i->second.empty())
+    msg.topic = i->second;
+}
+
+} // namespace rmq

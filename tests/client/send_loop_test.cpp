@@ -1,0 +1,682 @@
+// The producer's send loop on the virtual clock, against stub brokers and
+// a stub client instance (tests/client/send_loop_stubs.hpp) with the real
+// latency-fault service: retries over brokers, fault avoidance, time
+// budgets, auto-batching, back-pressure, validation and compression.
+#include "actors/client/send_loop.hpp"
+
+#include <chrono>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "caf/exit_reason.hpp"
+#include "caf/sec.hpp"
+#include "caf/send.hpp"
+
+#include "actors/client/latency_fault_service.hpp"
+#include "messages/errors.hpp"
+#include "runtime/body_compression.hpp"
+#include "tests/client/send_loop_stubs.hpp"
+#include "tests/support/deterministic_fixture.hpp"
+
+using namespace rmq;
+using namespace std::chrono_literals;
+namespace stubs = rmq::test::send_stubs;
+using stubs::broker_script;
+
+namespace {
+
+// RocketMQ MessageSysFlag.COMPRESSED_FLAG.
+constexpr int32_t compressed_flag = 0x1;
+
+struct fixture : test::deterministic_fixture {
+  std::shared_ptr<stubs::route_book> routes
+    = std::make_shared<stubs::route_book>();
+  std::shared_ptr<stubs::directory_book> dir
+    = std::make_shared<stubs::directory_book>();
+  std::shared_ptr<stubs::heartbeat_book> hb
+    = std::make_shared<stubs::heartbeat_book>();
+  std::map<std::string, std::shared_ptr<broker_script>> brokers;
+  std::map<std::string, stubs::broker_stub_actor> broker_handles;
+  client_instance inst;
+  producer_config pcfg;
+  producer_actor producer;
+
+  fixture() {
+    pcfg.group = "PG";
+    pcfg.wall_clock_ms = [] { return int64_t{1'700'000'000'000}; };
+    pcfg.start_index = [] { return uint32_t{0}; };
+  }
+
+  /// A stub broker "broker-x" at "addr-x".
+  broker_script& add_broker(const std::string& x) {
+    auto script = std::make_shared<broker_script>();
+    brokers[x] = script;
+    auto hdl = spawn(stubs::broker_stub, script);
+    broker_handles[x] = hdl;
+    dir->brokers["addr-" + x] = hdl;
+    return *script;
+  }
+
+  /// Lets broker x answer what it holds (at the next run).
+  void release(const std::string& x) {
+    self->send(broker_handles.at(x), stubs::release_atom::value);
+  }
+
+  broker_script& broker(const std::string& x) {
+    return *brokers.at(x);
+  }
+
+  /// Routes `topic` to the given brokers, `queues` queues each.
+  void route(const std::string& topic, const std::vector<std::string>& xs,
+             int32_t queues = 1) {
+    std::vector<stubs::broker_spec> specs;
+    for (auto& x : xs)
+      specs.push_back({"broker-" + x, "addr-" + x, queues});
+    routes->routes[topic] = stubs::make_route(specs);
+  }
+
+  void start() {
+    inst.client_id = "10.0.0.9@test";
+    inst.directory = spawn(stubs::directory_stub, dir);
+    inst.routes = spawn(stubs::route_stub, routes);
+    inst.heartbeats = spawn(stubs::heartbeat_stub, hb);
+    inst.faults = spawn(latency_fault_service, inst.config.faults);
+    producer = spawn(send_loop, pcfg, inst);
+  }
+
+  static client_message msg(std::string body = "hello",
+                            std::string topic = "TopicA") {
+    client_message m;
+    m.topic = std::move(topic);
+    m.body = std::move(body);
+    return m;
+  }
+
+  template <class... Ts>
+  client_send_result send_ok(Ts&&... xs) {
+    return ask<client_send_result>(producer, send_atom::value,
+                                   std::forward<Ts>(xs)...);
+  }
+
+  template <class... Ts>
+  caf::error send_error(Ts&&... xs) {
+    return ask_error<client_send_result>(producer, send_atom::value,
+                                         std::forward<Ts>(xs)...);
+  }
+
+  /// Starts a request without waiting for its answer.
+  template <class... Ts>
+  auto pending(Ts&&... xs) {
+    auto rh = self->request(producer, caf::infinite, std::forward<Ts>(xs)...);
+    sched.run();
+    return rh;
+  }
+
+  nlohmann::json dump() {
+    return nlohmann::json::parse(ask<std::string>(producer, dump_atom::value));
+  }
+
+  size_t received_total() {
+    size_t n = 0;
+    for (auto& [x, s] : brokers)
+      n += s->received.size();
+    return n;
+  }
+};
+
+caf::error busy() {
+  return make_error(errc::system_busy, "busy");
+}
+
+} // namespace
+
+TEST_SUITE("client.send_loop") {
+  TEST_CASE_FIXTURE(fixture, "a send goes to a broker of the topic's route "
+                             "and answers its queue and ids") {
+    add_broker("a");
+    route("TopicA", {"a"}, 4);
+    start();
+    CHECK_EQ(hb->producers, std::vector<std::string>{"PG"});
+    auto res = send_ok(msg());
+    REQUIRE_EQ(broker("a").received.size(), 1u);
+    auto& req = broker("a").received[0];
+    CHECK_EQ(req.topic, "TopicA");
+    CHECK_EQ(req.producer_group, "PG");
+    CHECK_EQ(req.body, "hello");
+    CHECK_EQ(req.born_timestamp, 1'700'000'000'000);
+    auto keys = stubs::uniq_keys_of(req);
+    REQUIRE_EQ(keys.size(), 1u);
+    CHECK_EQ(keys[0].size(), 32u);
+    CHECK_EQ(res.msg_id, keys[0]);
+    CHECK_EQ(res.queue.broker_name, "broker-a");
+    CHECK_EQ(res.queue.topic, "TopicA");
+    CHECK_EQ(res.queue.queue_id, req.queue_id);
+    CHECK_EQ(dir->connects, std::vector<std::string>{"addr-a"});
+    // The handle is kept: the next send asks the directory nothing.
+    send_ok(msg());
+    CHECK_EQ(dir->connects.size(), 1u);
+    CHECK_EQ(dump()["counters"]["sent"], 2);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a failing broker makes the retry go to the "
+                             "other one, with the same UNIQ_KEY") {
+    add_broker("a").how = broker_script::mode::fail;
+    broker("a").error = busy();
+    add_broker("b");
+    route("TopicA", {"a", "b"});
+    start();
+    auto res = send_ok(msg());
+    CHECK_EQ(res.queue.broker_name, "broker-b");
+    REQUIRE_EQ(broker("a").received.size(), 1u);
+    REQUIRE_EQ(broker("b").received.size(), 1u);
+    CHECK_EQ(stubs::uniq_keys_of(broker("a").received[0]),
+             stubs::uniq_keys_of(broker("b").received[0]));
+    CHECK_EQ(dump()["counters"]["retried"], 1);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a failed broker stays avoided for its fault "
+                             "duration and is used again after it") {
+    add_broker("a").how = broker_script::mode::fail;
+    broker("a").error = busy();
+    add_broker("b");
+    route("TopicA", {"a", "b"});
+    start();
+    send_ok(msg());
+    broker("a").how = broker_script::mode::answer;
+    // An isolated broker is out for 10 s (RocketMQ's isolation latency).
+    for (int i = 0; i < 4; ++i)
+      CHECK_EQ(send_ok(msg()).queue.broker_name, "broker-b");
+    CHECK_EQ(broker("a").received.size(), 1u);
+    advance_time(9s, 1s);
+    CHECK_EQ(send_ok(msg()).queue.broker_name, "broker-b");
+    advance_time(2s, 1s);
+    std::set<std::string> used;
+    for (int i = 0; i < 2; ++i)
+      used.insert(send_ok(msg()).queue.broker_name);
+    CHECK(used.count("broker-a") == 1);
+    CHECK_EQ(broker("a").received.size(), 2u);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "three single-queue brokers and two retries "
+                             "try all three, then report them all") {
+    for (auto x : {"a", "b", "c"}) {
+      add_broker(x).how = broker_script::mode::fail;
+      broker(x).error = busy();
+    }
+    route("TopicA", {"a", "b", "c"});
+    start();
+    auto err = send_error(msg());
+    CHECK(err == errc::system_busy);
+    CHECK_EQ(error_detail(err),
+             "Send [3] times, still failed, cost [0]ms, Topic: TopicA, "
+             "BrokersSent: [broker-a, broker-b, broker-c]");
+    for (auto x : {"a", "b", "c"})
+      CHECK_EQ(broker(x).received.size(), 1u);
+    CHECK_EQ(dump()["counters"]["failed"], 1);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a status other than SEND_OK is a result, "
+                             "retried elsewhere only when configured") {
+    add_broker("a").status
+      = static_cast<uint8_t>(send_status::flush_disk_timeout);
+    add_broker("b").how = broker_script::mode::fail;
+    broker("b").error = busy();
+    route("TopicA", {"a", "b"});
+    start();
+    auto res = send_ok(msg());
+    CHECK_EQ(res.status, broker("a").status);
+    CHECK(broker("b").received.empty());
+  }
+
+  TEST_CASE_FIXTURE(fixture, "with retry_another_broker_when_not_store_ok, "
+                             "the stored result answers when retries fail") {
+    add_broker("a").status
+      = static_cast<uint8_t>(send_status::flush_disk_timeout);
+    add_broker("b").how = broker_script::mode::fail;
+    broker("b").error = busy();
+    route("TopicA", {"a", "b"});
+    pcfg.retry_another_broker_when_not_store_ok = true;
+    pcfg.retries = 1;
+    start();
+    auto res = send_ok(msg());
+    CHECK_EQ(res.status, broker("a").status);
+    CHECK_EQ(res.queue.broker_name, "broker-a");
+    CHECK_EQ(broker("b").received.size(), 1u);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "an error that is not retryable returns at "
+                             "once") {
+    add_broker("a").how = broker_script::mode::fail;
+    broker("a").error = make_error(errc::message_illegal, "too big");
+    add_broker("b");
+    route("TopicA", {"a", "b"});
+    start();
+    auto err = send_error(msg());
+    CHECK(err == errc::message_illegal);
+    CHECK_EQ(error_detail(err), "too big");
+    CHECK(broker("b").received.empty());
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a silent broker's attempt ends at the cap, the "
+                             "retry goes elsewhere") {
+    add_broker("a").how = broker_script::mode::silent;
+    add_broker("b");
+    route("TopicA", {"a", "b"});
+    pcfg.send_timeout = 3s;
+    pcfg.attempt_timeout = 1s;
+    start();
+    auto rh = pending(send_atom::value, msg());
+    CHECK(broker("b").received.empty());
+    advance_time(900ms, 100ms);
+    CHECK(broker("b").received.empty());
+    CHECK(self->mailbox().empty());
+    advance_time(100ms, 100ms);
+    REQUIRE_EQ(broker("b").received.size(), 1u);
+    REQUIRE_FALSE(self->mailbox().empty());
+    rh.receive(
+      [](const client_send_result& res) {
+        CHECK_EQ(res.queue.broker_name, "broker-b");
+      },
+      [&](const caf::error& err) { FAIL(sys.render(err)); });
+    // The silent broker did not answer: kept out, and known unreachable.
+    auto d = dump();
+    auto found = false;
+    for (auto& item : d["faults"]["items"])
+      if (item["broker_name"] == "broker-a") {
+        found = true;
+        CHECK_EQ(item["reachable"], false);
+        CHECK_GE(item["available_at_ns"].get<int64_t>(), 10'000'000'000);
+      }
+    CHECK(found);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "silent brokers: each attempt within its cap, "
+                             "the whole send ends by send_timeout") {
+    for (auto x : {"a", "b", "c"})
+      add_broker(x).how = broker_script::mode::silent;
+    route("TopicA", {"a", "b", "c"});
+    pcfg.send_timeout = 3s;
+    pcfg.attempt_timeout = 2s;
+    start();
+    auto rh = pending(send_atom::value, msg());
+    advance_time(1900ms, 100ms);
+    CHECK(broker("b").received.empty());
+    advance_time(100ms, 100ms);
+    // The second attempt has only 1 s left, and no third one starts.
+    CHECK_EQ(broker("b").received.size(), 1u);
+    advance_time(900ms, 100ms);
+    CHECK(self->mailbox().empty());
+    advance_time(100ms, 100ms);
+    REQUIRE_FALSE(self->mailbox().empty());
+    rh.receive([](const client_send_result&) { FAIL("expected an error"); },
+               [](const caf::error& err) {
+                 CHECK(err == caf::sec::request_timeout);
+               });
+    CHECK(broker("c").received.empty());
+  }
+
+  TEST_CASE_FIXTURE(fixture, "auto-batching packs concurrent async sends "
+                             "into one request and answers each caller") {
+    add_broker("a").how = broker_script::mode::hold;
+    route("TopicA", {"a"});
+    start();
+    auto first = pending(async_atom::value, msg("m0"));
+    REQUIRE_EQ(broker("a").received.size(), 1u);
+    std::vector<decltype(first)> rest;
+    for (int i = 1; i <= 3; ++i)
+      rest.push_back(pending(async_atom::value, msg("m" + std::to_string(i))));
+    // They wait for the request in flight.
+    CHECK_EQ(broker("a").received.size(), 1u);
+    CHECK_EQ(dump()["brokers"]["broker-a"]["queued"], 3);
+    release("a");
+    sched.run();
+    first.receive(
+      [](const client_send_result& res) { CHECK_EQ(res.queue_offset, 0); },
+      [&](const caf::error& err) { FAIL(sys.render(err)); });
+    REQUIRE_EQ(broker("a").received.size(), 2u);
+    auto& batch = broker("a").received[1];
+    CHECK(batch.batch);
+    auto keys = stubs::uniq_keys_of(batch);
+    REQUIRE_EQ(keys.size(), 3u);
+    release("a");
+    sched.run();
+    for (size_t i = 0; i < rest.size(); ++i)
+      rest[i].receive(
+        [&](const client_send_result& res) {
+          CHECK_EQ(res.msg_id, keys[i]);
+          CHECK_EQ(res.queue_offset, static_cast<int64_t>(i + 1));
+          CHECK_EQ(res.queue.broker_name, "broker-a");
+          REQUIRE_EQ(res.entries.size(), 1u);
+          CHECK_EQ(res.entries[0].msg_id, keys[i]);
+        },
+        [&](const caf::error& err) { FAIL(sys.render(err)); });
+    auto d = dump();
+    CHECK_EQ(d["counters"]["batches"], 1);
+    CHECK_EQ(d["counters"]["batched_messages"], 3);
+    CHECK_EQ(d["in_flight"]["async_messages"], 0);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "with a linger, async sends to an idle broker "
+                             "wait for company, then go as one batch") {
+    add_broker("a");
+    route("TopicA", {"a"});
+    pcfg.batch_linger = 5ms;
+    start();
+    auto r0 = pending(async_atom::value, msg("m0"));
+    auto r1 = pending(async_atom::value, msg("m1"));
+    CHECK(broker("a").received.empty());
+    CHECK_EQ(dump()["lingering"].size(), 1u);
+    advance_time(5ms, 1ms);
+    REQUIRE_EQ(broker("a").received.size(), 1u);
+    CHECK(broker("a").received[0].batch);
+    for (auto* rh : {&r0, &r1})
+      rh->receive([](const client_send_result&) {},
+                  [&](const caf::error& err) { FAIL(sys.render(err)); });
+    CHECK(dump()["lingering"].empty());
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a full batch does not wait for the linger") {
+    add_broker("a");
+    route("TopicA", {"a"});
+    pcfg.batch_linger = 1s;
+    pcfg.batch_max_messages = 2;
+    start();
+    auto r0 = pending(async_atom::value, msg("m0"));
+    auto r1 = pending(async_atom::value, msg("m1"));
+    REQUIRE_EQ(broker("a").received.size(), 1u);
+    CHECK_EQ(stubs::uniq_keys_of(broker("a").received[0]).size(), 2u);
+    for (auto* rh : {&r0, &r1})
+      rh->receive([](const client_send_result&) {},
+                  [&](const caf::error& err) { FAIL(sys.render(err)); });
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a failed auto-batch retries on another broker, "
+                             "one result per message") {
+    add_broker("a").how = broker_script::mode::hold;
+    add_broker("b");
+    route("TopicA", {"a"});
+    start();
+    auto first = pending(async_atom::value, msg("m0"));
+    std::vector<decltype(first)> rest;
+    for (int i = 1; i <= 3; ++i)
+      rest.push_back(pending(async_atom::value, msg("m" + std::to_string(i))));
+    REQUIRE_EQ(broker("a").received.size(), 1u);
+    // broker-b joins the route; broker-a fails the batch.
+    self->send(producer, route_atom::value, std::string{"TopicA"},
+               stubs::make_route(
+                 {{"broker-a", "addr-a", 1}, {"broker-b", "addr-b", 1}}));
+    release("a");
+    broker("a").how = broker_script::mode::fail;
+    broker("a").error = busy();
+    sched.run();
+    first.receive([](const client_send_result&) {},
+                  [&](const caf::error& err) { FAIL(sys.render(err)); });
+    REQUIRE_EQ(broker("a").received.size(), 2u);
+    CHECK(broker("a").received[1].batch);
+    REQUIRE_EQ(broker("b").received.size(), 1u);
+    CHECK(broker("b").received[0].batch);
+    auto keys = stubs::uniq_keys_of(broker("b").received[0]);
+    REQUIRE_EQ(keys.size(), 3u);
+    for (size_t i = 0; i < rest.size(); ++i)
+      rest[i].receive(
+        [&](const client_send_result& res) {
+          CHECK_EQ(res.msg_id, keys[i]);
+          CHECK_EQ(res.queue.broker_name, "broker-b");
+          CHECK_EQ(res.queue_offset, static_cast<int64_t>(i));
+        },
+        [&](const caf::error& err) { FAIL(sys.render(err)); });
+    CHECK_EQ(dump()["counters"]["retried"], 1);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "back-pressure engages at the bound") {
+    add_broker("a").how = broker_script::mode::hold;
+    route("TopicA", {"a"});
+    pcfg.max_async_messages = 2;
+    pcfg.max_async_bytes = 100;
+    start();
+    auto r0 = pending(async_atom::value, msg("m0"));
+    auto r1 = pending(async_atom::value, msg("m1"));
+    auto err = ask_error<client_send_result>(producer, async_atom::value,
+                                             msg("m2"));
+    CHECK(err == errc::system_busy);
+    CHECK_EQ(broker("a").received.size(), 1u);
+    release("a");
+    sched.run();
+    release("a");
+    sched.run();
+    for (auto* rh : {&r0, &r1})
+      rh->receive([](const client_send_result&) {},
+                  [&](const caf::error& err) { FAIL(sys.render(err)); });
+    // Room again; the bytes bound counts too.
+    auto r3 = pending(async_atom::value, msg(std::string(60, 'x')));
+    err = ask_error<client_send_result>(producer, async_atom::value,
+                                        msg(std::string(50, 'y')));
+    CHECK(err == errc::system_busy);
+    release("a");
+    sched.run();
+    r3.receive([](const client_send_result&) {},
+               [&](const caf::error& err) { FAIL(sys.render(err)); });
+    CHECK_EQ(dump()["counters"]["rejected_busy"], 2);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "invalid messages fail with no broker or "
+                             "route asked") {
+    add_broker("a");
+    route("TopicA", {"a"});
+    start();
+    CHECK(send_error(msg("")) == errc::message_illegal);
+    CHECK(ask_error<client_send_result>(producer, async_atom::value, msg(""))
+          == errc::message_illegal);
+    auto delayed = msg();
+    delayed.delay_level = 99;
+    CHECK(send_error(delayed) == errc::message_illegal);
+    CHECK(send_error(std::vector<client_message>{}) == errc::message_illegal);
+    CHECK(send_error(
+            std::vector<client_message>{msg("x", "TopicA"), msg("y", "TopicB")})
+          == errc::message_illegal);
+    CHECK(send_error(msg(), message_queue{"TopicB", "broker-a", 0})
+          == errc::message_illegal);
+    CHECK(routes->asked.empty());
+    CHECK(dir->connects.empty());
+    CHECK_EQ(received_total(), 0u);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a large body is sent compressed with the "
+                             "flag") {
+    add_broker("a");
+    route("TopicA", {"a"});
+    start();
+    auto body = std::string(10000, 'x');
+    send_ok(msg(body));
+    send_ok(msg("small"));
+    REQUIRE_EQ(broker("a").received.size(), 2u);
+    auto& big = broker("a").received[0];
+    CHECK((big.sys_flag & compressed_flag) != 0);
+    CHECK_LT(big.body.size(), body.size());
+    auto inflated = decompress_body(big.body, pcfg.max_message_size);
+    REQUIRE(inflated);
+    CHECK_EQ(*inflated, body);
+    CHECK((broker("a").received[1].sys_flag & compressed_flag) == 0);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a topic without a route goes to the default "
+                             "topic's brokers") {
+    add_broker("a");
+    route("TBW102", {"a"}, 8);
+    start();
+    auto res = send_ok(msg("hello", "NewTopic"));
+    CHECK_EQ(res.queue.broker_name, "broker-a");
+    CHECK_EQ(res.queue.topic, "NewTopic");
+    CHECK_LT(res.queue.queue_id, 4);
+    auto& req = broker("a").received.at(0);
+    CHECK_EQ(req.topic, "NewTopic");
+    CHECK_EQ(req.default_topic, "TBW102");
+    auto topics = dump()["topics"];
+    REQUIRE_EQ(topics.size(), 1u);
+    CHECK_EQ(topics[0]["from_default"], true);
+    CHECK_EQ(topics[0]["queues"], 4);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "no route at all: topic_not_exist, no broker "
+                             "asked") {
+    add_broker("a");
+    start();
+    auto err = send_error(msg());
+    CHECK(err == errc::topic_not_exist);
+    CHECK_EQ(received_total(), 0u);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "topic_not_exist from a broker refreshes the "
+                             "route and retries elsewhere") {
+    add_broker("a").how = broker_script::mode::fail;
+    broker("a").error = make_error(errc::topic_not_exist, "gone");
+    add_broker("b");
+    route("TopicA", {"a", "b"});
+    start();
+    CHECK_EQ(send_ok(msg()).queue.broker_name, "broker-b");
+    CHECK_EQ(routes->refreshed, std::vector<std::string>{"TopicA"});
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a broker that went down is forgotten, its "
+                             "route refreshed and the retry goes elsewhere") {
+    add_broker("a");
+    add_broker("b");
+    route("TopicA", {"a", "b"});
+    start();
+    CHECK_EQ(send_ok(msg()).queue.broker_name, "broker-a");
+    CHECK_EQ(send_ok(msg()).queue.broker_name, "broker-b");
+    caf::anon_send_exit(broker_handles["a"], caf::exit_reason::kill);
+    sched.run();
+    CHECK_EQ(send_ok(msg()).queue.broker_name, "broker-b");
+    CHECK_EQ(dir->forgotten, std::vector<std::string>{"addr-a"});
+    CHECK_EQ(routes->refreshed, std::vector<std::string>{"TopicA"});
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a send to a given queue has one attempt on its "
+                             "broker") {
+    add_broker("a").how = broker_script::mode::fail;
+    broker("a").error = busy();
+    add_broker("b");
+    route("TopicA", {"a", "b"}, 4);
+    start();
+    auto err = send_error(msg(), message_queue{"TopicA", "broker-a", 3});
+    CHECK(err == errc::system_busy);
+    CHECK_EQ(error_detail(err), "busy");
+    REQUIRE_EQ(broker("a").received.size(), 1u);
+    CHECK_EQ(broker("a").received[0].queue_id, 3);
+    CHECK(broker("b").received.empty());
+    auto res = send_ok(msg(), message_queue{"TopicA", "broker-b", 2});
+    CHECK_EQ(res.queue.queue_id, 2);
+    CHECK_EQ(broker("b").received.at(0).queue_id, 2);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a batch is one request, retried like one "
+                             "send") {
+    add_broker("a").how = broker_script::mode::fail;
+    broker("a").error = busy();
+    add_broker("b");
+    route("TopicA", {"a", "b"});
+    start();
+    std::vector<client_message> msgs{msg("x"), msg("y"), msg("z")};
+    auto res = send_ok(msgs);
+    CHECK_EQ(res.queue.broker_name, "broker-b");
+    REQUIRE_EQ(res.entries.size(), 3u);
+    REQUIRE_EQ(broker("b").received.size(), 1u);
+    CHECK(broker("b").received[0].batch);
+    CHECK_EQ(stubs::uniq_keys_of(broker("b").received[0]).size(), 3u);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a oneway send has one attempt and no "
+                             "answer") {
+    add_broker("a").how = broker_script::mode::fail;
+    broker("a").error = busy();
+    add_broker("b");
+    route("TopicA", {"a", "b"});
+    start();
+    self->send(producer, oneway_atom::value, msg());
+    sched.run();
+    CHECK_EQ(broker("a").received.size(), 1u);
+    CHECK(broker("b").received.empty());
+    CHECK(self->mailbox().empty());
+  }
+
+  TEST_CASE_FIXTURE(fixture, "queues answers the sorted writable queues") {
+    add_broker("b");
+    add_broker("a");
+    route("TopicA", {"b", "a"}, 2);
+    start();
+    auto qs = ask<std::vector<message_queue>>(producer, queues_atom::value,
+                                              std::string{"TopicA"});
+    REQUIRE_EQ(qs.size(), 4u);
+    CHECK_EQ(qs[0].broker_name, "broker-a");
+    CHECK_EQ(qs[0].queue_id, 0);
+    CHECK_EQ(qs[1].queue_id, 1);
+    CHECK_EQ(qs[3].broker_name, "broker-b");
+    CHECK(ask_error<std::vector<message_queue>>(producer, queues_atom::value,
+                                                std::string{"Nope"})
+          == errc::topic_not_exist);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a pushed route replaces the cached one") {
+    add_broker("a");
+    add_broker("b");
+    route("TopicA", {"a"});
+    start();
+    send_ok(msg());
+    self->send(producer, route_atom::value, std::string{"TopicA"},
+               stubs::make_route({{"broker-b", "addr-b", 1}}));
+    sched.run();
+    CHECK_EQ(send_ok(msg()).queue.broker_name, "broker-b");
+  }
+
+  TEST_CASE_FIXTURE(fixture, "shutdown waits for sends in flight, "
+                             "unregisters the group, then quits") {
+    add_broker("a").how = broker_script::mode::hold;
+    route("TopicA", {"a"});
+    start();
+    auto s = pending(send_atom::value, msg());
+    auto stop = pending(shutdown_atom::value);
+    CHECK(self->mailbox().empty());
+    CHECK(send_error(msg()) == errc::service_not_available);
+    CHECK(hb->unregistered.empty());
+    release("a");
+    sched.run();
+    s.receive([](const client_send_result&) {},
+              [&](const caf::error& err) { FAIL(sys.render(err)); });
+    stop.receive([](caf::ok_atom) {},
+                 [&](const caf::error& err) { FAIL(sys.render(err)); });
+    CHECK_EQ(hb->unregistered, std::vector<std::string>{"PG"});
+    auto err = send_error(msg());
+    CHECK(err == caf::sec::request_receiver_down);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "the dump shows config, in-flight counts, "
+                             "queues, topics and counters") {
+    add_broker("a").how = broker_script::mode::hold;
+    route("TopicA", {"a"});
+    start();
+    auto r0 = pending(async_atom::value, msg("m0"));
+    auto r1 = pending(async_atom::value, msg("m1"));
+    auto d = dump();
+    CHECK_EQ(d["actor"], "send_loop");
+    CHECK_EQ(d["config"]["group"], "PG");
+    CHECK_EQ(d["config"]["send_timeout_ms"], 3000);
+    CHECK_EQ(d["in_flight"]["async_messages"], 2);
+    CHECK_EQ(d["in_flight"]["async_bytes"], 4);
+    CHECK_EQ(d["brokers"]["broker-a"]["in_flight"], 1);
+    CHECK_EQ(d["brokers"]["broker-a"]["queued"], 1);
+    CHECK_EQ(d["topics"][0]["topic"], "TopicA");
+    release("a");
+    sched.run();
+    release("a");
+    sched.run();
+    for (auto* rh : {&r0, &r1})
+      rh->receive([](const client_send_result&) {},
+                  [&](const caf::error& err) { FAIL(sys.render(err)); });
+  }
+}
