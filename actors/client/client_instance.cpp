@@ -68,6 +68,13 @@ spawn_client_instance(caf::actor_system& sys, const client_config& cfg) {
   if (!addrs)
     return make_error(errc::invalid_parameter,
                       "bad NameServer list: '" + cfg.namesrv + "'");
+  // Without the middleman the directory would die at its first connect
+  // (CAF throws "module not loaded"), and every send would fail later with
+  // an unrelated error: refuse here, with the fix in the text.
+  if (!cfg.directory && !sys.has_middleman())
+    return make_error(errc::invalid_parameter,
+                      "the actor system has no middleman: build it from an "
+                      "rmq::node_config after load_network()");
   client_instance inst;
   inst.config = cfg;
   inst.client_id = make_client_id(cfg.client_ip, cfg.instance_name);

@@ -49,6 +49,10 @@ int main(int argc, char** argv) {
   if (auto rc = opts.parse(argc, argv); rc >= 0)
     return rc;
   rmq::node_config cfg; // registers rmq's message types
+  if (auto why = cfg.load_network(); !why.empty()) {
+    std::cerr << why << '\n';
+    return 1;
+  }
   caf::actor_system sys{cfg};
   rmq::producer_config pcfg;
   pcfg.group = "ExampleProducerGroup";
