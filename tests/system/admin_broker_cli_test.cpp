@@ -152,6 +152,8 @@ TEST_SUITE("system.admin") {
     auto m2 = send_keyed(client, *front, "TopicA", "body-two", "K2 K3");
     auto m3 = send_keyed(client, *front, "TopicA", "body-three", "K1");
     CHECK_EQ(m3.queue_offset, 2);
+    // Acknowledged is stored; readable (max offset 3) comes a moment later.
+    REQUIRE(wait_readable(client, *front, "TopicA", 0, 3));
     REQUIRE_FALSE(m2.msg_id.empty());
     REQUIRE_NE(m2.msg_id, m2.offset_msg_id);
 
