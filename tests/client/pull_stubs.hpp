@@ -144,10 +144,10 @@ struct consumer_broker_stub {
     return res;
   }
 
-  /// Appends a message and answers the long polls it satisfies.
+  /// Appends a message; send the stub `caf::update_atom` to answer the
+  /// long polls it satisfies (promises are delivered inside the actor).
   void add(const std::string& topic, int32_t queue_id, stub_message m) {
     queues[{topic, queue_id}].push_back(std::move(m));
-    wake();
   }
 
   /// Answers every parked poll that has something now.
@@ -171,8 +171,15 @@ struct consumer_broker_stub {
   }
 };
 
-inline client_broker_actor::behavior_type
-stub_consumer_broker(client_broker_actor::pointer self,
+/// The stub broker's interface: a broker's, plus `update_atom` (answer the
+/// parked polls that have messages now) and `flush_atom` (end them all, as
+/// their suspend timeout would).
+using consumer_broker_stub_actor
+  = client_broker_actor::extend<caf::reacts_to<caf::update_atom>,
+                                caf::reacts_to<caf::flush_atom>>;
+
+inline consumer_broker_stub_actor::behavior_type
+stub_consumer_broker(consumer_broker_stub_actor::pointer self,
                      std::shared_ptr<consumer_broker_stub> st) {
   auto unsupported = [] {
     return make_error(errc::request_code_not_supported, "stub broker");
@@ -240,6 +247,8 @@ stub_consumer_broker(client_broker_actor::pointer self,
     [=](const search_offset_request&) -> caf::result<int64_t> {
       return int64_t{0};
     },
+    [=](caf::update_atom) { st->wake(); },
+    [=](caf::flush_atom) { st->expire(); },
     [](dump_atom) { return std::string{"{}"}; },
   };
 }

@@ -37,8 +37,10 @@ struct fixture : test::deterministic_fixture {
     directory = spawn(test::stub_directory, net);
     routes = spawn(test::stub_route_cache, routes_st);
     routes_st->routes["TopicA"] = test::route_over({"broker-a", "broker-b"});
-    net->brokers["a:10911"] = spawn(test::stub_consumer_broker, broker_a);
-    net->brokers["b:10911"] = spawn(test::stub_consumer_broker, broker_b);
+    net->brokers["a:10911"] = caf::actor_cast<client_broker_actor>(
+      spawn(test::stub_consumer_broker, broker_a));
+    net->brokers["b:10911"] = caf::actor_cast<client_broker_actor>(
+      spawn(test::stub_consumer_broker, broker_b));
     set_members({"c1", "c2"});
   }
 
