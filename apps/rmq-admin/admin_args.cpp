@@ -44,6 +44,8 @@ constexpr option_name option_names[] = {
   {'i', "id"},
   {'e', "end"},
   {'a', "notify"},
+  // consumeMessage: where a new group starts (first|last).
+  {'f', "from"},
 };
 
 } // namespace
