@@ -15,6 +15,7 @@
 #include "tests/client/client_stubs.hpp"
 #include "tests/client/pull_stubs.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace rmq;
 using namespace std::chrono_literals;
@@ -382,5 +383,29 @@ TEST_SUITE("client.lite_pull_consumer") {
     sched.run();
     auto err = ask_error<msgs>(c, poll_atom::value, caf::timespan{1s});
     CHECK(err);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "broadcasting keeps its offsets in the local "
+                             "file, not at the broker") {
+    test::temp_dir dir;
+    cfg.model = message_model::broadcasting;
+    cfg.offset_dir = dir.path();
+    cfg.auto_commit = false;
+    add(0, 5);
+    {
+      auto c = start();
+      CHECK_EQ(poll(c).size(), 5u);
+      ask<caf::ok_atom>(c, commit_atom::value);
+      CHECK(broker->updates.empty());
+      ask<caf::ok_atom>(c, shutdown_atom::value);
+    }
+    auto loaded = local_offset_file::load(
+      local_offset_path(dir.path(), inst->client_id, "G"));
+    REQUIRE(loaded);
+    CHECK_EQ(loaded->offsets[q(0)], 5);
+    // A new consumer of the same client and group goes on from there.
+    add(0, 1);
+    auto c = start();
+    CHECK_EQ(offsets(poll(c)), std::vector<int64_t>{5});
   }
 }
