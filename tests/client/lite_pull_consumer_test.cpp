@@ -408,4 +408,40 @@ TEST_SUITE("client.lite_pull_consumer") {
     auto c = start();
     CHECK_EQ(offsets(poll(c)), std::vector<int64_t>{5});
   }
+
+  TEST_CASE_FIXTURE(fixture, "spawn_lite_pull_consumer refuses a config it "
+                             "cannot run") {
+    lite_pull_consumer_config bad;
+    bad.client.namesrv = "10.0.0.1:9876";
+    bad.client.directory = inst->directory;
+    bad.subscriptions = {{"TopicA", "*"}};
+    SUBCASE("no group") {
+    }
+    SUBCASE("nothing to read") {
+      bad.group = "G";
+      bad.subscriptions.clear();
+    }
+    SUBCASE("an unknown strategy") {
+      bad.group = "G";
+      bad.allocate_strategy = "NOPE";
+    }
+    SUBCASE("a malformed NameServer list") {
+      bad.group = "G";
+      bad.client.namesrv = "nohost";
+    }
+    auto c = spawn_lite_pull_consumer(sys, bad);
+    REQUIRE_FALSE(c);
+    CHECK_EQ(c.error(), errc::invalid_parameter);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a malformed tag expression is refused") {
+    lite_pull_consumer_config bad;
+    bad.group = "G";
+    bad.client.namesrv = "10.0.0.1:9876";
+    bad.client.directory = inst->directory;
+    bad.subscriptions = {{"TopicA", "a || "}};
+    auto c = spawn_lite_pull_consumer(sys, bad);
+    REQUIRE_FALSE(c);
+    CHECK_EQ(c.error(), errc::subscription_parse_failed);
+  }
 }
