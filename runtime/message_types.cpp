@@ -195,6 +195,11 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<queue_assignment>("rmq.queue_assignment");
   // -- producer: send loop ------------------------------------------------------
   cfg.add_message_type<producer_actor>("rmq.producer_actor");
+  // -- consumer: rebalance service and lite pull consumer ----------------------
+  cfg.add_message_type<rebalance_target_actor>("rmq.rebalance_target_actor");
+  cfg.add_message_type<rebalance_service_actor>("rmq.rebalance_service_actor");
+  cfg.add_message_type<lite_pull_consumer_actor>(
+    "rmq.lite_pull_consumer_actor");
 }
 
 } // namespace rmq

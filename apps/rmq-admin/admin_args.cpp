@@ -45,6 +45,8 @@ constexpr option_name option_names[] = {
   {'e', "end"},
   {'a', "notify"},
   {'N', "count"},
+  // consumeMessage: where a new group starts (first|last).
+  {'f', "from"},
 };
 
 // sendMessage's "-n COUNT" (the shape) shares its letter with

@@ -76,6 +76,12 @@ const std::vector<command_spec>& command_table() {
      "[-b BROKER_NAME -i QUEUE_ID]",
      "send through a real producer, one line per send", "tp", "kcNbi",
      send_message_cmd},
+    {"consumeMessage",
+     "consumeMessage -t TOPIC -g GROUP [-c COUNT] [-s TAGEXPR] "
+     "[-f first|last]",
+     "consume with a lite pull consumer, print, commit (ends after COUNT "
+     "or 3 s idle)",
+     "tg", "csf", consume_message_cmd},
     {"verifyStore", "verifyStore --store-dir DIR",
      "check a stopped store offline (exit 1 if damaged)", "d", "",
      verify_store_cmd, true},

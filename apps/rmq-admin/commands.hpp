@@ -2,8 +2,8 @@
 // one needs, and the function that runs it. Commands live in
 // topic_commands.cpp, broker_commands.cpp, kv_commands.cpp,
 // config_commands.cpp, store_commands.cpp, broker_admin_commands.cpp
-// (commands sent to brokers), message_commands.cpp and send_commands.cpp
-// (a real producer).
+// (commands sent to brokers), message_commands.cpp, send_commands.cpp (a
+// real producer) and consume_commands.cpp (a real consumer).
 #pragma once
 
 #include <string>
@@ -84,6 +84,7 @@ int query_msg_by_id_cmd(const command_env& env);
 int query_msg_by_key_cmd(const command_env& env);
 int query_msg_by_offset_cmd(const command_env& env);
 int print_msg_cmd(const command_env& env);
+int consume_message_cmd(const command_env& env);
 
 /// deleteTopic -c: DELETE_TOPIC_IN_BROKER on every master of the cluster.
 int delete_topic_in_cluster(const command_env& env);

@@ -141,4 +141,29 @@ TEST_SUITE("client.client_instance") {
     // The directory still answers.
     ask<std::string>(directory, dump_atom::value);
   }
+
+  TEST_CASE_FIXTURE(fixture, "the rebalance service hears consumer_ids_changed "
+                             "through the heartbeat sender and stops with "
+                             "the instance") {
+    auto inst = spawn_client_instance(sys, config("10.0.0.1:9876"));
+    REQUIRE(inst);
+    sched.run();
+    auto rebalance = (*inst)->rebalance;
+    REQUIRE(rebalance);
+    caf::anon_send((*inst)->heartbeats, consumer_ids_changed{"G"});
+    sched.run();
+    auto dump
+      = nlohmann::json::parse(ask<std::string>(rebalance, dump_atom::value));
+    CHECK_EQ(dump["actor"], "rebalance_service");
+    CHECK_EQ(dump["notifications"], 1);
+    CHECK_EQ(dump["client_id"], (*inst)->client_id);
+    self->monitor(rebalance);
+    stop_client_instance(sys, *inst);
+    sched.run();
+    bool down = false;
+    self->receive([&](const caf::down_msg& dm) {
+      down = dm.source == rebalance.address();
+    });
+    CHECK(down);
+  }
 }

@@ -1,0 +1,104 @@
+// rmq-admin consumeMessage against a real NameServer and broker: it prints
+// every message sent, commits what it printed (a second run of the group
+// prints nothing new) and stops after -c COUNT without committing past
+// the last message it printed.
+#include <set>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "messages/errors.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/wait_until.hpp"
+#include "tests/system/broker_system_support.hpp"
+
+using namespace rmq;
+using namespace rmq::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (auto pos = text.find(what); pos != std::string::npos;
+       pos = text.find(what, pos + 1))
+    ++n;
+  return n;
+}
+
+/// The bodies of the printed messages.
+std::set<std::string> bodies(const std::string& out) {
+  std::set<std::string> xs;
+  for (auto pos = out.find(" body="); pos != std::string::npos;
+       pos = out.find(" body=", pos + 1)) {
+    auto begin = pos + 6;
+    xs.insert(out.substr(begin, out.find('\n', begin) - begin));
+  }
+  return xs;
+}
+
+} // namespace
+
+TEST_SUITE("system.admin") {
+  TEST_CASE("rmq-admin consumeMessage prints every message once per group "
+            "and commits") {
+    temp_dir dir;
+    auto ns = start_namesrv();
+    auto n = ns.addr();
+    broker_launch how;
+    how.namesrvs = {n};
+    how.store_dir = dir.path() + "/a";
+    how.extra = {"--disk-space-warning-level-ratio=1"};
+    auto a = start_broker_node(how);
+    remote_client client;
+    auto front = connect_broker(client, a.port);
+    create_topic(client, front, "TopicC", 4);
+    REQUIRE(wait_until(
+      [&] { return !route_brokers(client, ns.port, "TopicC").empty(); }, 5s,
+      20ms));
+    constexpr int total = 20;
+    std::set<std::string> sent;
+    for (int i = 0; i < total; ++i) {
+      auto body = "msg-" + std::to_string(i);
+      auto res = send_plain(client, front, "TopicC", body, i % 4);
+      REQUIRE_MESSAGE(res, describe(res.error()));
+      sent.insert(body);
+    }
+    for (int32_t q = 0; q < 4; ++q)
+      REQUIRE(wait_readable(client, front, "TopicC", q, total / 4));
+
+    auto res = run_admin(
+      {"-n", n, "consumeMessage", "-t", "TopicC", "-g", "G1", "-f", "first"});
+    CHECK_EQ(res.rc, 0);
+    CHECK_EQ(count_of(res.out, "msgId="), size_t{total});
+    CHECK_EQ(bodies(res.out), sent);
+    CHECK(res.out.find("broker=broker-a queue=") != std::string::npos);
+    CHECK(res.out.find("consumed 20 message(s)") != std::string::npos);
+
+    // The offsets were committed: nothing new for the same group.
+    res = run_admin(
+      {"-n", n, "consumeMessage", "-t", "TopicC", "-g", "G1", "-f", "first"});
+    CHECK_EQ(res.rc, 0);
+    CHECK_EQ(count_of(res.out, "msgId="), 0u);
+
+    // -c stops after COUNT and commits only what it printed.
+    res = run_admin({"-n", n, "consumeMessage", "-t", "TopicC", "-g", "G2",
+                     "-f", "first", "-c", "3"});
+    CHECK_EQ(res.rc, 0);
+    CHECK_EQ(count_of(res.out, "msgId="), 3u);
+    auto first = bodies(res.out);
+    res = run_admin(
+      {"-n", n, "consumeMessage", "-t", "TopicC", "-g", "G2", "-f", "first"});
+    CHECK_EQ(res.rc, 0);
+    CHECK_EQ(count_of(res.out, "msgId="), size_t{total - 3});
+    auto rest = bodies(res.out);
+    rest.insert(first.begin(), first.end());
+    CHECK_EQ(rest, sent);
+
+    // A usage error: no group.
+    res = run_admin({"-n", n, "consumeMessage", "-t", "TopicC"});
+    CHECK_EQ(res.rc, 2);
+  }
+}
