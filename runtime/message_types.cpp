@@ -193,6 +193,10 @@ void register_message_types(caf::actor_system_config& cfg) {
     "std::vector<rmq.received_message>");
   cfg.add_message_type<rebalance_subscription>("rmq.rebalance_subscription");
   cfg.add_message_type<queue_assignment>("rmq.queue_assignment");
+  // -- consumer: push consumer and consume workers ----------------------------
+  cfg.add_message_type<consume_result>("rmq.consume_result");
+  cfg.add_message_type<consume_worker_actor>("rmq.consume_worker_actor");
+  cfg.add_message_type<push_consumer_actor>("rmq.push_consumer_actor");
 }
 
 } // namespace rmq
