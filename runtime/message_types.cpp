@@ -193,6 +193,11 @@ void register_message_types(caf::actor_system_config& cfg) {
     "std::vector<rmq.received_message>");
   cfg.add_message_type<rebalance_subscription>("rmq.rebalance_subscription");
   cfg.add_message_type<queue_assignment>("rmq.queue_assignment");
+  // -- consumer: rebalance service and lite pull consumer ----------------------
+  cfg.add_message_type<rebalance_target_actor>("rmq.rebalance_target_actor");
+  cfg.add_message_type<rebalance_service_actor>("rmq.rebalance_service_actor");
+  cfg.add_message_type<lite_pull_consumer_actor>(
+    "rmq.lite_pull_consumer_actor");
   // -- consumer: push consumer and consume workers ----------------------------
   cfg.add_message_type<consume_result>("rmq.consume_result");
   cfg.add_message_type<consume_worker_actor>("rmq.consume_worker_actor");

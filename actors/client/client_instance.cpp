@@ -16,6 +16,7 @@
 #include "actors/client/client_heartbeat_service.hpp"
 #include "actors/client/latency_fault_service.hpp"
 #include "actors/client/peer_directory.hpp"
+#include "actors/client/rebalance_service.hpp"
 #include "actors/client/route_cache.hpp"
 
 namespace rmq {
@@ -56,6 +57,7 @@ void stop_actors(const client_instance& inst, bool own_directory) {
   caf::anon_send_exit(inst.heartbeats, reason);
   caf::anon_send_exit(inst.routes, reason);
   caf::anon_send_exit(inst.faults, reason);
+  caf::anon_send_exit(inst.rebalance, reason);
   if (own_directory)
     caf::anon_send_exit(inst.directory, reason);
 }
@@ -99,6 +101,17 @@ spawn_client_instance(caf::actor_system& sys, const client_config& cfg) {
   hc.request_timeout = cfg.request_timeout;
   inst.heartbeats = sys.spawn(client_heartbeat_service, std::move(hc));
   inst.faults = sys.spawn(latency_fault_service, cfg.faults);
+  rebalance_service_config rb;
+  rb.client_id = inst.client_id;
+  rb.routes = inst.routes;
+  rb.directory = inst.directory;
+  rb.interval = cfg.rebalance_interval;
+  rb.request_timeout = cfg.request_timeout;
+  inst.rebalance = sys.spawn(rebalance_service, std::move(rb));
+  // A broker's NOTIFY_CONSUMER_IDS_CHANGED reaches the heartbeat sender
+  // (the client's channel), which forwards it here.
+  caf::anon_send(inst.heartbeats, caf::subscribe_atom::value,
+                 caf::actor_cast<caf::actor>(inst.rebalance));
   // The last user's release stops the actors, so a process whose producers
   // all shut down keeps no timers running.
   return std::shared_ptr<client_instance>(new client_instance(std::move(inst)),

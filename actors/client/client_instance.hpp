@@ -14,6 +14,7 @@
 #include "caf/timespan.hpp"
 
 #include "messages/client.hpp"
+#include "messages/consumer.hpp"
 #include "runtime/latency_fault_table.hpp"
 
 namespace rmq {
@@ -31,6 +32,9 @@ struct client_config {
   caf::timespan poll_namesrv_interval = std::chrono::seconds{30};
   /// RocketMQ heartbeatBrokerInterval.
   caf::timespan heartbeat_interval = std::chrono::seconds{30};
+  /// RocketMQ rocketmq.client.rebalance.waitInterval: the rebalance
+  /// service's round (consumers).
+  caf::timespan rebalance_interval = std::chrono::seconds{20};
   /// Bound of one connect to a broker or NameServer.
   caf::timespan connect_timeout = std::chrono::seconds{3};
   /// Bound of one request to a NameServer or of a heartbeat.
@@ -52,6 +56,8 @@ struct client_instance {
   route_cache_actor routes;
   client_heartbeat_actor heartbeats;
   latency_fault_actor faults;
+  /// Decides which queues each consumer of the instance owns.
+  rebalance_service_actor rebalance;
 };
 
 /// Returns the instance of `sys` for `cfg.namesrv`, spawning it on first
