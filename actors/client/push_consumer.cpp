@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "caf/actor_cast.hpp"
 #include "caf/send.hpp"
 
 #include "messages/errors.hpp"
@@ -901,6 +902,28 @@ consumer_data make_consumer_data(self_ptr self) {
   return d;
 }
 
+/// The rebalance service tells this consumer its queues from now on
+/// (after the first heartbeat, so the broker lists it as a member).
+void register_rebalance(self_ptr self) {
+  auto& st = self->state;
+  auto& inst = *st.opts.instance;
+  if (!st.opts.rebalance || !inst.rebalance || st.stopping)
+    return;
+  rebalance_subscription sub;
+  sub.group = st.opts.cfg.group;
+  sub.model = st.opts.cfg.model;
+  for (auto& kvp : st.subscriptions)
+    sub.topics.push_back(kvp.first);
+  sub.strategy = st.opts.cfg.allocate_strategy;
+  self
+    ->request(inst.rebalance, st.opts.request_timeout, caf::put_atom::value,
+              sub, caf::actor_cast<rebalance_target_actor>(self))
+    .then([](caf::ok_atom) {},
+          [](const caf::error& err) {
+            log_request_failure(component, "rebalance registration", err);
+          });
+}
+
 /// Routes of the topics first, so the first heartbeat reaches their
 /// brokers (RocketMQ's start order), then the group into the heartbeats.
 void register_group(self_ptr self) {
@@ -914,12 +937,17 @@ void register_group(self_ptr self) {
     self
       ->request(hb, timeout + self->state.opts.instance->config.connect_timeout,
                 consumer_atom::value, make_consumer_data(self))
-      .then([=](caf::ok_atom) { self->state.registered = true; },
-            [=](const caf::error& err) {
-              // The next heartbeat round carries the group anyway.
-              self->state.registered = true;
-              log_request_failure(component, "first heartbeat", err);
-            });
+      .then(
+        [=](caf::ok_atom) {
+          self->state.registered = true;
+          register_rebalance(self);
+        },
+        [=](const caf::error& err) {
+          // The next heartbeat round carries the group anyway.
+          self->state.registered = true;
+          log_request_failure(component, "first heartbeat", err);
+          register_rebalance(self);
+        });
   };
   for (auto& kvp : st.subscriptions) {
     auto topic = kvp.first;
@@ -1126,6 +1154,10 @@ push_consumer_actor::behavior_type push_consumer_impl(
       if (st.stopping)
         return rp;
       st.stopping = true;
+      auto& inst = *st.opts.instance;
+      if (st.opts.rebalance && inst.rebalance)
+        self->send(inst.rebalance, caf::delete_atom::value,
+                   caf::actor_cast<rebalance_target_actor>(self));
       // Batches no worker took yet stay in their process queues: the
       // commit offset does not pass them, the next owner reads them.
       st.jobs.clear();

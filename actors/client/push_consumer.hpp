@@ -46,6 +46,10 @@ struct push_consumer_options {
   /// consumer does file I/O: both detached in a program, attached in
   /// tests (the deterministic coordinator cannot run detached actors).
   bool detached = true;
+  /// Registers with the client instance's rebalance service for its
+  /// queues; false: the owner sends (assign_atom, queue_assignment) itself
+  /// (tests, programs that pick their queues).
+  bool rebalance = true;
   /// Wall-clock ms (the default consume timestamp, sub_version); empty:
   /// the system clock.
   std::function<int64_t()> wall_clock_ms;

@@ -21,7 +21,7 @@
 namespace rmq::test {
 
 /// What a consumer's stub broker holds and was asked.
-struct consumer_broker_stub {
+struct push_broker_stub {
   /// (topic, queue id) -> the stored messages, offset = index.
   std::map<std::pair<std::string, int32_t>, std::vector<store_message>> queues;
   /// Commit-log offsets of the stored messages, same layout.
@@ -45,6 +45,8 @@ struct consumer_broker_stub {
   /// Grants every lock asked for, else none.
   bool grant_locks = true;
   std::vector<client_heartbeat> heartbeats;
+  /// GET_CONSUMER_LIST_BY_GROUP's answer (the rebalance service's members).
+  std::vector<std::string> members;
   std::vector<unregister_client_request> unregistrations;
 
   /// Stores a message; returns its queue offset.
@@ -132,9 +134,8 @@ struct consumer_broker_stub {
 /// Dynamically typed so that it also takes `tick_atom`: "wake the held
 /// pulls" (a promise must be delivered from inside its actor). Cast it to
 /// client_broker_actor for the directory.
-inline caf::behavior
-consumer_stub_broker(caf::event_based_actor* self,
-                     std::shared_ptr<consumer_broker_stub> st) {
+inline caf::behavior push_stub_broker(caf::event_based_actor* self,
+                                      std::shared_ptr<push_broker_stub> st) {
   auto unsupported = [] {
     return make_error(errc::request_code_not_supported, "stub broker");
   };
@@ -167,7 +168,9 @@ consumer_stub_broker(caf::event_based_actor* self,
       return caf::ok_atom::value;
     },
     [=](const get_consumer_list_request&) -> caf::result<consumer_list> {
-      return unsupported();
+      if (st->members.empty())
+        return unsupported();
+      return consumer_list{st->members};
     },
     [=](const lock_batch_request& req) {
       st->locks.push_back(req);

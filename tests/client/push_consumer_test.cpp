@@ -31,8 +31,8 @@ struct fixture : test::deterministic_fixture {
   std::shared_ptr<test::stub_net> net = std::make_shared<test::stub_net>();
   std::shared_ptr<test::namesrv_stub> namesrv
     = std::make_shared<test::namesrv_stub>();
-  std::shared_ptr<test::consumer_broker_stub> broker
-    = std::make_shared<test::consumer_broker_stub>();
+  std::shared_ptr<test::push_broker_stub> broker
+    = std::make_shared<test::push_broker_stub>();
   std::shared_ptr<client_instance> inst;
   caf::actor broker_hdl;
   /// What the listener was given, batch by batch.
@@ -42,7 +42,7 @@ struct fixture : test::deterministic_fixture {
     auto dir = spawn(test::stub_directory, net);
     namesrv->routes[topic] = test::route_over({"broker-a"}, 2);
     net->namesrvs["10.0.0.1:9876"] = spawn(test::stub_namesrv, namesrv);
-    broker_hdl = spawn(test::consumer_stub_broker, broker);
+    broker_hdl = spawn(test::push_stub_broker, broker);
     net->brokers["a:10911"] = caf::actor_cast<client_broker_actor>(broker_hdl);
     client_config cc;
     cc.namesrv = "10.0.0.1:9876";
@@ -74,6 +74,7 @@ struct fixture : test::deterministic_fixture {
     opts.cfg = std::move(cfg);
     opts.instance = inst;
     opts.detached = false;
+    opts.rebalance = false;
     opts.wall_clock_ms = [] { return int64_t{1700000000000}; };
     return opts;
   }
@@ -182,6 +183,27 @@ TEST_SUITE("client.push_consumer") {
       topics.push_back(s.topic);
     CHECK_EQ(topics, std::vector<std::string>{retry_topic_of("G"), topic});
     CHECK(dump(c)["registered"].get<bool>());
+  }
+
+  TEST_CASE_FIXTURE(fixture, "the rebalance service gives it its queues "
+                             "after the first heartbeat; shutdown leaves it") {
+    broker->members = {inst->client_id};
+    auto opts = options(config());
+    opts.rebalance = true;
+    opts.concurrent = ok;
+    auto c = start(std::move(opts));
+    auto d = dump(c);
+    REQUIRE_EQ(d["queues"].size(), 2u);
+    CHECK_EQ(d["queues"][0]["queue"]["queue_id"], 0);
+    CHECK_EQ(d["queues"][1]["queue"]["queue_id"], 1);
+    CHECK_EQ(broker->held.size(), 2u);
+    auto rb = nlohmann::json::parse(
+      ask<std::string>(inst->rebalance, dump_atom::value));
+    CHECK_EQ(rb["consumers"].size(), 1u);
+    ask<caf::ok_atom>(c, shutdown_atom::value);
+    rb = nlohmann::json::parse(
+      ask<std::string>(inst->rebalance, dump_atom::value));
+    CHECK_EQ(rb["consumers"].size(), 0u);
   }
 
   TEST_CASE_FIXTURE(fixture, "a long poll is answered when a message "
