@@ -15,10 +15,12 @@
 #include "caf/send.hpp"
 
 #include "messages/errors.hpp"
+#include "runtime/local_offset_store.hpp"
 #include "runtime/retry_topic.hpp"
 #include "tests/client/client_stubs.hpp"
 #include "tests/client/push_consumer_stubs.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace rmq;
 using namespace std::chrono_literals;
@@ -432,6 +434,44 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(broker->unregistrations[0].consumer_group, "G");
   }
 
+  TEST_CASE_FIXTURE(fixture, "broadcasting: offsets go to the local file, "
+                             "failures are dropped, not sent back") {
+    test::temp_dir dir;
+    auto cfg = config();
+    cfg.model = message_model::broadcasting;
+    cfg.offset_dir = dir.path();
+    cfg.from_where = consume_from_where::consume_from_first_offset;
+    auto c = start_concurrent(
+      [](const std::vector<received_message>& b) {
+        return b[0].body == "bad" ? consume_status::reconsume_later
+                                  : consume_status::consume_success;
+      },
+      cfg);
+    // No retry topic for broadcasting groups.
+    auto& d = broker->heartbeats.back().consumers.at(0);
+    REQUIRE_EQ(d.subscriptions.size(), 1u);
+    CHECK_EQ(d.model, message_model::broadcasting);
+    assign(c, {0});
+    CHECK(broker->queries.empty());
+    put(0, "bad");
+    put(0, "good");
+    CHECK_EQ(batches.size(), 2u);
+    CHECK(broker->send_backs.empty());
+    advance_time(5s, 500ms);
+    CHECK(broker->commits.empty());
+    local_offset_store file{
+      local_offset_path(dir.path(), inst->client_id, "G")};
+    REQUIRE_FALSE(file.load());
+    CHECK_EQ(file.read(message_queue{topic, "broker-a", 0}), 2);
+    // A restarted consumer starts where the file says.
+    ask<caf::ok_atom>(c, shutdown_atom::value);
+    put(0, "later");
+    batches.clear();
+    auto c2 = start_concurrent(ok, cfg);
+    assign(c2, {0});
+    CHECK_EQ(consumed(), std::vector<int64_t>{2});
+  }
+
   // -- orderly ---------------------------------------------------------------
 
   TEST_CASE_FIXTURE(fixture, "orderly: no consumption without the queue's "
@@ -538,6 +578,31 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(consumed(), std::vector<int64_t>{0, 0, 1});
     CHECK_EQ(batches[1][0].reconsume_times, 1);
     CHECK_EQ(broker->send_backs.size(), 0u);
+    advance_time(5s, 1s);
+    CHECK_EQ(last_commit(0), 2);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "orderly: past max reconsume times a message "
+                             "is sent back, then committed") {
+    broker->committed[{topic, 0}] = 0;
+    broker->append(topic, 0, "poison");
+    broker->append(topic, 0, "next");
+    auto cfg = config();
+    cfg.max_reconsume_times = 2;
+    auto c = start_orderly(
+      [](const std::vector<received_message>& b) {
+        return b[0].body == "poison"
+                 ? orderly_status::suspend_current_queue_a_moment
+                 : orderly_status::success;
+      },
+      cfg);
+    assign(c, {0});
+    advance_time(3s, 100ms);
+    // Consumed with reconsume times 0, 1, 2; the third failure is past
+    // the limit: sent back, and the queue moves on.
+    CHECK_EQ(consumed(), std::vector<int64_t>{0, 0, 0, 1});
+    REQUIRE_EQ(broker->send_backs.size(), 1u);
+    CHECK_EQ(broker->send_backs[0].max_reconsume_times, 2);
     advance_time(5s, 1s);
     CHECK_EQ(last_commit(0), 2);
   }
