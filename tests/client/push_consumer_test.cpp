@@ -37,6 +37,9 @@ struct fixture : test::deterministic_fixture {
     = std::make_shared<test::push_broker_stub>();
   std::shared_ptr<client_instance> inst;
   caf::actor broker_hdl;
+  std::shared_ptr<test::push_broker_stub> slave
+    = std::make_shared<test::push_broker_stub>();
+  caf::actor slave_hdl;
   /// What the listener was given, batch by batch.
   std::vector<std::vector<received_message>> batches;
 
@@ -46,6 +49,10 @@ struct fixture : test::deterministic_fixture {
     net->namesrvs["10.0.0.1:9876"] = spawn(test::stub_namesrv, namesrv);
     broker_hdl = spawn(test::push_stub_broker, broker);
     net->brokers["a:10911"] = caf::actor_cast<client_broker_actor>(broker_hdl);
+    // The slave only hears heartbeats (consumers send them to every
+    // address); the rest goes to the master.
+    slave_hdl = spawn(test::push_stub_broker, slave);
+    net->brokers["a:10921"] = caf::actor_cast<client_broker_actor>(slave_hdl);
     client_config cc;
     cc.namesrv = "10.0.0.1:9876";
     cc.directory = dir;
@@ -185,6 +192,7 @@ TEST_SUITE("client.push_consumer") {
       topics.push_back(s.topic);
     CHECK_EQ(topics, std::vector<std::string>{retry_topic_of("G"), topic});
     CHECK(dump(c)["registered"].get<bool>());
+    CHECK_FALSE(slave->heartbeats.empty());
   }
 
   TEST_CASE_FIXTURE(fixture, "the rebalance service gives it its queues "
@@ -297,6 +305,9 @@ TEST_SUITE("client.push_consumer") {
     advance_time(5s, 500ms);
     CHECK_EQ(commits_of(0), 2u);
     CHECK_EQ(last_commit(0), 5);
+    // Pulls and commits go to the master only.
+    CHECK(slave->pulls.empty());
+    CHECK(slave->commits.empty());
   }
 
   TEST_CASE_FIXTURE(fixture, "reconsume_later sends the message back with "
