@@ -38,6 +38,9 @@ struct push_broker_stub {
   std::map<std::pair<std::string, int32_t>, int64_t> committed;
   std::vector<update_offset_request> commits;
   std::vector<query_offset_request> queries;
+  std::vector<search_offset_request> searches;
+  /// SEARCH_OFFSET_BY_TIMESTAMP's answer.
+  int64_t search_answer = 0;
   std::vector<consumer_send_back_request> send_backs;
   bool fail_send_back = false;
   std::vector<lock_batch_request> locks;
@@ -198,8 +201,9 @@ inline caf::behavior push_stub_broker(caf::event_based_actor* self,
     [=](const get_offset_request& req) {
       return queue_offsets{0, st->max_offset(req.topic, req.queue_id)};
     },
-    [=](const search_offset_request&) -> caf::result<int64_t> {
-      return int64_t{0};
+    [=](const search_offset_request& req) -> caf::result<int64_t> {
+      st->searches.push_back(req);
+      return st->search_answer;
     },
     [=](caf::tick_atom) { st->wake(); },
     [=](expire_atom) { st->expire_held(); },

@@ -256,6 +256,25 @@ TEST_SUITE("client.push_consumer") {
     CHECK(batches.empty());
   }
 
+  TEST_CASE_FIXTURE(fixture, "consume-from-timestamp searches from half an "
+                             "hour ago, or from the given time (UTC)") {
+    for (int i = 0; i < 5; ++i)
+      broker->append(topic, 0, "m");
+    broker->search_answer = 3;
+    auto cfg = config();
+    cfg.from_where = consume_from_where::consume_from_timestamp;
+    auto c = start_concurrent(ok, cfg);
+    assign(c, {0});
+    REQUIRE_EQ(broker->searches.size(), 1u);
+    CHECK_EQ(broker->searches[0].timestamp, 1700000000000 - 30 * 60 * 1000);
+    CHECK_EQ(consumed(), std::vector<int64_t>{3, 4});
+    cfg.consume_timestamp = "20240131235959";
+    auto c2 = start_concurrent(ok, cfg);
+    assign(c2, {1});
+    REQUIRE_EQ(broker->searches.size(), 2u);
+    CHECK_EQ(broker->searches[1].timestamp, 1706745599000);
+  }
+
   TEST_CASE_FIXTURE(fixture, "a tag the broker let through by hash is "
                              "filtered by the client") {
     broker->committed[{topic, 0}] = 0;
