@@ -190,4 +190,28 @@ using lite_pull_consumer_actor = dumpable_actor::extend<
   caf::replies_to<shutdown_atom>::with<caf::ok_atom>,
   caf::reacts_to<peer_lost_atom, std::string>, caf::reacts_to<caf::tick_atom>>;
 
+// -- consume workers --------------------------------------------------------------
+
+/// What a consume worker's listener answered for one batch.
+struct consume_result {
+  /// A consume_status (concurrent) or orderly_status (orderly) value; 1
+  /// (retry) when the listener threw.
+  uint8_t status = 0;
+  /// The exception's text when the listener threw, else empty.
+  std::string error;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, consume_result& x) {
+  return f(caf::meta::type_name("rmq.consume_result"), x.status, x.error);
+}
+
+RMQ_DECLARE_MESSAGE(consume_result);
+
+/// A push consumer's consume worker: runs the user's listener on one batch
+/// at a time (RocketMQ's consumeExecutor thread); a throwing listener is a
+/// retry, never the end of the worker.
+using consume_worker_actor = dumpable_actor::extend<caf::replies_to<
+  consume_atom, std::vector<received_message>>::with<consume_result>>;
+
 } // namespace rmq

@@ -200,6 +200,10 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<rebalance_service_actor>("rmq.rebalance_service_actor");
   cfg.add_message_type<lite_pull_consumer_actor>(
     "rmq.lite_pull_consumer_actor");
+  // -- consumer: push consumer and consume workers ----------------------------
+  cfg.add_message_type<consume_result>("rmq.consume_result");
+  cfg.add_message_type<consume_worker_actor>("rmq.consume_worker_actor");
+  cfg.add_message_type<push_consumer_actor>("rmq.push_consumer_actor");
 }
 
 } // namespace rmq

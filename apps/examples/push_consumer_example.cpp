@@ -1,0 +1,117 @@
+// A push consumer: prints every message of a topic it consumes, commits
+// its offsets and leaves its group on SIGINT / SIGTERM or after --count
+// messages.
+//
+// How to run (a NameServer, a broker, some messages, this consumer):
+//   build/rmq-node --role=namesrv --port=9876 &
+//   build/rmq-node --role=broker --namesrv=127.0.0.1:9876 --port=10911
+//     --store-dir=/tmp/rmq-a &                                  (one line)
+//   build/rmq-admin -n 127.0.0.1:9876 updateTopic -b 127.0.0.1:10911
+//     -t TopicTest                                              (one line)
+//   build/push_consumer_example --namesrv=127.0.0.1:9876 --topic=TopicTest
+//     --group=ExampleGroup --count=10                           (one line)
+// and send to TopicTest (rmq-bench, or a producer program). Each message
+// is printed as "queue offset: body [tags]".
+// Start two with the same --group: the rebalance service splits the
+// queues between them (AVG), and each prints only its own.
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "caf/actor_system.hpp"
+
+#include "actors/client/consumer.hpp"
+#include "messages/errors.hpp"
+#include "runtime/node_config.hpp"
+
+namespace {
+
+struct config : rmq::node_config {
+  std::string namesrv = "127.0.0.1:9876";
+  std::string topic = "TopicTest";
+  std::string tags = "*";
+  std::string group = "ExampleGroup";
+  std::string from = "last";
+  int64_t count = 0;
+  int threads = 4;
+
+  config() {
+    opt_group{custom_options_, "global"}
+      .add(namesrv, "namesrv", "NameServers, 'host:port;host:port'")
+      .add(topic, "topic", "topic to consume")
+      .add(tags, "tags", "tag expression, '*' or 'TagA || TagB'")
+      .add(group, "group", "consumer group")
+      .add(from, "from", "a new group starts at 'first' or 'last'")
+      .add(count, "count", "stop after this many messages (0: SIGINT)")
+      .add(threads, "threads", "consume workers");
+  }
+};
+
+} // namespace
+
+// Not CAF_MAIN: CAF 0.17's exec_main drops caf_main's exit code.
+int main(int argc, char** argv) {
+  // Only sigtimedwait() in the main thread sees the shutdown signals.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  config cfg;
+  if (auto err = cfg.parse_command_line(argc, argv)) {
+    std::cerr << "push_consumer_example: "
+              << caf::actor_system_config::render(err) << std::endl;
+    return 2;
+  }
+  if (cfg.cli_helptext_printed)
+    return 0;
+  if (auto why = cfg.load_network(); !why.empty()) {
+    std::cerr << "push_consumer_example: " << why << std::endl;
+    return 2;
+  }
+  caf::actor_system sys{cfg};
+  rmq::push_consumer_config pc;
+  pc.client.namesrv = cfg.namesrv;
+  pc.group = cfg.group;
+  pc.subscriptions = {{cfg.topic, cfg.tags}};
+  pc.consume_threads = cfg.threads;
+  if (cfg.from == "first")
+    pc.from_where = rmq::consume_from_where::consume_from_first_offset;
+  std::mutex out;
+  std::atomic<int64_t> consumed{0};
+  auto consumer = rmq::spawn_push_consumer(
+    sys, pc, [&](const std::vector<rmq::received_message>& batch) {
+      std::lock_guard<std::mutex> guard{out};
+      for (auto& m : batch) {
+        std::cout << m.broker_name << ":" << m.queue_id << " " << m.queue_offset
+                  << ": " << m.body;
+        if (!m.tags.empty())
+          std::cout << " [" << m.tags << "]";
+        std::cout << std::endl;
+        ++consumed;
+      }
+      return rmq::consume_status::consume_success;
+    });
+  if (!consumer) {
+    std::cerr << "push_consumer_example: " << rmq::describe(consumer.error())
+              << std::endl;
+    return 1;
+  }
+  timespec tick{0, 200 * 1000 * 1000};
+  while (true) {
+    if (sigtimedwait(&signals, nullptr, &tick) > 0)
+      break;
+    if (cfg.count > 0 && consumed >= cfg.count)
+      break;
+  }
+  consumer->shutdown();
+  std::cerr << "consumed " << consumed << " message(s)" << std::endl;
+  return 0;
+}
