@@ -19,6 +19,11 @@ using flush_actor = dumpable_actor::extend<
   // Flushes up to an offset; answers the flushed offset or the I/O error.
   caf::replies_to<flush_atom, int64_t>::with<int64_t>>;
 
+/// The warm actor: a tick asks it to write zeros ahead of the commit-log
+/// writer until enough is warm (sync flush; the writer keeps one tick in
+/// flight, see `commit_log::claim_warm`).
+using warm_actor = dumpable_actor::extend<caf::reacts_to<tick_atom>>;
+
 /// What the dispatcher's listeners accept: after each dispatch that moved
 /// the queues on, the commit-log offset they reach now.
 using arrival_listener_actor

@@ -270,6 +270,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   fpeers.pull = node.pull;
   fpeers.admin = node.admin;
   fpeers.more.push_back(node.schedule);
+  fpeers.more.push_back(node.store.warmer);
   auto front = sys.spawn(broker_frontend, std::move(fpeers), ropts.broker_addr,
                          opts.broker_name, opts.cluster_name, opts.broker_id);
   node.frontend = front;
@@ -295,6 +296,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   add("schedule_service", node.schedule);
   add("dispatch_service", node.store.dispatcher);
   add("flush_service", node.store.flusher);
+  add("warm_service", node.store.warmer);
   // Last: its exit closes the store, after everything that uses it.
   add("commit_log_writer", node.store.commit_log);
   node.supervisor = sys.spawn(supervisor, std::string{"broker"},

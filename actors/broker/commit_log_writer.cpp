@@ -38,6 +38,14 @@ bool sync_mode(const commit_log_state& st) {
 
 void request_flush(self_ptr self);
 
+// Keeps the warm actor ahead of the appends (sync flush only; one tick in
+// flight, claimed in the store, so its answer costs this thread nothing).
+void request_warm(self_ptr self) {
+  auto& st = self->state;
+  if (st.warmer && st.store->needs_warm() && st.store->log().claim_warm())
+    self->send(st.warmer, tick_atom::value);
+}
+
 // Keeps one dispatch request in flight, so the dispatcher's mailbox stays
 // small however fast batches arrive; the next request covers all new ones.
 void request_dispatch(self_ptr self, int64_t up_to) {
@@ -204,11 +212,14 @@ int64_t commit_log_state::backlog() const {
 commit_log_actor::behavior_type
 commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
                   std::shared_ptr<storage::message_store> store,
-                  flush_actor flusher, dispatcher_actor dispatcher) {
+                  flush_actor flusher, dispatcher_actor dispatcher,
+                  warm_actor warmer) {
   auto& st = self->state;
   st.store = std::move(store);
   st.flusher = std::move(flusher);
   st.dispatcher = std::move(dispatcher);
+  st.warmer = std::move(warmer);
+  request_warm(self);
   st.last_flush = self->clock().now();
   st.store->refresh_disk_usage();
   self->delayed_send(self, st.store->config().flush_interval, tick_atom::value);
@@ -261,6 +272,7 @@ commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
           request_flush(self);
         return results;
       }
+      request_warm(self);
       if (!any_ok || end <= st.store->flushed_offset())
         return results;
       auto rp = self->make_response_promise<std::vector<put_result>>();

@@ -47,6 +47,7 @@ struct commit_log_state {
   std::shared_ptr<storage::message_store> store;
   flush_actor flusher;
   dispatcher_actor dispatcher;
+  warm_actor warmer; // null: no warming
   std::deque<waiting> waiting_acks;
   bool flush_in_flight = false;
   bool dispatch_in_flight = false;
@@ -79,6 +80,7 @@ struct commit_log_state {
 commit_log_actor::behavior_type
 commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
                   std::shared_ptr<storage::message_store> store,
-                  flush_actor flusher, dispatcher_actor dispatcher);
+                  flush_actor flusher, dispatcher_actor dispatcher,
+                  warm_actor warmer);
 
 } // namespace rmq

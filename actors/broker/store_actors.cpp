@@ -29,16 +29,20 @@ store_actors spawn_store_actors(caf::actor_system& sys,
   result.flusher = spawn_maybe_detached(sys, detached, flush_service, store);
   result.dispatcher = spawn_maybe_detached(sys, detached, dispatch_service,
                                            store, checkpoint_interval);
-  result.commit_log = spawn_maybe_detached(
-    sys, detached, commit_log_writer, store, result.flusher, result.dispatcher);
+  result.warmer = spawn_maybe_detached(sys, detached, warm_service, store);
+  result.commit_log = spawn_maybe_detached(sys, detached, commit_log_writer,
+                                           store, result.flusher,
+                                           result.dispatcher, result.warmer);
   // The writer's exit ends the others and, if it was a normal stop, closes
   // the store cleanly (it takes every part's lock, so late dispatches wait).
   auto flusher = result.flusher;
   auto dispatcher = result.dispatcher;
+  auto warmer = result.warmer;
   result.commit_log->attach_functor(
-    [store, flusher, dispatcher](const caf::error& reason) {
+    [store, flusher, dispatcher, warmer](const caf::error& reason) {
       caf::anon_send_exit(flusher, caf::exit_reason::user_shutdown);
       caf::anon_send_exit(dispatcher, caf::exit_reason::user_shutdown);
+      caf::anon_send_exit(warmer, caf::exit_reason::user_shutdown);
       if (!reason || reason == caf::exit_reason::user_shutdown
           || reason == caf::exit_reason::normal)
         if (auto err = store->close())

@@ -14,6 +14,7 @@
 #include "actors/broker/commit_log_writer.hpp"
 #include "actors/broker/dispatch_service.hpp"
 #include "actors/broker/flush_service.hpp"
+#include "actors/broker/warm_service.hpp"
 #include "runtime/storage/message_store.hpp"
 
 namespace rmq {
@@ -22,10 +23,12 @@ struct store_actors {
   commit_log_actor commit_log;
   flush_actor flusher;
   dispatcher_actor dispatcher;
+  warm_actor warmer;
 };
 
 /// Spawns the flush actor, the dispatcher (checkpoint every
-/// `checkpoint_interval`, zero: never) and the commit-log writer. The store
+/// `checkpoint_interval`, zero: never), the warm actor and the commit-log
+/// writer. The store
 /// is closed cleanly when the writer exits normally.
 store_actors
 spawn_store_actors(caf::actor_system& sys,

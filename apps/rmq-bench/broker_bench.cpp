@@ -186,6 +186,17 @@ struct cpu_meter {
              static_cast<int>(100 * (cpu_seconds("self") - s0) / wall))
            + " %";
   }
+  /// Broker CPU per message since start(), in µs: taken after the
+  /// dispatcher caught up, so it counts the whole work of each message
+  /// and depends less on the box's load than a rate does.
+  std::string per_msg(uint64_t msgs) const {
+    if (msgs == 0)
+      return "";
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%.2f us/msg",
+             (cpu_seconds(broker_pid) - b0) * 1e6 / static_cast<double>(msgs));
+    return buf;
+  }
 };
 
 // -- a load generator ---------------------------------------------------------
@@ -550,18 +561,41 @@ std::optional<int64_t> max_offset(caf::scoped_actor& self,
   return result;
 }
 
-// Finds the commit-log writer's part of a node dump.
-const nlohmann::json* find_writer(const nlohmann::json& j) {
+// Finds one actor's part of a node dump.
+const nlohmann::json* find_part(const nlohmann::json& j, const char* name) {
   if (j.is_object()) {
     auto it = j.find("actor");
-    if (it != j.end() && *it == "commit_log_writer")
+    if (it != j.end() && *it == name)
       return &j;
   }
   if (j.is_object() || j.is_array())
     for (auto& x : j)
-      if (auto found = find_writer(x))
+      if (auto found = find_part(x, name))
         return found;
   return nullptr;
+}
+
+const nlohmann::json* find_writer(const nlohmann::json& j) {
+  return find_part(j, "commit_log_writer");
+}
+
+/// The flush service's fdatasync count and their summed time (µs), from
+/// the node dump; zeros when unknown.
+std::pair<int64_t, int64_t> sync_totals(caf::actor_system& sys,
+                                        const broker_actor& broker) {
+  std::pair<int64_t, int64_t> result{0, 0};
+  caf::scoped_actor self{sys};
+  self->request(broker, std::chrono::seconds{60}, dump_atom::value)
+    .receive(
+      [&](const std::string& text) {
+        auto doc = nlohmann::json::parse(text, nullptr, false);
+        if (auto f = find_part(doc, "flush_service")) {
+          auto syncs = f->value("syncs", int64_t{0});
+          result = {syncs, syncs * f->value("avg_sync_us", int64_t{0})};
+        }
+      },
+      [&](const caf::error&) {});
+  return result;
 }
 
 // Waits until the store's dispatcher has caught up with the commit log, so
@@ -747,16 +781,30 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
                        send_request(broker, false));
     cpu1 = cpu.stop();
     settle("1 in flight");
+    cpu1 += ", " + cpu.per_msg(s1.msgs);
     cpu.start();
     auto s64 = run_load(sys, tag("send 64 in flight"), 64, s,
                         send_request(broker, false));
     cpu64 = cpu.stop();
     settle("64 in flight");
+    cpu64 += ", " + cpu.per_msg(s64.msgs);
+    auto syncs0 = sync_totals(sys, broker);
     cpu.start();
     auto sb = run_load(sys, tag("send batches"), opt.batch_in_flight, s,
                        send_request(broker, true));
     cpub = cpu.stop();
+    if (!async) {
+      // Group commit: how many fdatasyncs the batches took and how long.
+      auto syncs1 = sync_totals(sys, broker);
+      auto n = syncs1.first - syncs0.first;
+      if (n > 0 && sb.seconds > 0)
+        cpub += ", " + fmt(static_cast<double>(n) / sb.seconds) + " syncs/s of "
+                + fmt(static_cast<double>(syncs1.second - syncs0.second)
+                      / static_cast<double>(n))
+                + " us";
+    }
     settle("batches");
+    cpub += ", " + cpu.per_msg(sb.msgs);
     for (auto* r : {&b1, &b64, &bb, &s1, &s64, &sb})
       f.errors += r->errors;
     note_errors("baseline", b1);

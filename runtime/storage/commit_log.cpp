@@ -77,6 +77,27 @@ caf::error commit_log::roll(int64_t base) {
 caf::error commit_log::append(const store_message& msg, size_t size,
                               record_stamp& stamp) {
   auto offset = write_offset_.load(std::memory_order_relaxed);
+  // Fast path: the record lands inside the warm range of the current
+  // segment (no roll, no blank), where no zeros are being written.
+  if (current_ != nullptr && offset >= current_->base_offset()) {
+    auto pos = static_cast<size_t>(offset - current_->base_offset());
+    if (pos + size + end_of_file_min_blank <= current_->size()
+        && offset + static_cast<int64_t>(size)
+             <= warm_end_.load(std::memory_order_acquire)) {
+      stamp.phys_offset = offset;
+      encode_record(msg, stamp, current_->data() + pos);
+      write_offset_.store(offset + static_cast<int64_t>(size),
+                          std::memory_order_release);
+      return caf::none;
+    }
+  }
+  std::lock_guard<std::mutex> guard{warm_mtx_};
+  return append_locked(msg, size, stamp);
+}
+
+caf::error commit_log::append_locked(const store_message& msg, size_t size,
+                                     record_stamp& stamp) {
+  auto offset = write_offset_.load(std::memory_order_relaxed);
   if (current_ == nullptr
       || offset >= current_->base_offset()
                      + static_cast<int64_t>(current_->size())) {
@@ -103,6 +124,56 @@ caf::error commit_log::append(const store_message& msg, size_t size,
   write_offset_.store(offset + static_cast<int64_t>(size),
                       std::memory_order_release);
   return caf::none;
+}
+
+bool commit_log::needs_warm(size_t ahead) const {
+  if (ahead == 0)
+    return false;
+  auto w = write_offset();
+  auto warm = warm_end_.load(std::memory_order_acquire);
+  // Past the end of its segment is the next segment's business (the
+  // writer's roll resets nothing: warm_end_ then lies behind it).
+  auto seg_end = (w / static_cast<int64_t>(cfg_.segment_size) + 1)
+                 * static_cast<int64_t>(cfg_.segment_size);
+  auto target = std::min(w + static_cast<int64_t>(ahead), seg_end);
+  return warm < w + static_cast<int64_t>(ahead / 2) && warm < target;
+}
+
+caf::expected<bool> commit_log::warm(size_t ahead, size_t chunk) {
+  mapped_file_ptr seg;
+  bool warmed = false;
+  for (;;) {
+    std::lock_guard<std::mutex> guard{warm_mtx_};
+    auto w = write_offset_.load(std::memory_order_acquire);
+    mapped_file_ptr cur;
+    {
+      std::lock_guard<std::mutex> segs{mtx_};
+      cur = current_;
+    }
+    if (cur == nullptr || (seg != nullptr && cur != seg))
+      break;
+    seg = cur;
+    auto base = seg->base_offset();
+    auto seg_end = base + static_cast<int64_t>(seg->size());
+    auto from = std::max(warm_end_.load(std::memory_order_relaxed), w);
+    auto limit = std::min(w + static_cast<int64_t>(ahead), seg_end);
+    // The writer is in a later segment than `current_` showed, or done.
+    if (w < base || from >= limit)
+      break;
+    auto to = std::min(from + static_cast<int64_t>(chunk), limit);
+    if (auto err = seg->write_zeros(static_cast<size_t>(from - base),
+                                    static_cast<size_t>(to - from)))
+      return err;
+    warm_end_.store(to, std::memory_order_release);
+    warmed = true;
+  }
+  // One sync per round, outside the lock: the writer goes on while the
+  // zeros reach the disk, and the extents they turn into written ones
+  // cost one journal commit per round, not one per step.
+  if (warmed)
+    if (auto err = seg->sync_zeros())
+      return err;
+  return warmed;
 }
 
 caf::expected<int64_t> commit_log::sync(int64_t up_to) {

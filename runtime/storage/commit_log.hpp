@@ -102,6 +102,32 @@ public:
     return flushed_offset_.load(std::memory_order_acquire);
   }
 
+  /// Warming (any thread but the writer's; one at a time): writes zeros
+  /// into the current segment from the write offset (or the warm end) up
+  /// to `write_offset() + ahead`, `chunk` bytes at a time, then syncs them
+  /// once. Answers whether it warmed anything. The writer never writes into the
+  /// step under way: an append reaching past the warm end waits for it.
+  caf::expected<bool> warm(size_t ahead, size_t chunk);
+
+  /// Whether less than half of `ahead` bytes are warm ahead of the writer
+  /// (and the current segment has more to warm).
+  bool needs_warm(size_t ahead) const;
+
+  /// One warm request in flight: the writer claims it, the warm actor
+  /// releases it when it is done.
+  bool claim_warm() {
+    return !warm_claimed_.exchange(true, std::memory_order_acq_rel);
+  }
+
+  void release_warm() {
+    warm_claimed_.store(false, std::memory_order_release);
+  }
+
+  /// End of the zero-written range ahead of the writer (for dumps).
+  int64_t warm_end() const {
+    return warm_end_.load(std::memory_order_acquire);
+  }
+
   /// First offset still stored (0 for an empty log).
   int64_t min_offset() const;
 
@@ -124,6 +150,9 @@ private:
 
   caf::error roll(int64_t base);
 
+  caf::error append_locked(const store_message& msg, size_t size,
+                           record_stamp& stamp);
+
   store_config cfg_;
   std::string dir_;
   mutable std::mutex mtx_;
@@ -133,6 +162,13 @@ private:
   std::atomic<int64_t> write_offset_{0};
   std::atomic<int64_t> flushed_offset_{0};
   std::mutex sync_mtx_; // one sync at a time
+  // Held while zeros are written (by `warm`) and by an append that does not
+  // stay below `warm_end_`: the two never touch the same bytes.
+  std::mutex warm_mtx_;
+  // Offset below which the current segment ahead of the writer holds
+  // synced zeros; the writer may append below it without the lock.
+  std::atomic<int64_t> warm_end_{0};
+  std::atomic<bool> warm_claimed_{false};
 };
 
 } // namespace rmq::storage

@@ -3,15 +3,23 @@
 // instead of being stored twice. Owned by the writer. Its clock is the one
 // `message_store::put` and `open` get as `now_ms`: the wall clock in the node,
 // since recovery refills it from store timestamps.
+//
+// Keyed by a 64-bit hash of the dedup key, not the key itself: one probe
+// into a flat table and no string per message (the string-keyed map was a
+// quarter of the broker's CPU in the batch path, docs/benchmarks.md). A
+// hit is only a candidate: the store compares it with the record at its
+// offset (`message_store::put_locked`), so a hash collision never drops a
+// message.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <string>
+#include <optional>
 #include <string_view>
-#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "messages/store.hpp"
 #include "runtime/delay_levels.hpp"
@@ -19,33 +27,23 @@
 
 namespace rmq::storage {
 
-/// The dedup key of a message: its topic, reconsume times and unique id.
-/// A retry or dead-letter copy keeps the original's UNIQ_KEY (RocketMQ
-/// does), and the retries of one message share a topic; their reconsume
-/// times differ, so none is taken for a resend of another.
-inline std::string dedup_key(std::string_view topic, int32_t reconsume_times,
-                             std::string_view uniq) {
-  auto times = std::to_string(reconsume_times);
-  std::string key;
-  key.reserve(topic.size() + times.size() + 2 + uniq.size());
-  key.append(topic).append(1, '\x01').append(times).append(1, '\x01');
-  key.append(uniq);
-  return key;
-}
+/// The dedup key of a message as a 64-bit hash: its topic, reconsume
+/// times and unique id. A retry or dead-letter copy keeps the original's
+/// UNIQ_KEY (RocketMQ does), and the retries of one message share a topic;
+/// their reconsume times differ, so none is taken for a resend of another.
+/// A scheduled message waits in SCHEDULE_TOPIC_XXXX for its real topic:
+/// the key names both (`properties` gives REAL_TOPIC), so the retry copies
+/// of one message for two groups (same UNIQ_KEY, same reconsume times)
+/// are not taken for one another, and a due copy in its real topic is not
+/// taken for a resend of its scheduled one.
+uint64_t dedup_hash(std::string_view topic, std::string_view properties,
+                    int32_t reconsume_times, std::string_view uniq);
 
-/// The topic part of a dedup key. A scheduled message waits in
-/// SCHEDULE_TOPIC_XXXX for its real topic: the key names both, so the
-/// retry copies of one message for two groups (same UNIQ_KEY, same
-/// reconsume times) are not taken for one another, and a due copy in its
-/// real topic is not taken for a resend of its scheduled one.
-inline std::string dedup_topic(std::string_view topic,
-                               std::string_view properties) {
-  std::string result{topic};
-  if (topic == schedule_topic)
-    result.append(1, '\x01').append(
-      find_property(properties, property_real_topic));
-  return result;
-}
+/// Whether the stored record `rec` has the dedup key of the message with
+/// these fields (the check behind a hash hit).
+bool same_dedup_key(const record_view& rec, std::string_view topic,
+                    std::string_view properties, int32_t reconsume_times,
+                    std::string_view uniq);
 
 class dedup_table {
 public:
@@ -61,33 +59,52 @@ public:
     return window_.count() > 0;
   }
 
-  /// Returns the stored result for `key`, or null. `now_ms` is the
-  /// caller's clock (the wall clock in the node; tests pass their own).
-  const put_result* find(std::string_view key, int64_t now_ms);
+  /// Returns the stored result for `key` (a `dedup_hash`), if any.
+  /// `now_ms` is the caller's clock (the wall clock in the node; tests
+  /// pass their own).
+  std::optional<put_result> find(uint64_t key, int64_t now_ms);
 
   /// Remembers `res` for `key` as stored at `now_ms`, unless `key` is
   /// already there (the first result stays the answer).
-  void insert(std::string_view key, const put_result& res, int64_t now_ms);
+  void insert(uint64_t key, const put_result& res, int64_t now_ms);
 
   size_t size() const {
-    return entries_.size();
+    return size_;
   }
 
   /// Forgets every entry (the log was cut below their offsets).
-  void clear() {
-    entries_.clear();
-    order_.clear();
-  }
+  void clear();
 
 private:
+  // One slot of the open-addressing table; key 0 marks a free slot.
+  struct slot {
+    uint64_t key = 0;
+    int64_t queue_offset = 0;
+    int64_t phys_offset = 0;
+    int64_t store_timestamp = 0;
+    int32_t size = 0;
+  };
+
+  static uint64_t nonzero(uint64_t key) {
+    return key == 0 ? 1 : key;
+  }
+
+  // The slot holding `key`, or the free slot ending its probe run.
+  size_t probe(uint64_t key) const;
+
+  void erase(uint64_t key);
+
+  void grow();
+
   void expire(int64_t now_ms);
 
   std::chrono::milliseconds window_;
   size_t max_entries_;
-  std::unordered_map<std::string, put_result> entries_;
-  // Insertion times and keys, oldest first. The keys point into the map's
-  // nodes (stable until erased): one copy of each id, not two.
-  std::deque<std::pair<int64_t, const std::string*>> order_;
+  // Linear probing, at most half full; a power-of-two size.
+  std::vector<slot> slots_;
+  size_t size_ = 0;
+  // Insertion times and keys, oldest first (each key once).
+  std::deque<std::pair<int64_t, uint64_t>> order_;
 };
 
 } // namespace rmq::storage

@@ -80,12 +80,40 @@ mapped_file::~mapped_file() {
     munmap(data_, size_);
   if (fd_ >= 0)
     ::close(fd_);
+  if (zero_fd_ >= 0)
+    ::close(zero_fd_);
 }
 
 caf::error mapped_file::sync() {
   if (take_fault(faults_, &fault_injection::fail_sync))
     return make_error(errc::io_error, "fdatasync " + path_ + ": injected EIO");
   if (fdatasync(fd_) != 0)
+    return os_error("fdatasync", path_, errno);
+  return caf::none;
+}
+
+caf::error mapped_file::write_zeros(size_t from, size_t len) {
+  static const char zeros[64 * 1024] = {};
+  if (zero_fd_ < 0) {
+    zero_fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+    if (zero_fd_ < 0)
+      return os_error("open", path_, errno);
+  }
+  auto end = std::min(from + len, size_);
+  while (from < end) {
+    auto n = std::min(end - from, sizeof(zeros));
+    auto done = ::pwrite(zero_fd_, zeros, n, static_cast<off_t>(from));
+    if (done < 0 && errno == EINTR)
+      continue;
+    if (done <= 0)
+      return os_error("write zeros to", path_, done < 0 ? errno : EIO);
+    from += static_cast<size_t>(done);
+  }
+  return caf::none;
+}
+
+caf::error mapped_file::sync_zeros() {
+  if (zero_fd_ >= 0 && fdatasync(zero_fd_) != 0)
     return os_error("fdatasync", path_, errno);
   return caf::none;
 }

@@ -49,6 +49,17 @@ public:
   /// fdatasync: makes every write to the mapping durable. Thread-safe.
   caf::error sync();
 
+  /// Writes zeros into [from, from + len) with pwrite, so those blocks are
+  /// written extents (not merely allocated) once synced. Both this and
+  /// `sync_zeros` use a second descriptor of their own: a write-back error
+  /// they meet is still reported to `sync` (Linux reports such an error
+  /// once per open file description), so a failed warm step never hides a
+  /// failed flush. One thread at a time; not counted by fault injection.
+  caf::error write_zeros(size_t from, size_t len);
+
+  /// fdatasync on the zeroing descriptor.
+  caf::error sync_zeros();
+
   /// Zeroes [from, size) cheaply (punch a hole, then re-allocate), so stale
   /// bytes after a cut can never be read as records.
   caf::error zero_tail(size_t from);
@@ -64,6 +75,7 @@ private:
 
   std::string path_;
   int fd_ = -1;
+  int zero_fd_ = -1; // for write_zeros, opened on first use
   char* data_ = nullptr;
   size_t size_ = 0;
   int64_t base_offset_ = 0;

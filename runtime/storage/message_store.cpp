@@ -1,5 +1,6 @@
 #include "runtime/storage/message_store.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include <sys/statvfs.h>
@@ -110,15 +111,15 @@ put_result message_store::put_locked(const store_message& msg, int64_t store_ts,
     return res;
   }
   auto uniq = find_property(msg.properties, property_uniq_key);
-  if (!uniq.empty())
-    if (auto prev
-        = dedup_.find(dedup_key(dedup_topic(msg.topic, msg.properties),
-                                msg.reconsume_times, uniq),
-                      now_ms)) {
+  uint64_t key = 0;
+  if (!uniq.empty() && dedup_.enabled()) {
+    key = dedup_hash(msg.topic, msg.properties, msg.reconsume_times, uniq);
+    if (auto prev = dedup_.find(key, now_ms); prev && is_original(*prev, msg)) {
       res = *prev;
       res.duplicate = true;
       return res;
     }
+  }
   auto i = next_offsets_.find(msg.topic);
   if (i == next_offsets_.end())
     i = next_offsets_.emplace(msg.topic, std::vector<int64_t>{}).first;
@@ -136,11 +137,26 @@ put_result message_store::put_locked(const store_message& msg, int64_t store_ts,
   res.phys_offset = stamp.phys_offset;
   res.size = static_cast<int32_t>(size);
   res.store_timestamp = store_ts;
-  if (!uniq.empty())
-    dedup_.insert(dedup_key(dedup_topic(msg.topic, msg.properties),
-                            msg.reconsume_times, uniq),
-                  res, now_ms);
+  if (key != 0)
+    dedup_.insert(key, res, now_ms);
   return res;
+}
+
+bool message_store::is_original(const put_result& prev,
+                                const store_message& msg) const {
+  // The table keys by hash: a hit counts only if the record it names has
+  // the same key. One that can no longer be read (its segment deleted) is
+  // no proof either, so the message is stored again.
+  mapped_file_ptr hold;
+  size_t available = 0;
+  auto ptr = log_.at(prev.phys_offset, hold, available);
+  record_view rec;
+  if (ptr == nullptr
+      || decode_record(ptr, available, rec, false) != decode_status::ok)
+    return false;
+  auto uniq = find_property(msg.properties, property_uniq_key);
+  return same_dedup_key(rec, msg.topic, msg.properties, msg.reconsume_times,
+                        uniq);
 }
 
 put_result message_store::put(const store_message& msg, int64_t store_ts,
@@ -184,6 +200,14 @@ size_t message_store::dedup_size() {
 }
 
 // -- flush ----------------------------------------------------------------------
+
+caf::expected<bool> message_store::warm() {
+  if (cfg_.flush != flush_mode::sync || cfg_.warm_ahead_bytes == 0 || closed_
+      || failed_)
+    return false;
+  return log_.warm(cfg_.warm_ahead_bytes,
+                   std::max<size_t>(cfg_.warm_chunk_bytes, 4096));
+}
 
 caf::expected<int64_t> message_store::flush(int64_t up_to) {
   if (failed_)

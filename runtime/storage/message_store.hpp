@@ -92,6 +92,17 @@ public:
   /// before it can be trusted to reach the disk.
   caf::expected<int64_t> flush(int64_t up_to);
 
+  /// Under sync flush, one warm step (see `commit_log::warm`, sized by
+  /// `warm_ahead_bytes` / `warm_chunk_bytes`); false when nothing is left
+  /// to warm or warming is off. For the warm actor.
+  caf::expected<bool> warm();
+
+  /// Whether the writer should ask the warm actor for more.
+  bool needs_warm() const {
+    return cfg_.flush == flush_mode::sync
+           && log_.needs_warm(cfg_.warm_ahead_bytes);
+  }
+
   // -- dispatcher -------------------------------------------------------------
 
   /// Builds consume-queue units and index entries for records up to `up_to`.
@@ -181,6 +192,7 @@ private:
   caf::error save_checkpoint_locked();
   put_result put_locked(const store_message& msg, int64_t store_ts,
                         int64_t now_ms);
+  bool is_original(const put_result& prev, const store_message& msg) const;
 
   store_config cfg_;
   commit_log log_;

@@ -99,8 +99,8 @@ caf::error message_store::recover(int64_t now_ms) {
     res.size = rec.total_size;
     res.store_timestamp = rec.store_timestamp;
     // Stored at its store time, so it expires when the original would have.
-    dedup_.insert(dedup_key(dedup_topic(rec.topic, rec.properties),
-                            rec.reconsume_times, uniq),
+    dedup_.insert(dedup_hash(rec.topic, rec.properties, rec.reconsume_times,
+                             uniq),
                   res, rec.store_timestamp);
   };
   if (dedup_.enabled())

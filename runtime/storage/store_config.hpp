@@ -61,10 +61,21 @@ struct store_config {
   /// Dedup window for messages carrying a unique id; zero turns it off.
   std::chrono::milliseconds dedup_window{std::chrono::minutes{5}};
   /// Most ids the dedup table holds; past it the oldest are forgotten
-  /// first. Keeps its memory (~300 B an id) bounded at any send rate: a
+  /// first. Keeps its memory (100–180 B an id) bounded at any send rate: a
   /// full window at 300,000 msgs/s would be 90 M ids. Producer retries
   /// come within seconds, well inside 1 M ids at any rate seen here.
   size_t dedup_max_entries = 1'000'000;
+
+  /// Under sync flush, bytes of the current segment kept zero-written and
+  /// synced ahead of the writer by the warm actor; zero turns it off. A
+  /// segment is preallocated with posix_fallocate (unwritten extents), and
+  /// the first write to each block then makes the writer's fdatasync also
+  /// commit the journal (RocketMQ's warmMappedFile writes zeros for the
+  /// same reason; docs/storage.md, "Warming").
+  size_t warm_ahead_bytes = 64 * 1024 * 1024;
+  /// Zeros written per step under the warm lock (the writer waits at most
+  /// one step when it catches up with the warm actor).
+  size_t warm_chunk_bytes = 4 * 1024 * 1024;
 
   /// Segments older than this are deleted (RocketMQ fileReservedTime).
   std::chrono::milliseconds retention{std::chrono::hours{72}};

@@ -436,7 +436,7 @@ TEST_SUITE("broker.send_processor") {
     auto flusher = spawn(stalled_flusher);
     actors.dispatcher = spawn(dispatch_service, store, caf::timespan{1s});
     actors.commit_log = spawn(commit_log_writer, store, flusher,
-                              actors.dispatcher);
+                              actors.dispatcher, warm_actor{});
     start_with(actors.commit_log);
     auto rh = self->request(proc, caf::infinite, request("TopicA", "slow"));
     sched.run();

@@ -32,6 +32,7 @@ struct fixture : test::deterministic_fixture {
     track(actors.commit_log);
     track(actors.flusher);
     track(actors.dispatcher);
+    track(actors.warmer);
     sched.run();
   }
 
@@ -74,6 +75,43 @@ counting_listener(arrival_listener_actor::pointer, std::shared_ptr<int> count) {
 }
 
 TEST_SUITE("broker.store_actors") {
+  TEST_CASE_FIXTURE(fixture, "under sync flush the warm actor writes zeros "
+                             "ahead of the writer") {
+    cfg.warm_ahead_bytes = 16 * 1024;
+    cfg.warm_chunk_bytes = 4096;
+    start(storage::flush_mode::sync);
+    // Asked at the start, when the log has no segment yet: nothing to warm.
+    auto d = dump(actors.warmer);
+    CHECK_EQ(d["actor"], "warm_service");
+    CHECK_EQ(d["requests"], 1);
+    CHECK_EQ(d["warm_end"], 0);
+    // The first put makes the segment and asks again.
+    REQUIRE_EQ(put(batch(1)).size(), 1u);
+    sched.run();
+    d = dump(actors.warmer);
+    CHECK_EQ(d["requests"], 2);
+    CHECK_EQ(d["warm_end"], store->write_offset() + 16 * 1024);
+    // And again once less than half is left ahead of the writer.
+    for (int i = 0; i < 10; ++i)
+      REQUIRE_EQ(
+        put({test::make_message("T", 0, std::string(1000, 'x'))}).size(), 1u);
+    sched.run();
+    d = dump(actors.warmer);
+    CHECK_GE(d["requests"], 3);
+    CHECK_EQ(d["failures"], 0);
+    CHECK_GE(d["warm_end"].get<int64_t>(), store->write_offset() + 8 * 1024);
+    CHECK_EQ(read_all().size(), 11u);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "under async flush nothing is warmed") {
+    start(storage::flush_mode::async);
+    put(batch(3));
+    sched.run();
+    auto d = dump(actors.warmer);
+    CHECK_EQ(d["requests"], 0);
+    CHECK_EQ(d["warm_end"], 0);
+  }
+
   TEST_CASE_FIXTURE(fixture, "a topic listener hears only of its topic") {
     start(storage::flush_mode::async);
     auto all = std::make_shared<int>(0);

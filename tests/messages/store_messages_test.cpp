@@ -92,6 +92,7 @@ TEST_SUITE("messages.store") {
     CHECK_EQ(name_of<commit_log_actor>(), "rmq.commit_log_actor");
     CHECK_EQ(name_of<flush_actor>(), "rmq.flush_actor");
     CHECK_EQ(name_of<dispatcher_actor>(), "rmq.dispatcher_actor");
+    CHECK_EQ(name_of<warm_actor>(), "rmq.warm_actor");
     CHECK_EQ(name_of<std::vector<store_message>>(),
              "std::vector<rmq.store_message>");
   }

@@ -1,0 +1,124 @@
+// The dedup table's flat hash table: lookups, expiry, the size bound, and
+// deletion under random churn against a reference map.
+#include "runtime/storage/dedup_table.hpp"
+
+#include <deque>
+#include <map>
+#include <random>
+
+#include <doctest/doctest.h>
+
+#include "runtime/storage/log_format.hpp"
+
+#include "tests/support/test_seed.hpp"
+
+using namespace rmq;
+using namespace rmq::storage;
+
+namespace {
+
+put_result result_at(int64_t phys) {
+  put_result res;
+  res.phys_offset = phys;
+  res.queue_offset = phys / 2;
+  res.size = static_cast<int32_t>(phys % 1000);
+  res.store_timestamp = phys + 7;
+  return res;
+}
+
+} // namespace
+
+TEST_CASE("dedup table: the first result per key is kept and returned") {
+  dedup_table t{std::chrono::milliseconds{1000}};
+  t.insert(42, result_at(100), 0);
+  t.insert(42, result_at(200), 0);
+  auto hit = t.find(42, 0);
+  REQUIRE(hit);
+  CHECK(hit->phys_offset == 100);
+  CHECK(hit->queue_offset == 50);
+  CHECK(hit->size == 100);
+  CHECK(hit->store_timestamp == 107);
+  CHECK_FALSE(t.find(43, 0));
+  // Key 0 is the free-slot marker inside; callers may still use it.
+  t.insert(0, result_at(300), 0);
+  REQUIRE(t.find(0, 0));
+  CHECK(t.find(0, 0)->phys_offset == 300);
+  CHECK(t.size() == 2);
+}
+
+TEST_CASE("dedup table: entries expire after the window, oldest first") {
+  dedup_table t{std::chrono::milliseconds{1000}};
+  t.insert(1, result_at(1), 0);
+  t.insert(2, result_at(2), 500);
+  CHECK(t.find(1, 1000));
+  CHECK_FALSE(t.find(1, 1001));
+  CHECK(t.find(2, 1001));
+  CHECK_FALSE(t.find(2, 1501));
+  CHECK(t.size() == 0);
+}
+
+TEST_CASE("dedup table: past max_entries the oldest go") {
+  dedup_table t{std::chrono::milliseconds{1000}, 3};
+  for (uint64_t k = 1; k <= 5; ++k)
+    t.insert(k, result_at(static_cast<int64_t>(k)), 0);
+  CHECK(t.size() == 3);
+  CHECK_FALSE(t.find(1, 0));
+  CHECK_FALSE(t.find(2, 0));
+  for (uint64_t k = 3; k <= 5; ++k)
+    CHECK(t.find(k, 0));
+}
+
+TEST_CASE("dedup table: random churn matches a reference map") {
+  std::mt19937_64 rng{rmq::test::test_seed()};
+  // Few distinct keys and a small bound: long probe runs, many deletions
+  // from their middle, several growths.
+  constexpr size_t bound = 700;
+  dedup_table t{std::chrono::milliseconds{1'000'000}, bound};
+  std::map<uint64_t, int64_t> ref;
+  std::deque<uint64_t> order;
+  for (int64_t i = 0; i < 20'000; ++i) {
+    // Not 0: the table folds it into 1 (a collision the store would catch).
+    auto key = 1 + rng() % 3000;
+    if (ref.count(key) == 0) {
+      ref[key] = i;
+      order.push_back(key);
+      if (order.size() > bound) {
+        ref.erase(order.front());
+        order.pop_front();
+      }
+    }
+    t.insert(key, result_at(ref.count(key) ? ref[key] : i), 0);
+    if (i % 97 == 0)
+      for (uint64_t k = 1; k <= 3000; ++k) {
+        auto hit = t.find(k, 0);
+        auto j = ref.find(k);
+        REQUIRE(static_cast<bool>(hit) == (j != ref.end()));
+        if (hit)
+          REQUIRE(hit->phys_offset == j->second);
+      }
+  }
+  CHECK(t.size() == ref.size());
+}
+
+TEST_CASE("dedup table: a hash hit counts only for the same key") {
+  // What the store checks against the record a hit names.
+  std::string props = std::string{property_uniq_key} + "\x01" + "ID1\x02";
+  record_view rec;
+  rec.topic = "T";
+  rec.reconsume_times = 0;
+  rec.properties = props;
+  CHECK(same_dedup_key(rec, "T", props, 0, "ID1"));
+  CHECK_FALSE(same_dedup_key(rec, "T", props, 0, "ID2"));
+  CHECK_FALSE(same_dedup_key(rec, "U", props, 0, "ID1"));
+  CHECK_FALSE(same_dedup_key(rec, "T", props, 1, "ID1"));
+  // In the schedule topic the real topics must match too.
+  auto sched = props + std::string{property_real_topic} + "\x01" + "A\x02";
+  auto other = props + std::string{property_real_topic} + "\x01" + "B\x02";
+  rec.topic = schedule_topic;
+  rec.properties = sched;
+  CHECK(same_dedup_key(rec, schedule_topic, sched, 0, "ID1"));
+  CHECK_FALSE(same_dedup_key(rec, schedule_topic, other, 0, "ID1"));
+  CHECK(dedup_hash(schedule_topic, sched, 0, "ID1")
+        != dedup_hash(schedule_topic, other, 0, "ID1"));
+  CHECK(dedup_hash("T", props, 0, "ID1") != dedup_hash("T", props, 1, "ID1"));
+}
