@@ -10,8 +10,12 @@
 //     -t TopicTest                                              (one line)
 //   build/push_consumer_example --namesrv=127.0.0.1:9876 --topic=TopicTest
 //     --group=ExampleGroup --count=10                           (one line)
-// and send to TopicTest (rmq-bench, or a producer program). Each message
-// is printed as "queue offset: body [tags]".
+// and send to TopicTest (rmq-admin sendMessage, or producer_example). Each
+// message is printed as "broker:queue offset: body [tags]"; with
+// --print=ids as one machine-readable line "msg msgId broker queue offset
+// reconsumeTimes bornMs consumedMs keys" (tests and rmq-demo read those).
+// --orderly consumes each queue in order under the broker's lock;
+// --broadcast gives every member of the group every message.
 // Start two with the same --group: the rebalance service splits the
 // queues between them (AVG), and each prints only its own.
 #include <pthread.h>
@@ -41,6 +45,9 @@ struct config : rmq::node_config {
   std::string from = "last";
   int64_t count = 0;
   int threads = 4;
+  std::string print = "body";
+  bool orderly = false;
+  bool broadcast = false;
 
   config() {
     opt_group{custom_options_, "global"}
@@ -50,7 +57,10 @@ struct config : rmq::node_config {
       .add(group, "group", "consumer group")
       .add(from, "from", "a new group starts at 'first' or 'last'")
       .add(count, "count", "stop after this many messages (0: SIGINT)")
-      .add(threads, "threads", "consume workers");
+      .add(threads, "threads", "consume workers")
+      .add(print, "print", "'body' or 'ids' (one machine-readable line)")
+      .add(orderly, "orderly", "consume each queue in order (queue locks)")
+      .add(broadcast, "broadcast", "every member gets every message");
   }
 };
 
@@ -84,21 +94,48 @@ int main(int argc, char** argv) {
   pc.consume_threads = cfg.threads;
   if (cfg.from == "first")
     pc.from_where = rmq::consume_from_where::consume_from_first_offset;
+  if (cfg.broadcast)
+    pc.model = rmq::message_model::broadcasting;
   std::mutex out;
   std::atomic<int64_t> consumed{0};
-  auto consumer = rmq::spawn_push_consumer(
-    sys, pc, [&](const std::vector<rmq::received_message>& batch) {
-      std::lock_guard<std::mutex> guard{out};
-      for (auto& m : batch) {
+  bool ids = cfg.print == "ids";
+  auto print = [&](const std::vector<rmq::received_message>& batch) {
+    std::lock_guard<std::mutex> guard{out};
+    for (auto& m : batch) {
+      if (ids) {
+        auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count();
+        std::cout << "msg " << m.msg_id << ' ' << m.broker_name << ' '
+                  << m.queue_id << ' ' << m.queue_offset << ' '
+                  << m.reconsume_times << ' ' << m.born_timestamp << ' ' << now
+                  << ' ' << (m.keys.empty() ? "-" : m.keys) << '\n';
+      } else {
         std::cout << m.broker_name << ":" << m.queue_id << " " << m.queue_offset
                   << ": " << m.body;
         if (!m.tags.empty())
           std::cout << " [" << m.tags << "]";
-        std::cout << std::endl;
-        ++consumed;
+        std::cout << '\n';
       }
-      return rmq::consume_status::consume_success;
-    });
+      ++consumed;
+    }
+    std::cout << std::flush;
+  };
+  auto consumer = cfg.orderly
+                    ? rmq::spawn_push_consumer(
+                      sys, pc,
+                      rmq::orderly_listener{
+                        [&](const std::vector<rmq::received_message>& batch) {
+                          print(batch);
+                          return rmq::orderly_status::success;
+                        }})
+                    : rmq::spawn_push_consumer(
+                      sys, pc,
+                      rmq::concurrent_listener{
+                        [&](const std::vector<rmq::received_message>& batch) {
+                          print(batch);
+                          return rmq::consume_status::consume_success;
+                        }});
   if (!consumer) {
     std::cerr << "push_consumer_example: " << rmq::describe(consumer.error())
               << std::endl;
