@@ -38,24 +38,20 @@
 
 #include "caf/actor_system.hpp"
 #include "caf/event_based_actor.hpp"
-#include "caf/io/middleman.hpp"
 #include "caf/scoped_actor.hpp"
 
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
+#include "apps/rmq-bench/broker_child.hpp"
+#include "apps/rmq-bench/load_generator.hpp"
 #include "messages/broker.hpp"
 #include "messages/errors.hpp"
-#include "runtime/bench_echo.hpp"
-#include "runtime/connect.hpp"
-#include "runtime/host_port.hpp"
 #include "runtime/message_batch.hpp"
 #include "runtime/node_config.hpp"
 
 namespace rmq::bench {
 
 namespace {
-
-using clock_type = std::chrono::steady_clock;
 
 constexpr size_t body_size = 128;
 constexpr int batch_size = 64;
@@ -75,60 +71,6 @@ struct options {
   int batch_in_flight = 4;
   std::string store_dir;
 };
-
-double us_since(clock_type::time_point t0, clock_type::time_point t1) {
-  return std::chrono::duration<double, std::micro>(t1 - t0).count();
-}
-
-// -- a broker process ---------------------------------------------------------
-
-struct broker_child {
-  std::unique_ptr<child_process> proc;
-  std::string address;
-  std::string dir;
-  ~broker_child() {
-    if (proc && proc->running()) {
-      proc->signal(SIGTERM);
-      proc->wait(std::chrono::seconds{30});
-    }
-    if (!dir.empty()) {
-      std::string out;
-      run_command({"/bin/rm", "-rf", dir}, out);
-    }
-  }
-};
-
-std::unique_ptr<broker_child> start_broker(const std::string& flush,
-                                           const std::string& parent) {
-  auto result = std::make_unique<broker_child>();
-  char tmpl[4096];
-  std::snprintf(tmpl, sizeof(tmpl), "%s/rmq-bench-broker-XXXXXX",
-                parent.c_str());
-  if (mkdtemp(tmpl) == nullptr) {
-    std::cerr << "cannot create a store dir under " << parent << '\n';
-    return nullptr;
-  }
-  result->dir = tmpl;
-  std::vector<std::string> argv{exe_dir() + "/rmq-node", "--role=broker",
-                                "--name=bench-broker", "--namesrv=", "--port=0",
-                                "--store-dir=" + result->dir,
-                                "--flush-disk-type=" + flush,
-                                // 100 topics x 100 queues of RocketMQ's
-                                // 5.7 MB consume-queue files would
-                                // allocate 57 GB; 20,000 units (400 KB)
-                                // take 4 GB and hold every test's data.
-                                "--mapped-file-size-consume-queue=400000",
-                                "--log-level=warn"};
-  result->proc = std::make_unique<child_process>(std::move(argv));
-  std::string rest;
-  if (!result->proc->wait_for("broker bench-broker listening on ", rest,
-                              std::chrono::seconds{60})) {
-    std::cerr << "rmq-node --role=broker did not start\n";
-    return nullptr;
-  }
-  result->address = rest;
-  return result;
-}
 
 // Resident memory of a process from /proc: VmRSS and RssAnon in KiB.
 std::pair<long, long> rss_kib(pid_t pid) {
@@ -199,137 +141,7 @@ struct cpu_meter {
   }
 };
 
-// -- a load generator ---------------------------------------------------------
-
-struct load_result {
-  uint64_t requests = 0;
-  uint64_t msgs = 0;
-  uint64_t errors = 0;
-  std::string first_error;
-  double seconds = 0;
-  std::vector<double> latencies_us; // sorted; only with 1 in flight
-  double rate() const {
-    return seconds > 0 ? static_cast<double>(msgs) / seconds : 0;
-  }
-  double p(double q) const {
-    return percentile(latencies_us, q);
-  }
-};
-
-/// Calls `done(ok, messages, why)` once the request ended.
-using done_fn = std::function<void(bool, uint64_t, const std::string&)>;
-
-/// Issues request number `seq` from `self`.
-using issue_fn
-  = std::function<void(caf::event_based_actor*, uint64_t, done_fn)>;
-
-// As in namesrv_bench.cpp: requests without timeouts (a CAF 0.17 request
-// timeout wakes the clock thread twice per request), and a 1 s tick that
-// prints the progress line and ends a run with no reply for 10 s.
-constexpr auto stall_timeout = std::chrono::seconds{10};
-
-load_result run_load(caf::actor_system& sys, const std::string& label,
-                     int in_flight, double seconds, issue_fn issue) {
-  auto result = std::make_shared<load_result>();
-  auto start = clock_type::now();
-  auto deadline = start
-                  + std::chrono::duration_cast<clock_type::duration>(
-                    std::chrono::duration<double>{seconds});
-  auto done = std::make_shared<std::promise<void>>();
-  auto fut = done->get_future();
-  sys.spawn([=](caf::event_based_actor* self) -> caf::behavior {
-    auto outstanding = std::make_shared<int>(0);
-    auto next = std::make_shared<uint64_t>(0);
-    auto last_reply = std::make_shared<clock_type::time_point>(start);
-    auto finished = std::make_shared<bool>(false);
-    auto finish = [=] {
-      if (*finished)
-        return;
-      *finished = true;
-      result->seconds = us_since(start, *last_reply) / 1e6;
-      std::sort(result->latencies_us.begin(), result->latencies_us.end());
-      std::cerr << "\r\033[K" << std::flush;
-      done->set_value();
-      self->quit();
-    };
-    auto fire = std::make_shared<std::function<void()>>();
-    *fire = [=] {
-      if (*finished)
-        return;
-      if (clock_type::now() >= deadline) {
-        if (*outstanding == 0)
-          finish();
-        return;
-      }
-      ++*outstanding;
-      auto t0 = clock_type::now();
-      issue(self, (*next)++,
-            [=](bool ok, uint64_t msgs, const std::string& why) {
-              --*outstanding;
-              *last_reply = clock_type::now();
-              ++result->requests;
-              if (ok) {
-                result->msgs += msgs;
-                if (in_flight == 1)
-                  result->latencies_us.push_back(us_since(t0, *last_reply));
-              } else {
-                if (result->errors++ == 0)
-                  result->first_error = why;
-              }
-              (*fire)();
-            });
-    };
-    for (int i = 0; i < in_flight; ++i)
-      (*fire)();
-    self->delayed_send(self, std::chrono::seconds{1}, caf::tick_atom::value);
-    return {
-      [=](caf::tick_atom) {
-        if (*finished)
-          return;
-        auto now = clock_type::now();
-        if (*outstanding > 0 && now - *last_reply > stall_timeout) {
-          std::cerr << "\n"
-                    << label << ": no reply for " << stall_timeout.count()
-                    << " s\n";
-          result->errors += static_cast<uint64_t>(*outstanding);
-          if (result->first_error.empty())
-            result->first_error = "stalled";
-          finish();
-          return;
-        }
-        std::cerr << "\r\033[K  " << label << ": "
-                  << static_cast<uint64_t>(static_cast<double>(result->msgs)
-                                           / (us_since(start, now) / 1e6))
-                  << " msgs/s, " << result->errors << " errors" << std::flush;
-        self->delayed_send(self, std::chrono::seconds{1},
-                           caf::tick_atom::value);
-      },
-    };
-  });
-  fut.wait();
-  return *result;
-}
-
 // -- requests -----------------------------------------------------------------
-
-issue_fn echo_request(const caf::actor& echo, std::string payload,
-                      uint64_t msgs_per_request, uint64_t reply_bytes = 0) {
-  auto shared = std::make_shared<const std::string>(std::move(payload));
-  return [=](caf::event_based_actor* self, uint64_t, done_fn done) {
-    auto on_error = [done](const caf::error& err) {
-      done(false, 0, describe(err));
-    };
-    if (reply_bytes == 0)
-      self->request(echo, caf::infinite, bench_echo_atom::value, *shared)
-        .then([=](uint64_t) { done(true, msgs_per_request, {}); }, on_error);
-    else
-      self
-        ->request(echo, caf::infinite, bench_echo_atom::value, *shared,
-                  reply_bytes)
-        .then([=](const std::string&) { done(true, msgs_per_request, {}); },
-              on_error);
-  };
-}
 
 send_message_request make_send(const std::string& topic, int32_t queue) {
   send_message_request req;
@@ -631,35 +443,6 @@ double wait_dispatched(caf::actor_system& sys, const broker_actor& broker) {
   return -1;
 }
 
-struct connection {
-  broker_actor broker;
-  caf::actor echo;
-};
-
-std::optional<connection> connect_broker(caf::actor_system& sys,
-                                         const std::string& address) {
-  auto addr = parse_host_port(address);
-  if (!addr) {
-    std::cerr << "bad broker address '" << address << "'\n";
-    return std::nullopt;
-  }
-  caf::scoped_actor self{sys};
-  auto broker = connect<broker_actor>(self, *addr, std::chrono::seconds{10});
-  if (!broker) {
-    std::cerr << "cannot connect to " << address << ": "
-              << describe(broker.error()) << '\n';
-    return std::nullopt;
-  }
-  auto echo = caf::actor_cast<caf::actor>(
-    sys.middleman().remote_lookup(bench_echo_name, broker->node()));
-  if (!echo) {
-    std::cerr << "the broker at " << address
-              << " has no bench echo actor (an older rmq-node?)\n";
-    return std::nullopt;
-  }
-  return connection{*broker, echo};
-}
-
 // -- reporting ----------------------------------------------------------------
 
 std::string fmt(double x, int precision = 0) {
@@ -720,7 +503,7 @@ void line(verdicts& v, const std::string& what, const std::string& value,
 
 int measure(const options& opt, const std::string& flush_type, verdicts& v) {
   bool async = flush_type == "ASYNC_FLUSH";
-  auto node = start_broker(flush_type, opt.store_dir);
+  auto node = start_broker("bench-broker", flush_type, opt.store_dir);
   if (!node)
     return 1;
   node_config cfg;
@@ -1000,7 +783,7 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
 // -- soak ---------------------------------------------------------------------
 
 int soak(const options& opt) {
-  auto node = start_broker("ASYNC_FLUSH", opt.store_dir);
+  auto node = start_broker("bench-broker", "ASYNC_FLUSH", opt.store_dir);
   if (!node)
     return 1;
   node_config cfg;
