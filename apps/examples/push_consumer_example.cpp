@@ -18,6 +18,8 @@
 // --broadcast gives every member of the group every message.
 // Start two with the same --group: the rebalance service splits the
 // queues between them (AVG), and each prints only its own.
+// --poll-namesrv-ms and --rebalance-ms shorten RocketMQ's 30 s / 20 s, so
+// a restarted broker's queues are read again soon (rmq-demo uses them).
 #include <pthread.h>
 #include <signal.h>
 #include <time.h>
@@ -48,6 +50,8 @@ struct config : rmq::node_config {
   std::string print = "body";
   bool orderly = false;
   bool broadcast = false;
+  int64_t poll_namesrv_ms = 30000;
+  int64_t rebalance_ms = 20000;
 
   config() {
     opt_group{custom_options_, "global"}
@@ -60,7 +64,10 @@ struct config : rmq::node_config {
       .add(threads, "threads", "consume workers")
       .add(print, "print", "'body' or 'ids' (one machine-readable line)")
       .add(orderly, "orderly", "consume each queue in order (queue locks)")
-      .add(broadcast, "broadcast", "every member gets every message");
+      .add(broadcast, "broadcast", "every member gets every message")
+      .add(poll_namesrv_ms, "poll-namesrv-ms",
+           "route refresh interval (RocketMQ pollNameServerInterval)")
+      .add(rebalance_ms, "rebalance-ms", "rebalance round interval");
   }
 };
 
@@ -92,6 +99,10 @@ int main(int argc, char** argv) {
   pc.group = cfg.group;
   pc.subscriptions = {{cfg.topic, cfg.tags}};
   pc.consume_threads = cfg.threads;
+  pc.client.poll_namesrv_interval
+    = std::chrono::milliseconds{cfg.poll_namesrv_ms};
+  pc.client.rebalance_interval = std::chrono::milliseconds{cfg.rebalance_ms};
+  pc.rebalance_interval = pc.client.rebalance_interval;
   if (cfg.from == "first")
     pc.from_where = rmq::consume_from_where::consume_from_first_offset;
   if (cfg.broadcast)

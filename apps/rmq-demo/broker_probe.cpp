@@ -101,4 +101,13 @@ caf::expected<int64_t> broker_probe::max_offset(const std::string& topic,
   return res->max_offset;
 }
 
+caf::expected<std::vector<std::string>>
+broker_probe::consumers(const std::string& group) {
+  auto res = blocking_ask<consumer_list>(self_, hdl_, request_timeout,
+                                         get_consumer_list_request{group});
+  if (!res)
+    return std::move(res.error());
+  return std::move(res->client_ids);
+}
+
 } // namespace rmq::demo

@@ -1,7 +1,7 @@
 // The demo's client of one broker, through the published broker_actor
-// interface: creates a topic, sends batches, pulls queues. Blocking calls
-// from a scoped actor; the producer and consumer APIs come with their own
-// issues.
+// interface: creates a topic, reads max offsets and a group's consumers
+// (sends batches and pulls queues too). Blocking calls from a scoped actor;
+// the demo sends through the producer API and consumes in child processes.
 #pragma once
 
 #include <chrono>
@@ -45,6 +45,9 @@ public:
 
   /// The queue's max offset (how many messages it stored).
   caf::expected<int64_t> max_offset(const std::string& topic, int32_t queue);
+
+  /// The client ids of a consumer group the broker knows (heartbeats).
+  caf::expected<std::vector<std::string>> consumers(const std::string& group);
 
   const std::string& addr() const {
     return addr_;
