@@ -144,50 +144,6 @@ std::pair<long, long> rss_kib(pid_t pid) {
   return {rss, anon};
 }
 
-// CPU time (user + system) a process used so far, in seconds.
-double cpu_seconds(const std::string& pid) {
-  std::ifstream in{"/proc/" + pid + "/stat"};
-  std::string text;
-  std::getline(in, text);
-  // Fields after the command name, which is in parentheses and may hold
-  // spaces: state is field 3, utime 14, stime 15.
-  auto close = text.rfind(')');
-  if (close == std::string::npos)
-    return 0;
-  std::istringstream rest{text.substr(close + 2)};
-  std::string field;
-  double ticks = 0;
-  for (int i = 3; i <= 15 && rest >> field; ++i)
-    if (i >= 14)
-      ticks += std::strtod(field.c_str(), nullptr);
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-/// The CPU use of the broker and of this process over a run, in percent
-/// of one core ("" when unknown).
-struct cpu_meter {
-  std::string broker_pid;
-  double b0 = 0, s0 = 0;
-  clock_type::time_point t0;
-  void start() {
-    b0 = cpu_seconds(broker_pid);
-    s0 = cpu_seconds("self");
-    t0 = clock_type::now();
-  }
-  std::string stop() const {
-    auto wall = us_since(t0, clock_type::now()) / 1e6;
-    if (wall <= 0)
-      return "";
-    return "broker "
-           + std::to_string(
-             static_cast<int>(100 * (cpu_seconds(broker_pid) - b0) / wall))
-           + " % CPU, bench "
-           + std::to_string(
-             static_cast<int>(100 * (cpu_seconds("self") - s0) / wall))
-           + " %";
-  }
-};
-
 // -- a load generator ---------------------------------------------------------
 
 struct load_result {
@@ -745,17 +701,20 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
     cpu.start();
     auto s1 = run_load(sys, tag("send 1 in flight"), 1, s,
                        send_request(broker, false));
-    cpu1 = cpu.stop();
+    cpu.stop();
+    cpu1 = cpu.text();
     settle("1 in flight");
     cpu.start();
     auto s64 = run_load(sys, tag("send 64 in flight"), 64, s,
                         send_request(broker, false));
-    cpu64 = cpu.stop();
+    cpu.stop();
+    cpu64 = cpu.text();
     settle("64 in flight");
     cpu.start();
     auto sb = run_load(sys, tag("send batches"), opt.batch_in_flight, s,
                        send_request(broker, true));
-    cpub = cpu.stop();
+    cpu.stop();
+    cpub = cpu.text();
     settle("batches");
     for (auto* r : {&b1, &b64, &bb, &s1, &s64, &sb})
       f.errors += r->errors;
