@@ -521,6 +521,11 @@ void attempt(loop_ptr self, uint64_t id) {
                    ? std::min<caf::timespan>(remaining, st.cfg.attempt_timeout)
                    : remaining;
   auto attempt_deadline = now + timeout;
+  if (op.req_deferred) {
+    op.req = make_send_request(op.msgs.front(), op.uniq_keys.front(),
+                               op.born_ms, st.codec);
+    op.req_deferred = false;
+  }
   auto req = op.req;
   req.queue_id = queue.queue_id;
   // In flight from here, connect included, so async messages for this
@@ -651,14 +656,17 @@ caf::error not_running() {
 }
 
 send_loop_op single_op(loop_ptr self, const client_message& msg,
-                       send_loop_op::kind mode) {
+                       send_loop_op::kind mode, bool defer_req = false) {
   auto& st = self->state;
   send_loop_op op;
   op.mode = mode;
   op.topic = msg.topic;
   auto now_ms = wall_ms(st);
   auto key = st.keys->next(now_ms);
-  op.req = make_send_request(msg, key, now_ms, st.codec);
+  op.born_ms = now_ms;
+  op.req_deferred = defer_req;
+  if (!defer_req)
+    op.req = make_send_request(msg, key, now_ms, st.codec);
   op.uniq_keys = {key};
   op.sizes = {msg.body.size()};
   switch (mode) {
@@ -748,7 +756,8 @@ caf::result<client_send_result> send_async(loop_ptr self,
   }
   ++st.async_messages;
   st.async_bytes += size;
-  auto op = single_op(self, msg, send_loop_op::kind::async);
+  // A batchable message gets its own request only if it goes alone.
+  auto op = single_op(self, msg, send_loop_op::kind::async, batchable(st, msg));
   op.msgs = {msg};
   auto rp = self->make_response_promise<client_send_result>();
   op.async_rps = {rp};

@@ -92,6 +92,11 @@ struct send_loop_op {
   std::vector<caf::typed_response_promise<client_send_result>> async_rps;
   /// Whether the request is an auto-batch of async messages.
   bool auto_batch = false;
+  /// An async message that may still join an auto-batch has no request of
+  /// its own yet (most never need one); made at its first attempt, with
+  /// the born time of its acceptance.
+  bool req_deferred = false;
+  int64_t born_ms = 0;
 };
 
 /// An async message waiting for its broker's in-flight request to end.
