@@ -302,8 +302,9 @@ using producer_actor = dumpable_actor::extend<
   caf::reacts_to<route_atom, std::string, topic_route_data>,
   caf::reacts_to<fault_atom, fault_snapshot>,
   caf::reacts_to<peer_lost_atom, std::string>,
-  // The send loop's own timer: batch_linger for a broker's async sends
-  // ended.
-  caf::reacts_to<caf::tick_atom, std::string>>;
+  // The send loop's own timers: batch_linger for a broker's async sends
+  // ended; attempts past their deadline end (one timer for all of them,
+  // not a CAF request timeout per attempt).
+  caf::reacts_to<caf::tick_atom, std::string>, caf::reacts_to<caf::tick_atom>>;
 
 } // namespace rmq

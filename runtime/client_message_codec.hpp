@@ -46,10 +46,12 @@ make_send_request(const client_message& msg, const std::string& uniq_key,
 /// One SEND_BATCH_MESSAGE request for `msgs` (RocketMQ batch encoding, one
 /// UNIQ_KEY each, in order): message_illegal for an empty batch, mixed
 /// topics, a delay level, a retry topic, or a total over max_message_size.
+/// `checked`: every message passed check_client_message already (not done
+/// again).
 caf::expected<send_message_request>
 make_batch_request(const std::vector<client_message>& msgs,
                    const std::vector<std::string>& uniq_keys, int64_t born_ms,
-                   const message_codec_options& opts);
+                   const message_codec_options& opts, bool checked = false);
 
 /// The client's view of a broker's answer: queue and ids.
 client_send_result to_client_result(const send_result& res,

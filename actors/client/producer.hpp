@@ -49,6 +49,10 @@ struct producer_config {
   bool auto_batch = true;
   size_t batch_max_messages = 256;
   size_t batch_max_bytes = 1024 * 1024;
+  /// Requests in flight to one broker past which a full auto-batch waits
+  /// too (below it, a full batch goes at once; a partial one always waits
+  /// for a request to end), so one broker is not a stop-and-wait loop.
+  size_t batch_max_in_flight = 4;
   caf::timespan batch_linger = std::chrono::microseconds{0};
   /// Wall clock (ms since the epoch) for born timestamps and UNIQ_KEYs;
   /// empty: the system clock. Tests pass a fixed one.

@@ -142,6 +142,8 @@ caf::error all_failed(loop_ptr self, const send_loop_op& op) {
 // -- forward declarations -----------------------------------------------------
 
 void attempt(loop_ptr self, uint64_t id);
+void arm_attempt_timer(loop_ptr self, time_point deadline);
+void attempt_timer_fired(loop_ptr self);
 void flush_queued(loop_ptr self, const std::string& broker, bool everything);
 void maybe_finish_stop(loop_ptr self);
 
@@ -285,26 +287,25 @@ void succeed(loop_ptr self, uint64_t id, const send_result& res,
   if (i == st.ops.end())
     return;
   auto& op = i->second;
-  auto out = to_client_result(res, queue);
   st.sent += op.uniq_keys.size();
   switch (op.mode) {
     case send_loop_op::kind::sync:
-      op.rp.deliver(std::move(out));
+      op.rp.deliver(to_client_result(res, queue));
       break;
     case send_loop_op::kind::oneway:
       break;
     case send_loop_op::kind::async:
       if (!op.auto_batch) {
-        op.async_rps.front().deliver(std::move(out));
+        op.async_rps.front().deliver(to_client_result(res, queue));
         break;
       }
       // Each caller gets its own message's entry of the batch result.
       for (size_t k = 0; k < op.async_rps.size(); ++k) {
         client_send_result one;
-        one.status = out.status;
+        one.status = res.status;
         one.queue = queue;
-        if (k < out.entries.size()) {
-          auto& e = out.entries[k];
+        if (k < res.entries.size()) {
+          auto& e = res.entries[k];
           one.msg_id = e.msg_id;
           one.offset_msg_id = e.offset_msg_id;
           one.queue_offset = e.queue_offset;
@@ -370,8 +371,12 @@ void report(loop_ptr self, const std::string& broker, caf::timespan latency,
   auto& st = self->state;
   fault_report r{broker, to_ms(latency), isolation, reachable};
   // The local copy learns at once; the table's push overwrites it later.
-  st.faults.update(r, now_ns(self));
-  self->send(st.inst.faults, std::move(r));
+  // A report that changes nothing here (a fast answer from a broker known
+  // available and reachable: nearly every send) would change nothing there
+  // either but the latency it shows, so it stays here: one message less to
+  // another actor per send.
+  if (st.faults.update(r, now_ns(self)))
+    self->send(st.inst.faults, std::move(r));
 }
 
 void attempt_failed(loop_ptr self, uint64_t id, const std::string& broker,
@@ -478,13 +483,22 @@ void attempt(loop_ptr self, uint64_t id) {
     st.ops.erase(i); // the bounds stay counted until the batch answers
     auto& waiting = st.queued[broker][topic];
     waiting.push_back(std::move(q));
-    if (busy)
+    auto full = [&] {
+      if (waiting.size() >= st.cfg.batch_max_messages)
+        return true;
+      size_t bytes = 0;
+      for (auto& w : waiting)
+        bytes += w.size;
+      return bytes >= st.cfg.batch_max_bytes;
+    };
+    if (busy) {
+      // A full batch need not wait for an answer while the broker has
+      // room: a few batches in flight keep it busy.
+      if (st.in_flight_by_broker[broker] < st.cfg.batch_max_in_flight && full())
+        flush_queued(self, broker, false);
       return;
-    size_t bytes = 0;
-    for (auto& w : waiting)
-      bytes += w.size;
-    if (waiting.size() >= st.cfg.batch_max_messages
-        || bytes >= st.cfg.batch_max_bytes) {
+    }
+    if (full()) {
       flush_queued(self, broker, false); // full: no reason to wait
     } else if (st.lingering.insert(broker).second) {
       self->delayed_send(self, st.cfg.batch_linger, caf::tick_atom::value,
@@ -507,6 +521,11 @@ void attempt(loop_ptr self, uint64_t id) {
                    ? std::min<caf::timespan>(remaining, st.cfg.attempt_timeout)
                    : remaining;
   auto attempt_deadline = now + timeout;
+  if (op.req_deferred) {
+    op.req = make_send_request(op.msgs.front(), op.uniq_keys.front(),
+                               op.born_ms, st.codec);
+    op.req_deferred = false;
+  }
   auto req = op.req;
   req.queue_id = queue.queue_id;
   // In flight from here, connect included, so async messages for this
@@ -514,7 +533,8 @@ void attempt(loop_ptr self, uint64_t id) {
   ++st.in_flight_by_broker[broker];
   with_broker(
     self, addr, timeout, [=](caf::expected<client_broker_actor> hdl) mutable {
-      auto left = attempt_deadline - self->clock().now();
+      auto begin = self->clock().now();
+      auto left = attempt_deadline - begin;
       if (!hdl || left <= caf::timespan{0}) {
         --self->state.in_flight_by_broker[broker];
         attempt_failed(self, id, broker, addr, now,
@@ -523,11 +543,19 @@ void attempt(loop_ptr self, uint64_t id) {
         flush_queued(self, broker, self->state.stopping);
         return;
       }
-      auto begin = self->clock().now();
-      self->request(*hdl, left, std::move(req))
+      auto& st = self->state;
+      auto token = st.next_attempt++;
+      st.pending.emplace(token, pending_attempt{id, broker, addr, begin,
+                                                attempt_deadline});
+      arm_attempt_timer(self, attempt_deadline);
+      // No CAF timeout: the attempt timer ends a silent attempt; an
+      // answer after that finds no pending entry and is dropped.
+      self->request(*hdl, caf::infinite, std::move(req))
         .then(
           [=](const send_result& res) {
             auto& st = self->state;
+            if (st.pending.erase(token) == 0)
+              return;
             --st.in_flight_by_broker[broker];
             report(self, broker, self->clock().now() - begin, false, true);
             auto j = st.ops.find(id);
@@ -548,11 +576,56 @@ void attempt(loop_ptr self, uint64_t id) {
             flush_queued(self, broker, self->state.stopping);
           },
           [=](const caf::error& err) {
+            if (self->state.pending.erase(token) == 0)
+              return;
             --self->state.in_flight_by_broker[broker];
             attempt_failed(self, id, broker, addr, begin, err);
             flush_queued(self, broker, self->state.stopping);
           });
     });
+}
+
+/// Makes sure a timer fires by `deadline` (one is already on its way when
+/// an earlier or equal one is).
+void arm_attempt_timer(loop_ptr self, time_point deadline) {
+  auto& timers = self->state.attempt_timers;
+  if (!timers.empty() && *timers.begin() <= deadline)
+    return;
+  timers.insert(deadline);
+  auto delay = std::max<caf::timespan>(deadline - self->clock().now(),
+                                       caf::timespan{0});
+  self->delayed_send(self, delay, caf::tick_atom::value);
+}
+
+/// The attempt timer fired: ends every attempt past its deadline as a
+/// request timeout (as a CAF request timeout would) and arms the timer for
+/// the next deadline, if any.
+void attempt_timer_fired(loop_ptr self) {
+  auto& st = self->state;
+  auto now = self->clock().now();
+  st.attempt_timers.erase(st.attempt_timers.begin(),
+                          st.attempt_timers.upper_bound(now));
+  std::vector<pending_attempt> expired;
+  std::optional<time_point> next;
+  for (auto i = st.pending.begin(); i != st.pending.end();) {
+    if (i->second.deadline <= now) {
+      expired.push_back(std::move(i->second));
+      i = st.pending.erase(i);
+    } else {
+      if (!next || i->second.deadline < *next)
+        next = i->second.deadline;
+      ++i;
+    }
+  }
+  // Before the retries below start attempts (and arm timers themselves).
+  if (next)
+    arm_attempt_timer(self, *next);
+  for (auto& x : expired) {
+    --st.in_flight_by_broker[x.broker];
+    attempt_failed(self, x.op, x.broker, x.addr, x.begin,
+                   caf::make_error(caf::sec::request_timeout));
+    flush_queued(self, x.broker, st.stopping);
+  }
 }
 
 // -- starting a send ----------------------------------------------------------
@@ -583,13 +656,17 @@ caf::error not_running() {
 }
 
 send_loop_op single_op(loop_ptr self, const client_message& msg,
-                       send_loop_op::kind mode) {
+                       send_loop_op::kind mode, bool defer_req = false) {
   auto& st = self->state;
   send_loop_op op;
   op.mode = mode;
   op.topic = msg.topic;
-  auto key = st.keys->next(wall_ms(st));
-  op.req = make_send_request(msg, key, wall_ms(st), st.codec);
+  auto now_ms = wall_ms(st);
+  auto key = st.keys->next(now_ms);
+  op.born_ms = now_ms;
+  op.req_deferred = defer_req;
+  if (!defer_req)
+    op.req = make_send_request(msg, key, now_ms, st.codec);
   op.uniq_keys = {key};
   op.sizes = {msg.body.size()};
   switch (mode) {
@@ -649,7 +726,7 @@ send_many(loop_ptr self, const std::vector<client_message>& msgs,
     op.uniq_keys.push_back(st.keys->next(now_ms));
     op.sizes.push_back(msg.body.size());
   }
-  auto req = make_batch_request(msgs, op.uniq_keys, now_ms, st.codec);
+  auto req = make_batch_request(msgs, op.uniq_keys, now_ms, st.codec, true);
   if (!req)
     return req.error();
   op.req = std::move(*req);
@@ -679,7 +756,8 @@ caf::result<client_send_result> send_async(loop_ptr self,
   }
   ++st.async_messages;
   st.async_bytes += size;
-  auto op = single_op(self, msg, send_loop_op::kind::async);
+  // A batchable message gets its own request only if it goes alone.
+  auto op = single_op(self, msg, send_loop_op::kind::async, batchable(st, msg));
   op.msgs = {msg};
   auto rp = self->make_response_promise<client_send_result>();
   op.async_rps = {rp};
@@ -690,31 +768,37 @@ caf::result<client_send_result> send_async(loop_ptr self,
 // -- auto-batching ------------------------------------------------------------
 
 /// Sends what waits for `broker`: per topic one batch (bounded by
-/// batch_max_messages / batch_max_bytes); `everything` sends every batch
-/// at once (shutdown).
+/// batch_max_messages / batch_max_bytes), and further full ones while
+/// fewer than batch_max_in_flight requests are in flight; `everything`
+/// sends every batch at once (shutdown).
 void flush_queued(loop_ptr self, const std::string& broker, bool everything) {
   auto& st = self->state;
   auto by_topic = st.queued.find(broker);
   if (by_topic == st.queued.end())
     return;
   std::vector<std::vector<queued_async>> chunks;
+  auto max_chunk = std::max<size_t>(1, st.cfg.batch_max_messages);
+  auto in_flight = st.in_flight_by_broker[broker];
   for (auto& [topic, waiting] : by_topic->second) {
-    while (!waiting.empty()) {
-      std::vector<queued_async> chunk;
+    // One batch per topic in any case; more while full ones wait and the
+    // broker has room for them (batch_max_in_flight).
+    for (bool first = true; !waiting.empty(); first = false) {
       size_t bytes = 0;
       size_t n = 0;
-      while (n < waiting.size()
-             && n < std::max<size_t>(1, st.cfg.batch_max_messages)
+      while (n < waiting.size() && n < max_chunk
              && (n == 0 || bytes + waiting[n].size <= st.cfg.batch_max_bytes)) {
         bytes += waiting[n].size;
         ++n;
       }
+      auto full = n == max_chunk || n < waiting.size();
+      if (!everything && !first
+          && (!full || in_flight + chunks.size() >= st.cfg.batch_max_in_flight))
+        break;
+      std::vector<queued_async> chunk;
       std::move(waiting.begin(), waiting.begin() + n,
                 std::back_inserter(chunk));
       waiting.erase(waiting.begin(), waiting.begin() + n);
       chunks.push_back(std::move(chunk));
-      if (!everything)
-        break;
     }
   }
   for (auto i = by_topic->second.begin(); i != by_topic->second.end();) {
@@ -745,7 +829,7 @@ void flush_queued(loop_ptr self, const std::string& broker, bool everything) {
       op.req = make_send_request(msgs.front(), op.uniq_keys.front(), now_ms,
                                  st.codec);
     } else {
-      auto req = make_batch_request(msgs, op.uniq_keys, now_ms, st.codec);
+      auto req = make_batch_request(msgs, op.uniq_keys, now_ms, st.codec, true);
       if (!req) {
         // Cannot happen for checked messages of one topic within the
         // bounds; answer rather than drop them if it does.
@@ -822,6 +906,7 @@ nlohmann::json send_loop_state::dump_fields() const {
     {"auto_batch", cfg.auto_batch},
     {"batch_max_messages", cfg.batch_max_messages},
     {"batch_max_bytes", cfg.batch_max_bytes},
+    {"batch_max_in_flight", cfg.batch_max_in_flight},
     {"batch_linger_us",
      std::chrono::duration_cast<std::chrono::microseconds>(cfg.batch_linger)
        .count()},
@@ -855,7 +940,8 @@ nlohmann::json send_loop_state::dump_fields() const {
      {{"sends", ops.size()},
       {"async_messages", async_messages},
       {"async_bytes", async_bytes},
-      {"queued", queued_count()}}},
+      {"queued", queued_count()},
+      {"attempts", pending.size()}}},
     {"brokers", std::move(brokers_json)},
     {"lingering", lingering},
     {"topics", std::move(topics_json)},
@@ -989,6 +1075,7 @@ send_loop(producer_actor::stateful_pointer<send_loop_state> self,
       if (st.in_flight_by_broker[broker] == 0)
         flush_queued(self, broker, false);
     },
+    [=](caf::tick_atom) { attempt_timer_fired(self); },
     dump_handler(self),
   };
 }

@@ -92,6 +92,11 @@ struct send_loop_op {
   std::vector<caf::typed_response_promise<client_send_result>> async_rps;
   /// Whether the request is an auto-batch of async messages.
   bool auto_batch = false;
+  /// An async message that may still join an auto-batch has no request of
+  /// its own yet (most never need one); made at its first attempt, with
+  /// the born time of its acceptance.
+  bool req_deferred = false;
+  int64_t born_ms = 0;
 };
 
 /// An async message waiting for its broker's in-flight request to end.
@@ -102,6 +107,17 @@ struct queued_async {
   message_queue queue;
   caf::actor_clock::time_point deadline;
   caf::typed_response_promise<client_send_result> rp;
+};
+
+/// An attempt waiting for its broker's answer. Its deadline is watched by
+/// the send loop's one attempt timer, not by a CAF request timeout (which
+/// costs the clock thread two wake-ups per request).
+struct pending_attempt {
+  uint64_t op = 0;
+  std::string broker;
+  std::string addr;
+  caf::actor_clock::time_point begin;
+  caf::actor_clock::time_point deadline;
 };
 
 struct send_loop_state {
@@ -121,6 +137,11 @@ struct send_loop_state {
   std::map<std::string, client_broker_actor> brokers;
   std::map<uint64_t, send_loop_op> ops;
   uint64_t next_op = 0;
+  /// Attempts waiting for an answer, by token (a late answer finds none).
+  std::map<uint64_t, pending_attempt> pending;
+  uint64_t next_attempt = 0;
+  /// When the attempt timers on their way fire.
+  std::multiset<caf::actor_clock::time_point> attempt_timers;
   /// Requests in flight per broker name (auto-batching waits on them).
   std::map<std::string, size_t> in_flight_by_broker;
   /// Async messages waiting, per broker name, then topic.

@@ -2,9 +2,60 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
+
+#include <unistd.h>
 
 namespace rmq::bench {
+
+double cpu_seconds(const std::string& pid) {
+  std::ifstream in{"/proc/" + pid + "/stat"};
+  std::string text;
+  std::getline(in, text);
+  // Fields after the command name, which is in parentheses and may hold
+  // spaces: state is field 3, utime 14, stime 15.
+  auto close = text.rfind(')');
+  if (close == std::string::npos)
+    return 0;
+  std::istringstream rest{text.substr(close + 2)};
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i)
+    if (i >= 14)
+      ticks += std::strtod(field.c_str(), nullptr);
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+void cpu_meter::start() {
+  b0 = cpu_seconds(broker_pid);
+  s0 = cpu_seconds("self");
+  t0 = std::chrono::steady_clock::now();
+}
+
+void cpu_meter::stop() {
+  b1 = cpu_seconds(broker_pid);
+  s1 = cpu_seconds("self");
+  wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+           .count();
+}
+
+std::string cpu_meter::text() const {
+  if (wall <= 0)
+    return "";
+  return "broker " + std::to_string(static_cast<int>(100 * (b1 - b0) / wall))
+         + " % CPU, bench "
+         + std::to_string(static_cast<int>(100 * (s1 - s0) / wall)) + " %";
+}
+
+std::pair<double, double> cpu_meter::per_msg_us(uint64_t msgs) const {
+  if (msgs == 0)
+    return {0, 0};
+  auto n = static_cast<double>(msgs);
+  return {1e6 * (b1 - b0) / n, 1e6 * (s1 - s0) / n};
+}
 
 double median(std::vector<double> xs) {
   if (xs.empty())

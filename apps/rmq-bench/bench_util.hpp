@@ -2,9 +2,11 @@
 // NameServer process. Flags use rmq::option_parser.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/child_process.hpp"
@@ -16,6 +18,26 @@ double median(std::vector<double> xs);
 
 /// `xs` must be sorted.
 double percentile(const std::vector<double>& xs, double q);
+
+/// CPU time (user + system) process `pid` ("self" for this one) used so
+/// far, in seconds (/proc/PID/stat; 0 when unknown).
+double cpu_seconds(const std::string& pid);
+
+/// The CPU use of the broker and of this process over a run: in percent
+/// of one core, and per message (the figure a loaded machine does not
+/// change much).
+struct cpu_meter {
+  std::string broker_pid;
+  double b0 = 0, s0 = 0, b1 = 0, s1 = 0, wall = 0;
+  std::chrono::steady_clock::time_point t0;
+  void start();
+  /// Ends the run; `text()` and `per_msg_us` describe it from then on.
+  void stop();
+  /// "broker N % CPU, bench M %" ("" when unknown).
+  std::string text() const;
+  /// CPU microseconds per message of the broker and of this process.
+  std::pair<double, double> per_msg_us(uint64_t msgs) const;
+};
 
 /// A NameServer started by the bench; stopped when this goes away.
 struct namesrv_child {

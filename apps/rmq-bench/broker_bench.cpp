@@ -86,60 +86,15 @@ std::pair<long, long> rss_kib(pid_t pid) {
   return {rss, anon};
 }
 
-// CPU time (user + system) a process used so far, in seconds.
-double cpu_seconds(const std::string& pid) {
-  std::ifstream in{"/proc/" + pid + "/stat"};
-  std::string text;
-  std::getline(in, text);
-  // Fields after the command name, which is in parentheses and may hold
-  // spaces: state is field 3, utime 14, stime 15.
-  auto close = text.rfind(')');
-  if (close == std::string::npos)
-    return 0;
-  std::istringstream rest{text.substr(close + 2)};
-  std::string field;
-  double ticks = 0;
-  for (int i = 3; i <= 15 && rest >> field; ++i)
-    if (i >= 14)
-      ticks += std::strtod(field.c_str(), nullptr);
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+// Broker CPU per message since the meter's start, read after the
+// dispatcher caught up, so it counts the whole work of each message and
+// depends less on the box's load than a rate does.
+std::string per_msg(cpu_meter& cpu, uint64_t msgs) {
+  cpu.stop();
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.2f us/msg", cpu.per_msg_us(msgs).first);
+  return buf;
 }
-
-/// The CPU use of the broker and of this process over a run, in percent
-/// of one core ("" when unknown).
-struct cpu_meter {
-  std::string broker_pid;
-  double b0 = 0, s0 = 0;
-  clock_type::time_point t0;
-  void start() {
-    b0 = cpu_seconds(broker_pid);
-    s0 = cpu_seconds("self");
-    t0 = clock_type::now();
-  }
-  std::string stop() const {
-    auto wall = us_since(t0, clock_type::now()) / 1e6;
-    if (wall <= 0)
-      return "";
-    return "broker "
-           + std::to_string(
-             static_cast<int>(100 * (cpu_seconds(broker_pid) - b0) / wall))
-           + " % CPU, bench "
-           + std::to_string(
-             static_cast<int>(100 * (cpu_seconds("self") - s0) / wall))
-           + " %";
-  }
-  /// Broker CPU per message since start(), in µs: taken after the
-  /// dispatcher caught up, so it counts the whole work of each message
-  /// and depends less on the box's load than a rate does.
-  std::string per_msg(uint64_t msgs) const {
-    if (msgs == 0)
-      return "";
-    char buf[64];
-    snprintf(buf, sizeof(buf), "%.2f us/msg",
-             (cpu_seconds(broker_pid) - b0) * 1e6 / static_cast<double>(msgs));
-    return buf;
-  }
-};
 
 // -- requests -----------------------------------------------------------------
 
@@ -562,20 +517,23 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
     cpu.start();
     auto s1 = run_load(sys, tag("send 1 in flight"), 1, s,
                        send_request(broker, false));
-    cpu1 = cpu.stop();
+    cpu.stop();
+    cpu1 = cpu.text();
     settle("1 in flight");
-    cpu1 += ", " + cpu.per_msg(s1.msgs);
+    cpu1 += ", " + per_msg(cpu, s1.msgs);
     cpu.start();
     auto s64 = run_load(sys, tag("send 64 in flight"), 64, s,
                         send_request(broker, false));
-    cpu64 = cpu.stop();
+    cpu.stop();
+    cpu64 = cpu.text();
     settle("64 in flight");
-    cpu64 += ", " + cpu.per_msg(s64.msgs);
+    cpu64 += ", " + per_msg(cpu, s64.msgs);
     auto syncs0 = sync_totals(sys, broker);
     cpu.start();
     auto sb = run_load(sys, tag("send batches"), opt.batch_in_flight, s,
                        send_request(broker, true));
-    cpub = cpu.stop();
+    cpu.stop();
+    cpub = cpu.text();
     if (!async) {
       // Group commit: how many fdatasyncs the batches took and how long.
       auto syncs1 = sync_totals(sys, broker);
@@ -587,7 +545,7 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
                 + " us";
     }
     settle("batches");
-    cpub += ", " + cpu.per_msg(sb.msgs);
+    cpub += ", " + per_msg(cpu, sb.msgs);
     for (auto* r : {&b1, &b64, &bb, &s1, &s64, &sb})
       f.errors += r->errors;
     note_errors("baseline", b1);

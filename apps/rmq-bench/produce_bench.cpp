@@ -1,5 +1,6 @@
 // rmq-bench produce [--seconds=2] [--rounds=3] [--namesrv=ADDR]
 //                   [--broker=ADDR] [--sizes=128,1024]
+//                   [--only=baseline,sync,async,auto,batch]
 // Producer throughput and latency through the producer API
 // (actors/client/producer.hpp), against a cluster the bench starts (one
 // NameServer, one ASYNC_FLUSH broker) or one given with --namesrv (then
@@ -11,9 +12,12 @@
 //   - sync sends with 1 in flight, async sends with 64 in flight (no
 //     auto-batching), async sends with auto-batching (1,024 in flight) and
 //     explicit batches of 64 with 4 in flight; p50 / p99 / p999 latency.
-// The medians over the rounds are printed with the baseline, the ratio and
-// the target (issue #8).
+// The medians over the rounds are printed with the baseline, the ratio,
+// the target (issue #8) and the CPU time per message of the broker and of
+// the producer process (/proc/PID/stat: what a loaded machine changes
+// least; the broker's only when the bench started it).
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -21,6 +25,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "caf/actor_system.hpp"
@@ -54,6 +59,7 @@ struct options {
   std::string broker;
   std::string sizes = "128,1024";
   std::string store_dir = "/tmp";
+  std::string only;
 };
 
 std::string fmt(double x, int precision = 0) {
@@ -102,19 +108,35 @@ issue_fn batch(const producer_actor& p, const client_message& msg) {
   };
 }
 
-struct round_figures {
-  double base1 = 0, base64 = 0, base_batch = 0;
-  double sync = 0, sync_p50 = 0, sync_p99 = 0, sync_p999 = 0;
-  double async = 0, async_p50 = 0, async_p99 = 0, async_p999 = 0;
-  double autob = 0, autob_p50 = 0, autob_p99 = 0, autob_p999 = 0;
-  double batch = 0, batch_p50 = 0, batch_p99 = 0, batch_p999 = 0;
+/// One figure of one round: rate, latency, CPU per message.
+struct figure {
+  double rate = 0, p50 = 0, p99 = 0, p999 = 0;
+  /// CPU microseconds per acknowledged message: broker, producer process.
+  double cpu_broker = 0, cpu_client = 0;
+  bool ran = false;
 };
 
-template <class F>
-double med(const std::vector<round_figures>& rs, F f) {
+enum fig_id {
+  base1,
+  base64,
+  base_batch,
+  sync1,
+  async64,
+  autob,
+  batch64,
+  n_figs
+};
+
+const char* fig_names[n_figs] = {"baseline", "baseline", "baseline", "sync",
+                                 "async",    "auto",     "batch"};
+
+using round_figures = std::array<figure, n_figs>;
+
+double med(const std::vector<round_figures>& rs, fig_id id,
+           double figure::*field) {
   std::vector<double> xs;
   for (auto& r : rs)
-    xs.push_back(f(r));
+    xs.push_back(r[id].*field);
   return median(xs);
 }
 
@@ -134,135 +156,135 @@ void line(verdicts& v, const std::string& what, const std::string& value,
   std::cout << '\n';
 }
 
-std::string lat(double p50, double p99, double p999) {
-  return "p50 " + fmt(p50) + " / p99 " + fmt(p99) + " / p999 " + fmt(p999)
-         + " us";
+std::string lat(const std::vector<round_figures>& rs, fig_id id) {
+  return "p50 " + fmt(med(rs, id, &figure::p50)) + " / p99 "
+         + fmt(med(rs, id, &figure::p99)) + " / p999 "
+         + fmt(med(rs, id, &figure::p999)) + " us";
+}
+
+std::string cpu(const std::vector<round_figures>& rs, fig_id id) {
+  return "CPU/msg: broker " + fmt(med(rs, id, &figure::cpu_broker), 2)
+         + " us, producer " + fmt(med(rs, id, &figure::cpu_client), 2) + " us";
+}
+
+bool wanted(const options& opt, fig_id id) {
+  if (opt.only.empty())
+    return true;
+  std::istringstream in{opt.only};
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (item == fig_names[id])
+      return true;
+  return false;
 }
 
 // One message size: every figure, `rounds` times.
 void measure(const options& opt, caf::actor_system& sys,
-             const broker_connection& conn, const producer_actor& plain,
-             const producer_actor& batching, size_t size, verdicts& v) {
+             const broker_connection& conn, const std::string& broker_pid,
+             const producer_actor& plain, const producer_actor& batching,
+             size_t size, verdicts& v) {
   auto msg = make_message(size);
   std::string payload(size, 'x');
   std::string batch_payload(size * batch_size, 'x');
   double s = opt.seconds;
   std::vector<round_figures> rounds;
   for (int round = 1; round <= opt.rounds; ++round) {
-    auto tag = [&](const std::string& what) {
-      return std::to_string(size) + " B " + std::to_string(round) + "/"
-             + std::to_string(opt.rounds) + " " + what;
-    };
     round_figures f;
-    auto b1 = run_load(sys, tag("baseline 1 in flight"), 1, s,
-                       echo_request(conn.echo, payload, 1));
-    auto b64 = run_load(sys, tag("baseline 64 in flight"), 64, s,
-                        echo_request(conn.echo, payload, 1));
-    auto bb = run_load(sys, tag("baseline 64 per request, 4 in flight"),
-                       batch_in_flight, s,
-                       echo_request(conn.echo, batch_payload, batch_size));
-    auto sy = run_load(sys, tag("sync, 1 in flight"), 1, s,
-                       single(plain, msg, false));
-    auto as = run_load(sys, tag("async, 64 in flight"), async_in_flight, s,
-                       single(plain, msg, true));
-    auto ab = run_load(sys, tag("async, auto-batching"), auto_batch_in_flight,
-                       s, single(batching, msg, true));
-    auto eb = run_load(sys, tag("batches of 64"), batch_in_flight, s,
-                       batch(plain, msg));
-    note_errors("baseline", b1);
-    note_errors("baseline 64", b64);
-    note_errors("baseline batch", bb);
-    note_errors("sync", sy);
-    note_errors("async", as);
-    note_errors("async auto-batching", ab);
-    note_errors("batches", eb);
-    f.base1 = b1.rate();
-    f.base64 = b64.rate();
-    f.base_batch = bb.rate();
-    f.sync = sy.rate();
-    f.sync_p50 = sy.p(0.5);
-    f.sync_p99 = sy.p(0.99);
-    f.sync_p999 = sy.p(0.999);
-    f.async = as.rate();
-    f.async_p50 = as.p(0.5);
-    f.async_p99 = as.p(0.99);
-    f.async_p999 = as.p(0.999);
-    f.autob = ab.rate();
-    f.autob_p50 = ab.p(0.5);
-    f.autob_p99 = ab.p(0.99);
-    f.autob_p999 = ab.p(0.999);
-    f.batch = eb.rate();
-    f.batch_p50 = eb.p(0.5);
-    f.batch_p99 = eb.p(0.99);
-    f.batch_p999 = eb.p(0.999);
+    auto run = [&](fig_id id, const std::string& what, int in_flight,
+                   issue_fn issue) {
+      if (!wanted(opt, id))
+        return;
+      auto label = std::to_string(size) + " B " + std::to_string(round) + "/"
+                   + std::to_string(opt.rounds) + " " + what;
+      cpu_meter meter;
+      meter.broker_pid = broker_pid;
+      meter.start();
+      auto r = run_load(sys, label, in_flight, s, std::move(issue));
+      meter.stop();
+      note_errors(what, r);
+      auto& x = f[id];
+      x.ran = true;
+      x.rate = r.rate();
+      x.p50 = r.p(0.5);
+      x.p99 = r.p(0.99);
+      x.p999 = r.p(0.999);
+      std::tie(x.cpu_broker, x.cpu_client) = meter.per_msg_us(r.msgs);
+    };
+    run(base1, "baseline 1 in flight", 1, echo_request(conn.echo, payload, 1));
+    run(base64, "baseline 64 in flight", 64,
+        echo_request(conn.echo, payload, 1));
+    run(base_batch, "baseline 64 per request, 4 in flight", batch_in_flight,
+        echo_request(conn.echo, batch_payload, batch_size));
+    run(sync1, "sync, 1 in flight", 1, single(plain, msg, false));
+    run(async64, "async, 64 in flight", async_in_flight,
+        single(plain, msg, true));
+    run(autob, "async, auto-batching", auto_batch_in_flight,
+        single(batching, msg, true));
+    run(batch64, "batches of 64", batch_in_flight, batch(plain, msg));
     std::cout << "round " << round << " (" << size << " B): baseline "
-              << fmt(f.base1) << " / " << fmt(f.base64) << " rt/s, "
-              << fmt(f.base_batch) << " msgs/s batched; sync " << fmt(f.sync)
-              << " msgs/s (" << lat(f.sync_p50, f.sync_p99, f.sync_p999)
-              << "), async " << fmt(f.async) << ", auto-batching "
-              << fmt(f.autob) << ", batches " << fmt(f.batch) << " msgs/s\n";
+              << fmt(f[base1].rate) << " / " << fmt(f[base64].rate) << " rt/s, "
+              << fmt(f[base_batch].rate) << " msgs/s batched; sync "
+              << fmt(f[sync1].rate) << " msgs/s, async " << fmt(f[async64].rate)
+              << ", auto-batching " << fmt(f[autob].rate) << ", batches "
+              << fmt(f[batch64].rate) << " msgs/s\n";
     rounds.push_back(f);
   }
-  auto ratio = [&](auto num, auto den) {
-    return med(rounds, [&](const round_figures& r) {
-      auto d = den(r);
-      return d > 0 ? num(r) / d : 0.0;
-    });
+  auto ratio = [&](fig_id num, fig_id den) {
+    std::vector<double> xs;
+    for (auto& r : rounds)
+      xs.push_back(r[den].rate > 0 ? r[num].rate / r[den].rate : 0.0);
+    return median(xs);
   };
+  auto rate = [&](fig_id id) { return med(rounds, id, &figure::rate); };
+  auto ran = rounds.front();
   bool small = size == 128;
   std::cout << "median of " << rounds.size() << " rounds, " << size
             << " B messages:\n";
-  line(v, "baseline 1 in flight",
-       fmt(med(rounds, [](auto& r) { return r.base1; })) + " rt/s", "", {});
-  line(v, "baseline 64 in flight",
-       fmt(med(rounds, [](auto& r) { return r.base64; })) + " rt/s", "", {});
-  line(v, "baseline 64 per request, 4 in flight",
-       fmt(med(rounds, [](auto& r) { return r.base_batch; })) + " msgs/s", "",
-       {});
-  auto sync_ratio = ratio([](auto& r) { return r.sync; },
-                          [](auto& r) { return r.base1; });
-  line(v, "sync, 1 in flight",
-       fmt(med(rounds, [](auto& r) { return r.sync; })) + " msgs/s ("
-         + fmt(100 * sync_ratio, 1) + " % of baseline)",
-       small ? ">= 80 % of baseline" : "",
-       small ? std::optional<bool>{sync_ratio >= 0.8} : std::nullopt);
-  line(v, "  latency",
-       lat(med(rounds, [](auto& r) { return r.sync_p50; }),
-           med(rounds, [](auto& r) { return r.sync_p99; }),
-           med(rounds, [](auto& r) { return r.sync_p999; })),
-       "", {});
-  auto async_ratio = ratio([](auto& r) { return r.async; },
-                           [](auto& r) { return r.base64; });
-  line(v, "async, 64 in flight",
-       fmt(med(rounds, [](auto& r) { return r.async; })) + " msgs/s ("
-         + fmt(100 * async_ratio, 1) + " % of baseline)",
-       "", {});
-  line(v, "  latency",
-       lat(med(rounds, [](auto& r) { return r.async_p50; }),
-           med(rounds, [](auto& r) { return r.async_p99; }),
-           med(rounds, [](auto& r) { return r.async_p999; })),
-       "", {});
-  auto autob = med(rounds, [](auto& r) { return r.autob; });
-  line(v, "async, auto-batching", fmt(autob) + " msgs/s",
-       small ? ">= 300,000 msgs/s" : "",
-       small ? std::optional<bool>{autob >= 300000} : std::nullopt);
-  line(v, "  latency",
-       lat(med(rounds, [](auto& r) { return r.autob_p50; }),
-           med(rounds, [](auto& r) { return r.autob_p99; }),
-           med(rounds, [](auto& r) { return r.autob_p999; })),
-       "", {});
-  auto eb = med(rounds, [](auto& r) { return r.batch; });
-  auto eb_ratio = ratio([](auto& r) { return r.batch; },
-                        [](auto& r) { return r.base_batch; });
-  line(v, "batches of 64, 4 in flight",
-       fmt(eb) + " msgs/s (" + fmt(100 * eb_ratio, 1) + " % of baseline)",
-       small ? ">= 700,000 msgs/s" : "",
-       small ? std::optional<bool>{eb >= 700000} : std::nullopt);
-  line(v, "  latency (per batch)",
-       lat(med(rounds, [](auto& r) { return r.batch_p50; }),
-           med(rounds, [](auto& r) { return r.batch_p99; }),
-           med(rounds, [](auto& r) { return r.batch_p999; })),
-       "", {});
+  if (ran[base1].ran)
+    line(v, "baseline 1 in flight", fmt(rate(base1)) + " rt/s", "", {});
+  if (ran[base64].ran)
+    line(v, "baseline 64 in flight", fmt(rate(base64)) + " rt/s", "", {});
+  if (ran[base_batch].ran)
+    line(v, "baseline 64 per request, 4 in flight",
+         fmt(rate(base_batch)) + " msgs/s", "", {});
+  if (ran[sync1].ran) {
+    auto r = ratio(sync1, base1);
+    bool judged = small && ran[base1].ran;
+    line(v, "sync, 1 in flight",
+         fmt(rate(sync1)) + " msgs/s ("
+           + (ran[base1].ran ? fmt(100 * r, 1) + " % of baseline)"
+                             : "no baseline)"),
+         judged ? ">= 80 % of baseline" : "",
+         judged ? std::optional<bool>{r >= 0.8} : std::nullopt);
+    line(v, "  latency", lat(rounds, sync1), "", {});
+    line(v, "  cpu", cpu(rounds, sync1), "", {});
+  }
+  if (ran[async64].ran) {
+    line(v, "async, 64 in flight",
+         fmt(rate(async64)) + " msgs/s (" + fmt(100 * ratio(async64, base64), 1)
+           + " % of baseline)",
+         "", {});
+    line(v, "  latency", lat(rounds, async64), "", {});
+    line(v, "  cpu", cpu(rounds, async64), "", {});
+  }
+  if (ran[autob].ran) {
+    auto x = rate(autob);
+    line(v, "async, auto-batching", fmt(x) + " msgs/s",
+         small ? ">= 300,000 msgs/s" : "",
+         small ? std::optional<bool>{x >= 300000} : std::nullopt);
+    line(v, "  latency", lat(rounds, autob), "", {});
+    line(v, "  cpu", cpu(rounds, autob), "", {});
+  }
+  if (ran[batch64].ran) {
+    auto x = rate(batch64);
+    line(v, "batches of 64, 4 in flight",
+         fmt(x) + " msgs/s (" + fmt(100 * ratio(batch64, base_batch), 1)
+           + " % of baseline)",
+         small ? ">= 700,000 msgs/s" : "",
+         small ? std::optional<bool>{x >= 700000} : std::nullopt);
+    line(v, "  latency (per batch)", lat(rounds, batch64), "", {});
+    line(v, "  cpu", cpu(rounds, batch64), "", {});
+  }
 }
 
 std::vector<size_t> parse_sizes(const std::string& text) {
@@ -305,6 +327,9 @@ int produce(int argc, char** argv) {
   flags.add("sizes", opt.sizes, "message sizes in bytes, comma-separated");
   flags.add("store-dir", opt.store_dir,
             "where the started broker's temporary store dir is made");
+  flags.add("only", opt.only,
+            "figures to run, comma-separated: baseline, sync, async, auto, "
+            "batch (default: all)");
   if (auto rc = flags.parse(argc, argv); rc >= 0)
     return rc;
   auto sizes = parse_sizes(opt.sizes);
@@ -327,6 +352,8 @@ int produce(int argc, char** argv) {
     opt.namesrv = ns->address;
     opt.broker = node->address;
   }
+  // The started broker's CPU time is measured; a given one's is not.
+  std::string broker_pid = node ? std::to_string(node->proc->pid()) : "";
   node_config cfg;
   if (auto why = cfg.load_network(); !why.empty()) {
     std::cerr << why << '\n';
@@ -355,7 +382,7 @@ int produce(int argc, char** argv) {
             << " s per figure\n";
   verdicts v;
   for (auto size : sizes)
-    measure(opt, sys, *conn, *plain, *batching, size, v);
+    measure(opt, sys, *conn, broker_pid, *plain, *batching, size, v);
   std::cout << "targets: " << v.pass << " PASS, " << v.miss << " MISS\n";
   caf::scoped_actor self{sys};
   for (auto* p : {&*plain, &*batching})

@@ -361,6 +361,87 @@ TEST_SUITE("client.send_loop") {
     CHECK_EQ(d["in_flight"]["async_messages"], 0);
   }
 
+  TEST_CASE_FIXTURE(fixture, "full auto-batches go while fewer than "
+                             "batch_max_in_flight requests are in flight") {
+    add_broker("a").how = broker_script::mode::hold;
+    route("TopicA", {"a"});
+    pcfg.batch_max_messages = 2;
+    pcfg.batch_max_in_flight = 2;
+    start();
+    std::vector<decltype(pending(async_atom::value, msg()))> rhs;
+    rhs.push_back(pending(async_atom::value, msg("m0")));
+    REQUIRE_EQ(broker("a").received.size(), 1u);
+    // m1 waits (a partial batch waits for an answer); m2 fills the batch,
+    // which goes at once: one request in flight, room for two.
+    rhs.push_back(pending(async_atom::value, msg("m1")));
+    CHECK_EQ(broker("a").received.size(), 1u);
+    rhs.push_back(pending(async_atom::value, msg("m2")));
+    REQUIRE_EQ(broker("a").received.size(), 2u);
+    CHECK(broker("a").received[1].batch);
+    // Two in flight: the next full batch waits.
+    rhs.push_back(pending(async_atom::value, msg("m3")));
+    rhs.push_back(pending(async_atom::value, msg("m4")));
+    CHECK_EQ(broker("a").received.size(), 2u);
+    CHECK_EQ(dump()["brokers"]["broker-a"]["queued"], 2);
+    release("a");
+    sched.run();
+    REQUIRE_EQ(broker("a").received.size(), 3u);
+    CHECK_EQ(stubs::uniq_keys_of(broker("a").received[2]).size(), 2u);
+    release("a");
+    sched.run();
+    for (auto& rh : rhs)
+      rh.receive([](const client_send_result&) {},
+                 [&](const caf::error& err) { FAIL(sys.render(err)); });
+    auto d = dump();
+    CHECK_EQ(d["counters"]["batches"], 2);
+    CHECK_EQ(d["in_flight"]["async_messages"], 0);
+    CHECK_EQ(d["in_flight"]["attempts"], 0);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "an answer after its attempt's deadline is "
+                             "dropped; the retry's answer is the result") {
+    add_broker("a").how = broker_script::mode::hold;
+    add_broker("b").how = broker_script::mode::hold;
+    route("TopicA", {"a", "b"});
+    pcfg.send_timeout = 3s;
+    pcfg.attempt_timeout = 1s;
+    start();
+    auto rh = pending(send_atom::value, msg());
+    REQUIRE_EQ(broker("a").received.size(), 1u);
+    CHECK_EQ(dump()["in_flight"]["attempts"], 1);
+    advance_time(1s, 100ms);
+    REQUIRE_EQ(broker("b").received.size(), 1u);
+    // Broker a answers late: its attempt has ended, nothing changes.
+    release("a");
+    sched.run();
+    CHECK(self->mailbox().empty());
+    CHECK_EQ(dump()["in_flight"]["attempts"], 1);
+    release("b");
+    sched.run();
+    REQUIRE_FALSE(self->mailbox().empty());
+    rh.receive(
+      [](const client_send_result& res) {
+        CHECK_EQ(res.queue.broker_name, "broker-b");
+      },
+      [&](const caf::error& err) { FAIL(sys.render(err)); });
+    auto d = dump();
+    CHECK_EQ(d["in_flight"]["attempts"], 0);
+    CHECK_EQ(d["brokers"]["broker-a"]["in_flight"], 0);
+    CHECK_EQ(d["brokers"]["broker-b"]["in_flight"], 0);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "fast answers from an available broker send "
+                             "no fault reports") {
+    add_broker("a");
+    route("TopicA", {"a"});
+    start();
+    for (int i = 0; i < 3; ++i)
+      send_ok(msg());
+    auto d
+      = nlohmann::json::parse(ask<std::string>(inst.faults, dump_atom::value));
+    CHECK_EQ(d["reports"], 0);
+  }
+
   TEST_CASE_FIXTURE(fixture, "with a linger, async sends to an idle broker "
                              "wait for company, then go as one batch") {
     add_broker("a");

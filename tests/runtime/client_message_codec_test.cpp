@@ -320,4 +320,31 @@ TEST_SUITE("runtime.client_message_codec") {
     REQUIRE_EQ(r.entries.size(), 2u);
     CHECK_EQ(r.entries[1].queue_offset, 42);
   }
+
+  TEST_CASE("the properties bound is checked on the size the request "
+            "carries, tags, keys, delay and user properties included") {
+    auto m = msg();
+    m.tags = "TagA";
+    m.keys = "k1 k2";
+    m.delay_level = 3;
+    m.properties["color"] = "";
+    auto size = [&] {
+      return make_send_request(m, uniq(1), 0, opts()).properties.size();
+    };
+    // Grow one user property until the request's properties are exactly
+    // at the bound: still accepted; one byte more is refused.
+    m.properties["color"] = std::string(max_properties_size - size(), 'x');
+    REQUIRE_EQ(size(), max_properties_size);
+    CHECK_FALSE(check_client_message(m, opts()));
+    m.properties["color"] += 'x';
+    check_illegal(m, "exceed");
+  }
+
+  TEST_CASE("a batch of checked messages is not checked again") {
+    // An empty body fails check_client_message; `checked` says the caller
+    // did that already, so only the batch rules apply.
+    std::vector<client_message> xs{msg(), msg("")};
+    CHECK_FALSE(make_batch_request(xs, {uniq(1), uniq(2)}, 0, opts()));
+    CHECK(make_batch_request(xs, {uniq(1), uniq(2)}, 0, opts(), true));
+  }
 }
