@@ -1066,7 +1066,26 @@ send_loop(producer_actor::stateful_pointer<send_loop_state> self,
     },
     [=](fault_atom, const fault_snapshot& x) { self->state.faults.assign(x); },
     [=](peer_lost_atom, const std::string& addr) {
-      self->state.brokers.erase(addr);
+      auto& st = self->state;
+      st.brokers.erase(addr);
+      // CAF 0.17 does not fail requests to a node whose connection closed:
+      // without this, each attempt to it would wait for its deadline, and
+      // the async messages queued behind it with it.
+      std::vector<pending_attempt> lost;
+      for (auto i = st.pending.begin(); i != st.pending.end();) {
+        if (i->second.addr == addr) {
+          lost.push_back(std::move(i->second));
+          i = st.pending.erase(i);
+        } else {
+          ++i;
+        }
+      }
+      for (auto& x : lost) {
+        --st.in_flight_by_broker[x.broker];
+        attempt_failed(self, x.op, x.broker, x.addr, x.begin,
+                       caf::make_error(caf::sec::request_receiver_down));
+        flush_queued(self, x.broker, st.stopping);
+      }
     },
     [=](caf::tick_atom, const std::string& broker) {
       auto& st = self->state;

@@ -295,6 +295,30 @@ TEST_SUITE("client.send_loop") {
     CHECK(found);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a lost connection fails its attempts at once: "
+                             "the retry goes elsewhere before the cap") {
+    add_broker("a").how = broker_script::mode::silent;
+    add_broker("b");
+    route("TopicA", {"a", "b"});
+    pcfg.send_timeout = 3s;
+    pcfg.attempt_timeout = 1s;
+    start();
+    auto rh = pending(send_atom::value, msg());
+    CHECK(broker("b").received.empty());
+    advance_time(100ms, 100ms);
+    CHECK(broker("b").received.empty());
+    // The peer directory reports the connection to broker-a closed.
+    caf::anon_send(producer, peer_lost_atom::value, std::string{"addr-a"});
+    sched.run();
+    REQUIRE_EQ(broker("b").received.size(), 1u);
+    REQUIRE_FALSE(self->mailbox().empty());
+    rh.receive(
+      [](const client_send_result& res) {
+        CHECK_EQ(res.queue.broker_name, "broker-b");
+      },
+      [&](const caf::error& err) { FAIL(sys.render(err)); });
+  }
+
   TEST_CASE_FIXTURE(fixture, "silent brokers: each attempt within its cap, "
                              "the whole send ends by send_timeout") {
     for (auto x : {"a", "b", "c"})
