@@ -48,6 +48,7 @@ struct config : rmq::node_config {
   std::string print = "body";
   bool orderly = false;
   bool broadcast = false;
+  std::string offset_dir;
 
   config() {
     opt_group{custom_options_, "global"}
@@ -60,7 +61,9 @@ struct config : rmq::node_config {
       .add(threads, "threads", "consume workers")
       .add(print, "print", "'body' or 'ids' (one machine-readable line)")
       .add(orderly, "orderly", "consume each queue in order (queue locks)")
-      .add(broadcast, "broadcast", "every member gets every message");
+      .add(broadcast, "broadcast", "every member gets every message")
+      .add(offset_dir, "offset-dir",
+           "broadcasting: local offsets directory (~/.rocketmq_offsets)");
   }
 };
 
@@ -96,6 +99,7 @@ int main(int argc, char** argv) {
     pc.from_where = rmq::consume_from_where::consume_from_first_offset;
   if (cfg.broadcast)
     pc.model = rmq::message_model::broadcasting;
+  pc.offset_dir = cfg.offset_dir;
   std::mutex out;
   std::atomic<int64_t> consumed{0};
   bool ids = cfg.print == "ids";
