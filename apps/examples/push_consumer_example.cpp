@@ -49,6 +49,8 @@ struct config : rmq::node_config {
   bool orderly = false;
   bool broadcast = false;
   std::string offset_dir;
+  int64_t rebalance_interval_ms = 20'000;
+  int64_t lock_renew_interval_ms = 20'000;
 
   config() {
     opt_group{custom_options_, "global"}
@@ -63,7 +65,11 @@ struct config : rmq::node_config {
       .add(orderly, "orderly", "consume each queue in order (queue locks)")
       .add(broadcast, "broadcast", "every member gets every message")
       .add(offset_dir, "offset-dir",
-           "broadcasting: local offsets directory (~/.rocketmq_offsets)");
+           "broadcasting: local offsets directory (~/.rocketmq_offsets)")
+      .add(rebalance_interval_ms, "rebalance-interval-ms",
+           "periodic rebalance (ms)")
+      .add(lock_renew_interval_ms, "lock-renew-interval-ms",
+           "orderly: queue lock renewal (ms)");
   }
 };
 
@@ -100,6 +106,9 @@ int main(int argc, char** argv) {
   if (cfg.broadcast)
     pc.model = rmq::message_model::broadcasting;
   pc.offset_dir = cfg.offset_dir;
+  pc.rebalance_interval = std::chrono::milliseconds{cfg.rebalance_interval_ms};
+  pc.lock_renew_interval
+    = std::chrono::milliseconds{cfg.lock_renew_interval_ms};
   std::mutex out;
   std::atomic<int64_t> consumed{0};
   bool ids = cfg.print == "ids";

@@ -109,7 +109,8 @@ struct cluster {
   remote_client client;
   std::string namesrv;
 
-  explicit cluster(const std::string& topic) {
+  explicit cluster(const std::string& topic,
+                   std::vector<std::string> broker_flags = {}) {
     namesrv = ns1.addr() + ";" + ns2.addr();
     for (std::string name : {"broker-a", "broker-b"}) {
       broker_launch how;
@@ -117,6 +118,8 @@ struct cluster {
       how.namesrvs = {ns1.addr(), ns2.addr()};
       how.store_dir = dir.path() + "/" + name;
       how.extra = {"--disk-space-warning-level-ratio=1"};
+      how.extra.insert(how.extra.end(), broker_flags.begin(),
+                       broker_flags.end());
       brokers.push_back(start_broker_node(how));
       create_topic(client, connect_broker(client, brokers.back().port), topic,
                    queues_per_broker);
@@ -267,6 +270,76 @@ TEST_SUITE("system.consumer_group") {
       c2_queues.insert(l.broker + ":" + std::to_string(l.queue));
     for (auto& q : c1_queues)
       CHECK_MESSAGE(c2_queues.count(q) == 1, q);
+    CHECK_EQ(c2->stop(SIGTERM), 0);
+    p->shutdown();
+  }
+
+  TEST_CASE("orderly: each key's messages stay in order per consumer across "
+            "a member joining and a member SIGKILLed, and none is lost") {
+    const std::string topic = "TopicGroupOrderly";
+    // A dead member's locks expire in 2 s instead of 60 s, so the
+    // survivor takes its queues over within the test's bounds.
+    cluster c{topic, {"--rebalance-lock-max-live-time-ms=2000"}};
+    auto p = spawn_producer(c.client.sys, producer_for(c));
+    REQUIRE_MESSAGE(p, describe(p.error()));
+    std::vector<std::string> flags{"--orderly", "--rebalance-interval-ms=300",
+                                   "--lock-renew-interval-ms=300"};
+    constexpr int keys = 20;
+    constexpr int per_key = 100;
+    std::set<std::string> ids;
+    int round = 0;
+    // One message of each key per round, ordered by the key's hash.
+    auto send_rounds = [&](int until) {
+      for (; round < until; ++round)
+        for (int k = 0; k < keys; ++k) {
+          client_message m;
+          m.topic = topic;
+          m.keys = "key-" + std::to_string(k);
+          m.body = m.keys + "-" + std::to_string(round);
+          auto res = p->send_ordered(m, select_by_hash, m.keys);
+          REQUIRE_MESSAGE(res, describe(res.error()));
+          ids.insert(res->msg_id);
+        }
+    };
+    auto c1 = c.consumer(topic, "CG-orderly", flags);
+    send_rounds(per_key / 4);
+    REQUIRE(wait_until([&] { return c1->size() > 0; }, 10s));
+    // A second member joins: the group rebalances, c1 gives half up.
+    auto c2 = c.consumer(topic, "CG-orderly", flags);
+    send_rounds(per_key / 2);
+    REQUIRE(wait_until([&] { return c2->size() > 0; }, 10s));
+    CHECK_EQ(c1->stop(SIGKILL), 128 + SIGKILL);
+    auto c1_lines = c1->lines();
+    send_rounds(per_key);
+    REQUIRE_EQ(ids.size(), size_t{keys * per_key});
+    coverage got;
+    wait_until(
+      [&] {
+        got = cover(ids, {c1_lines, c2->lines()});
+        return got.covered == ids.size();
+      },
+      30s);
+    MESSAGE("consumed ", got.covered, " of ", ids.size(), ", duplicates ",
+            got.duplicates, "; the killed member had consumed ",
+            c1_lines.size());
+    CHECK_EQ(got.covered, ids.size());
+    // Per consumer, a key's queue offsets never go back, and a key stays
+    // in one queue.
+    std::map<std::string, std::string> queue_of;
+    auto c2_lines = c2->lines();
+    for (auto* out : {&c1_lines, &c2_lines}) {
+      std::map<std::string, int64_t> last;
+      for (auto& l : *out) {
+        auto q = l.broker + ":" + std::to_string(l.queue);
+        auto [at, fresh] = queue_of.emplace(l.keys, q);
+        CHECK_MESSAGE(at->second == q, l.keys);
+        if (auto i = last.find(l.keys); i != last.end())
+          CHECK_MESSAGE(l.offset >= i->second, l.keys, " at ", q, ": ",
+                        l.offset, " after ", i->second);
+        last[l.keys] = l.offset;
+      }
+    }
+    CHECK_EQ(queue_of.size(), size_t{keys});
     CHECK_EQ(c2->stop(SIGTERM), 0);
     p->shutdown();
   }
