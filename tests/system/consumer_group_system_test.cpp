@@ -287,6 +287,7 @@ TEST_SUITE("system.consumer_group") {
     constexpr int keys = 20;
     constexpr int per_key = 100;
     std::set<std::string> ids;
+    std::map<std::string, std::string> where;
     int round = 0;
     // One message of each key per round, ordered by the key's hash.
     auto send_rounds = [&](int until) {
@@ -299,6 +300,9 @@ TEST_SUITE("system.consumer_group") {
           auto res = p->send_ordered(m, select_by_hash, m.keys);
           REQUIRE_MESSAGE(res, describe(res.error()));
           ids.insert(res->msg_id);
+          where[res->msg_id] = res->queue.broker_name + ":"
+                               + std::to_string(res->queue.queue_id) + "@"
+                               + std::to_string(res->queue_offset);
         }
     };
     auto c1 = c.consumer(topic, "CG-orderly", flags);
@@ -323,6 +327,29 @@ TEST_SUITE("system.consumer_group") {
             got.duplicates, "; the killed member had consumed ",
             c1_lines.size());
     CHECK_EQ(got.covered, ids.size());
+    if (got.covered != ids.size()) {
+      // Where the missing ones are, and how far each member got.
+      std::set<std::string> seen;
+      auto c2_now = c2->lines();
+      std::map<std::string, int64_t> c1_max, c2_max;
+      for (auto& l : c1_lines) {
+        seen.insert(l.msg_id);
+        auto& m = c1_max[l.broker + ":" + std::to_string(l.queue)];
+        m = std::max(m, l.offset);
+      }
+      for (auto& l : c2_now) {
+        seen.insert(l.msg_id);
+        auto& m = c2_max[l.broker + ":" + std::to_string(l.queue)];
+        m = std::max(m, l.offset);
+      }
+      for (auto& id : ids)
+        if (seen.count(id) == 0)
+          MESSAGE("missing ", where[id]);
+      for (auto& [q, m] : c1_max)
+        MESSAGE("killed member: ", q, " up to ", m);
+      for (auto& [q, m] : c2_max)
+        MESSAGE("survivor: ", q, " up to ", m);
+    }
     // Per consumer, a key's queue offsets never go back, and a key stays
     // in one queue.
     std::map<std::string, std::string> queue_of;
