@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
      "broker sends, pulls and long polling vs a CAF baseline"},
     {"produce", rmq::bench::produce,
      "producer sends through the producer API vs a CAF baseline"},
+    {"consume", rmq::bench::consume,
+     "push consumer throughput from a pre-filled topic vs a CAF baseline"},
     {"store", rmq::bench::store, "message store appends and recovery"},
     {"store-writer", rmq::bench::store_writer,
      "crash-test writer (prints ACKs)"},
