@@ -179,8 +179,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   gopts.auto_create = opts.auto_create_subscription_group;
   gopts.now_ms = wall;
   node.groups = spawn_io(subscription_group_table, gopts);
-  node.locks = sys.spawn(queue_lock_table,
-                         default_rebalance_lock_max_live_time);
+  node.locks = sys.spawn(queue_lock_table, opts.rebalance_lock_max_live_time);
   node.clients = sys.spawn(client_manager, client_manager_options{},
                            node.groups, node.topics);
   send_processor_options sopts;

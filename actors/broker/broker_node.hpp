@@ -77,6 +77,10 @@ struct broker_options {
   std::function<void(const std::string&)> on_registrar_event;
   /// Seeds the send processor's queue pick (0: random).
   uint64_t seed = 0;
+  /// RocketMQ rocketmq.broker.rebalance.lockMaxLiveTime: a queue lock not
+  /// renewed for this long may be taken by another client (tests shrink
+  /// it, so a SIGKILLed orderly consumer's queues move on in seconds).
+  caf::timespan rebalance_lock_max_live_time = std::chrono::seconds{60};
 };
 
 /// The running actors of one broker.

@@ -213,6 +213,8 @@ void apply_locks(self_ptr self, const std::vector<message_queue>& asked,
     q.pq.set_locked(ok, now);
     if (ok && !q.started && !q.pulling)
       start_queue(self, q);
+    else if (q.started)
+      try_pull(self, q); // a pull due while the renewal was out waited
   }
   dispatch(self);
 }
@@ -234,8 +236,11 @@ void lock_queues(self_ptr self, const std::string& broker_name,
     // An unanswered renewal leaves the lock to expire after 30 s.
     for (auto& mq : queues) {
       auto i = self->state.queues.find(mq);
-      if (i != self->state.queues.end())
+      if (i != self->state.queues.end()) {
         i->second.locking = false;
+        if (i->second.started)
+          try_pull(self, i->second);
+      }
     }
   };
   with_master(

@@ -18,7 +18,7 @@
 // --broadcast gives every member of the group every message.
 // Start two with the same --group: the rebalance service splits the
 // queues between them (AVG), and each prints only its own.
-// --poll-namesrv-ms and --rebalance-ms shorten RocketMQ's 30 s / 20 s, so
+// --poll-namesrv-ms and --rebalance-interval-ms shorten RocketMQ's 30 s / 20 s, so
 // a restarted broker's queues are read again soon (rmq-demo uses them).
 #include <pthread.h>
 #include <signal.h>
@@ -51,7 +51,9 @@ struct config : rmq::node_config {
   bool orderly = false;
   bool broadcast = false;
   int64_t poll_namesrv_ms = 30000;
-  int64_t rebalance_ms = 20000;
+  std::string offset_dir;
+  int64_t rebalance_interval_ms = 20'000;
+  int64_t lock_renew_interval_ms = 20'000;
 
   config() {
     opt_group{custom_options_, "global"}
@@ -67,7 +69,12 @@ struct config : rmq::node_config {
       .add(broadcast, "broadcast", "every member gets every message")
       .add(poll_namesrv_ms, "poll-namesrv-ms",
            "route refresh interval (RocketMQ pollNameServerInterval)")
-      .add(rebalance_ms, "rebalance-ms", "rebalance round interval");
+      .add(offset_dir, "offset-dir",
+           "broadcasting: local offsets directory (~/.rocketmq_offsets)")
+      .add(rebalance_interval_ms, "rebalance-interval-ms",
+           "periodic rebalance (ms)")
+      .add(lock_renew_interval_ms, "lock-renew-interval-ms",
+           "orderly: queue lock renewal (ms)");
   }
 };
 
@@ -101,12 +108,17 @@ int main(int argc, char** argv) {
   pc.consume_threads = cfg.threads;
   pc.client.poll_namesrv_interval
     = std::chrono::milliseconds{cfg.poll_namesrv_ms};
-  pc.client.rebalance_interval = std::chrono::milliseconds{cfg.rebalance_ms};
+  // The instance's rebalance service runs the rounds (docs/consumer.md).
+  pc.client.rebalance_interval
+    = std::chrono::milliseconds{cfg.rebalance_interval_ms};
   pc.rebalance_interval = pc.client.rebalance_interval;
   if (cfg.from == "first")
     pc.from_where = rmq::consume_from_where::consume_from_first_offset;
   if (cfg.broadcast)
     pc.model = rmq::message_model::broadcasting;
+  pc.offset_dir = cfg.offset_dir;
+  pc.lock_renew_interval
+    = std::chrono::milliseconds{cfg.lock_renew_interval_ms};
   std::mutex out;
   std::atomic<int64_t> consumed{0};
   bool ids = cfg.print == "ids";

@@ -14,6 +14,14 @@ int broker(int argc, char** argv);
 /// batches) through the producer API vs a same-run CAF baseline.
 int produce(int argc, char** argv);
 
+/// `rmq-bench consume ...`: push consumer throughput from a pre-filled
+/// topic vs a same-run CAF baseline.
+int consume(int argc, char** argv);
+
+/// `rmq-bench e2e ...`: produce -> consume latency at a light rate and at
+/// full speed.
+int e2e(int argc, char** argv);
+
 /// `rmq-bench store ...`: commit log append throughput, recovery time.
 int store(int argc, char** argv);
 

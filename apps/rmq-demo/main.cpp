@@ -448,7 +448,7 @@ int run(demo& d, caf::actor_system& sys, const std::string& tmp) {
       "--from=first", "--print=ids", "--threads=4",
       // A restarted broker's queues are read again within a second or
       // two, not RocketMQ's 30 s route poll + 20 s rebalance round.
-      "--poll-namesrv-ms=500", "--rebalance-ms=1000"}));
+      "--poll-namesrv-ms=500", "--rebalance-interval-ms=1000"}));
   std::vector<std::thread> readers;
   for (auto& c : consumers)
     readers.emplace_back([&tracker, proc = c.get()] { tracker.read(*proc); });

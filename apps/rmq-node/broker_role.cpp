@@ -72,6 +72,11 @@ caf::expected<broker_options> to_broker_options(const options& cfg) {
                       "--sync-flush-timeout-ms must be > 0");
   opts.store.sync_flush_timeout
     = std::chrono::milliseconds{cfg.sync_flush_timeout_ms};
+  if (cfg.rebalance_lock_max_live_time_ms < 1)
+    return make_error(errc::invalid_parameter,
+                      "--rebalance-lock-max-live-time-ms must be > 0");
+  opts.rebalance_lock_max_live_time
+    = std::chrono::milliseconds{cfg.rebalance_lock_max_live_time_ms};
   return opts;
 }
 

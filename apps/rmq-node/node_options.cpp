@@ -55,7 +55,9 @@ options::options() {
     .add(sync_flush_timeout_ms, "sync-flush-timeout-ms",
          "broker: SYNC_FLUSH sends answer FLUSH_DISK_TIMEOUT after this")
     .add(disk_space_warning_level_ratio, "disk-space-warning-level-ratio",
-         "broker: disk use (0..1) above which writes are refused");
+         "broker: disk use (0..1) above which writes are refused")
+    .add(rebalance_lock_max_live_time_ms, "rebalance-lock-max-live-time-ms",
+         "broker: a queue lock not renewed this long may be taken");
 }
 
 } // namespace rmq::node

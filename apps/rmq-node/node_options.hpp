@@ -47,6 +47,8 @@ struct options : rmq::node_config {
   int64_t sync_flush_timeout_ms = 5'000;
   /// RocketMQ diskSpaceWarningLevelRatio: above it writes are refused.
   double disk_space_warning_level_ratio = 0.90;
+  /// RocketMQ rocketmq.broker.rebalance.lockMaxLiveTime.
+  int64_t rebalance_lock_max_live_time_ms = 60'000;
 
   options();
 };

@@ -47,6 +47,13 @@ struct push_broker_stub {
   std::vector<unlock_batch_request> unlocks;
   /// Grants every lock asked for, else none.
   bool grant_locks = true;
+  /// Parks lock requests (answered on a tick once false again).
+  bool hold_locks = false;
+  struct held_lock {
+    lock_batch_request req;
+    caf::typed_response_promise<locked_queues> rp;
+  };
+  std::vector<held_lock> held_locks;
   std::vector<client_heartbeat> heartbeats;
   /// GET_CONSUMER_LIST_BY_GROUP's answer (the rebalance service's members).
   std::vector<std::string> members;
@@ -177,10 +184,15 @@ inline caf::behavior push_stub_broker(caf::event_based_actor* self,
     },
     [=](const lock_batch_request& req) {
       st->locks.push_back(req);
+      auto rp = self->make_response_promise<locked_queues>();
       locked_queues res;
       if (st->grant_locks)
         res.queues = req.queues;
-      return res;
+      if (st->hold_locks)
+        st->held_locks.push_back({req, rp});
+      else
+        rp.deliver(res);
+      return rp;
     },
     [=](const unlock_batch_request& req) {
       st->unlocks.push_back(req);
@@ -205,7 +217,15 @@ inline caf::behavior push_stub_broker(caf::event_based_actor* self,
       st->searches.push_back(req);
       return st->search_answer;
     },
-    [=](caf::tick_atom) { st->wake(); },
+    [=](caf::tick_atom) {
+      st->wake();
+      if (!st->hold_locks) {
+        for (auto& h : st->held_locks)
+          h.rp.deliver(locked_queues{
+            st->grant_locks ? h.req.queues : std::vector<client_queue>{}});
+        st->held_locks.clear();
+      }
+    },
     [=](expire_atom) { st->expire_held(); },
     [](dump_atom) { return std::string{"{}"}; },
   };

@@ -531,6 +531,30 @@ TEST_SUITE("client.push_consumer") {
     CHECK(dump(c)["queues"][0]["locked"].get<bool>());
   }
 
+  TEST_CASE_FIXTURE(fixture, "orderly: a pull due while a lock renewal is "
+                             "out goes out when the renewal is answered") {
+    broker->committed[{topic, 0}] = 0;
+    auto c = start_orderly(
+      [](const std::vector<received_message>&) {
+        return orderly_status::success;
+      },
+      config());
+    assign(c, {0});
+    put(0, "a");
+    CHECK_EQ(consumed().size(), 1u);
+    // The 20 s renewal stays unanswered while the held pull returns "b".
+    broker->hold_locks = true;
+    advance_time(20s, 1s);
+    REQUIRE_EQ(broker->held_locks.size(), 1u);
+    put(0, "b");
+    CHECK_EQ(consumed().size(), 2u);
+    broker->hold_locks = false;
+    wake();
+    // The next pull went out after the answer: "c" arrives.
+    put(0, "c");
+    CHECK_EQ(consumed(), (std::vector<int64_t>{0, 1, 2}));
+  }
+
   TEST_CASE_FIXTURE(fixture, "orderly: a lock not renewed for 30 s stops "
                              "consumption") {
     broker->committed[{topic, 0}] = 0;

@@ -1,0 +1,169 @@
+// rmq-bench consume [--messages=1000000] [--seconds=2] [--store-dir=/tmp]
+// Consume throughput through a push consumer (actors/client/consumer.hpp)
+// in the bench process, from a topic pre-filled with 128 B messages on a
+// broker the bench starts (one NameServer, one ASYNC_FLUSH broker), next
+// to the same-run CAF baseline: request/response with the broker
+// process's echo actor, 32 messages' bytes per request (one pull's
+// batch), 64 in flight. One progress line a second while consuming; the
+// target (issue #9) printed with PASS / MISS.
+#include <atomic>
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "caf/actor_system.hpp"
+#include "caf/scoped_actor.hpp"
+
+#include "actors/client/consumer.hpp"
+#include "actors/client/producer.hpp"
+#include "apps/rmq-bench/bench_util.hpp"
+#include "apps/rmq-bench/benches.hpp"
+#include "apps/rmq-bench/broker_child.hpp"
+#include "apps/rmq-bench/load_generator.hpp"
+#include "messages/errors.hpp"
+#include "runtime/node_config.hpp"
+
+namespace rmq::bench {
+
+namespace {
+
+const std::string topic = "BenchConsume";
+constexpr int32_t topic_queues = 8;
+constexpr size_t body_size = 128;
+constexpr int pull_batch = 32;
+
+std::string fmt(double x) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(0) << x;
+  return out.str();
+}
+
+bool create_topic(caf::actor_system& sys, const broker_actor& broker) {
+  update_topic_request req;
+  req.config.topic_name = topic;
+  req.config.read_queue_nums = topic_queues;
+  req.config.write_queue_nums = topic_queues;
+  caf::scoped_actor self{sys};
+  bool ok = false;
+  self->request(broker, std::chrono::seconds{30}, req)
+    .receive([&](const data_version&) { ok = true; },
+             [&](const caf::error& err) {
+               std::cerr << "updateTopic " << topic
+                         << " failed: " << describe(err) << '\n';
+             });
+  return ok;
+}
+
+} // namespace
+
+int consume(int argc, char** argv) {
+  int64_t messages = 1'000'000;
+  int seconds = 2;
+  std::string store_dir = "/tmp";
+  option_parser flags{"rmq-bench consume"};
+  flags.add("messages", messages, "messages to pre-fill and consume");
+  flags.add("seconds", seconds, "duration of the baseline run");
+  flags.add("store-dir", store_dir,
+            "where the started broker's temporary store dir is made");
+  if (auto rc = flags.parse(argc, argv); rc >= 0)
+    return rc;
+  if (messages < 1 || seconds < 1) {
+    std::cerr << "--messages and --seconds must be >= 1\n";
+    return 2;
+  }
+  auto ns = start_namesrv();
+  if (!ns)
+    return 1;
+  auto node = start_broker("bench-broker", "ASYNC_FLUSH", store_dir,
+                           ns->address);
+  if (!node)
+    return 1;
+  node_config cfg;
+  if (auto why = cfg.load_network(); !why.empty()) {
+    std::cerr << why << '\n';
+    return 1;
+  }
+  caf::actor_system sys{cfg};
+  auto conn = connect_broker(sys, node->address);
+  if (!conn || !create_topic(sys, conn->broker))
+    return 1;
+  std::cout << "# rmq-bench consume: " << messages << " messages of "
+            << body_size << " B, topic " << topic << " (" << topic_queues
+            << " queues), broker " << node->address << '\n';
+  auto base = run_load(
+    sys, "baseline 32 x 128 B per request, 64 in flight", 64, seconds,
+    echo_request(conn->echo, std::string(body_size * pull_batch, 'x'),
+                 pull_batch));
+  // Pre-fill through the auto-batching producer.
+  producer_config pcfg;
+  pcfg.group = "BenchConsumeProducer";
+  pcfg.client.namesrv = ns->address;
+  auto p = spawn_producer(sys, pcfg);
+  if (!p) {
+    std::cerr << "cannot start the producer: " << describe(p.error()) << '\n';
+    return 1;
+  }
+  std::atomic<int64_t> sent{0};
+  std::atomic<int64_t> failed{0};
+  client_message msg;
+  msg.topic = topic;
+  msg.body.assign(body_size, 'c');
+  for (int64_t i = 0; i < messages; ++i)
+    p->send_async(msg, [&](caf::expected<client_send_result> res) {
+      ++(res ? sent : failed);
+    });
+  while (sent + failed < messages)
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  p->shutdown();
+  std::cout << "pre-filled " << sent << " messages (" << failed << " failed)\n";
+  push_consumer_config ccfg;
+  ccfg.client.namesrv = ns->address;
+  ccfg.group = "BenchConsumeGroup";
+  ccfg.subscriptions = {{topic, "*"}};
+  ccfg.from_where = consume_from_where::consume_from_first_offset;
+  ccfg.consume_batch_max = pull_batch;
+  std::atomic<int64_t> consumed{0};
+  auto start = std::chrono::steady_clock::now();
+  auto c = spawn_push_consumer(
+    sys, ccfg,
+    concurrent_listener{[&](const std::vector<received_message>& batch) {
+      consumed += static_cast<int64_t>(batch.size());
+      return consume_status::consume_success;
+    }});
+  if (!c) {
+    std::cerr << "cannot start the consumer: " << describe(c.error()) << '\n';
+    return 1;
+  }
+  // Bench code, not an actor: wall-clock polling is fine here.
+  auto last = start;
+  auto deadline = start + std::chrono::seconds{120};
+  while (consumed < sent && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
+    auto now = std::chrono::steady_clock::now();
+    if (now - last >= std::chrono::seconds{1}) {
+      std::cout << "  consumed " << consumed << " / " << sent << '\n'
+                << std::flush;
+      last = now;
+    }
+  }
+  auto took
+    = std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+        .count();
+  c->shutdown();
+  auto rate = consumed / took;
+  std::cout << "  baseline (echo, 32 per request)    " << fmt(base.rate())
+            << " msgs/s\n"
+            << "  push consumer, " << consumed << " messages in "
+            << std::setprecision(3) << took << " s   " << fmt(rate)
+            << " msgs/s (" << fmt(100 * rate / std::max(base.rate(), 1.0))
+            << " % of baseline)  >= 1,000,000 msgs/s  "
+            << (rate >= 1e6 ? "PASS" : "MISS") << '\n';
+  return consumed >= sent ? 0 : 1;
+}
+
+} // namespace rmq::bench
