@@ -1173,8 +1173,9 @@ push_consumer_actor::behavior_type push_consumer_impl(
       return rp;
     },
     [self](peer_lost_atom, const std::string& addr) {
-      // The directory reconnects on the next request; a pull in flight
-      // fails and backs off.
+      // The directory reconnects on the next request. A pull in flight to
+      // that broker is not failed here: CAF 0.17 leaves it to its
+      // pull_timeout (a rebalance that drops the queue ends it sooner).
       RMQ_DEBUG(component, "lost " << addr);
     },
     [self](caf::tick_atom) { on_tick(self); },
