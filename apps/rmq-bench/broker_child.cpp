@@ -63,6 +63,22 @@ start_broker(const std::string& name, const std::string& flush,
   return result;
 }
 
+bool create_topic(caf::scoped_actor& self, const broker_actor& broker,
+                  const std::string& name, int32_t queues) {
+  update_topic_request req;
+  req.config.topic_name = name;
+  req.config.read_queue_nums = queues;
+  req.config.write_queue_nums = queues;
+  bool ok = false;
+  self->request(broker, std::chrono::seconds{30}, req)
+    .receive([&](const data_version&) { ok = true; },
+             [&](const caf::error& err) {
+               std::cerr << "updateTopic " << name
+                         << " failed: " << describe(err) << '\n';
+             });
+  return ok;
+}
+
 std::optional<broker_connection> connect_broker(caf::actor_system& sys,
                                                 const std::string& address) {
   auto addr = parse_host_port(address);

@@ -4,6 +4,7 @@
 // same-run CAF baseline every broker-facing figure is held against.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "caf/actor.hpp"
 #include "caf/actor_system.hpp"
+#include "caf/scoped_actor.hpp"
 
 #include "messages/broker.hpp"
 #include "runtime/child_process.hpp"
@@ -39,6 +41,11 @@ struct broker_connection {
   /// The broker process's bench echo actor (runtime/bench_echo.hpp).
   caf::actor echo;
 };
+
+/// Creates or updates `name` with `queues` read and write queues on the
+/// broker (UPDATE_AND_CREATE_TOPIC); false (printed) on failure.
+bool create_topic(caf::scoped_actor& self, const broker_actor& broker,
+                  const std::string& name, int32_t queues);
 
 /// Connects to the broker at `address` and looks up its echo actor over
 /// the same connection; nullopt on failure (printed).

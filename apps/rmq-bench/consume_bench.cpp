@@ -43,22 +43,6 @@ std::string fmt(double x) {
   return out.str();
 }
 
-bool create_topic(caf::actor_system& sys, const broker_actor& broker) {
-  update_topic_request req;
-  req.config.topic_name = topic;
-  req.config.read_queue_nums = topic_queues;
-  req.config.write_queue_nums = topic_queues;
-  caf::scoped_actor self{sys};
-  bool ok = false;
-  self->request(broker, std::chrono::seconds{30}, req)
-    .receive([&](const data_version&) { ok = true; },
-             [&](const caf::error& err) {
-               std::cerr << "updateTopic " << topic
-                         << " failed: " << describe(err) << '\n';
-             });
-  return ok;
-}
-
 } // namespace
 
 int consume(int argc, char** argv) {
@@ -90,7 +74,10 @@ int consume(int argc, char** argv) {
   }
   caf::actor_system sys{cfg};
   auto conn = connect_broker(sys, node->address);
-  if (!conn || !create_topic(sys, conn->broker))
+  if (!conn)
+    return 1;
+  if (caf::scoped_actor self{sys};
+      !create_topic(self, conn->broker, topic, topic_queues))
     return 1;
   std::cout << "# rmq-bench consume: " << messages << " messages of "
             << body_size << " B, topic " << topic << " (" << topic_queues

@@ -297,22 +297,6 @@ std::vector<size_t> parse_sizes(const std::string& text) {
   return out;
 }
 
-bool create_topic(caf::actor_system& sys, const broker_actor& broker) {
-  update_topic_request req;
-  req.config.topic_name = topic;
-  req.config.read_queue_nums = topic_queues;
-  req.config.write_queue_nums = topic_queues;
-  caf::scoped_actor self{sys};
-  bool ok = false;
-  self->request(broker, std::chrono::seconds{30}, req)
-    .receive([&](const data_version&) { ok = true; },
-             [&](const caf::error& err) {
-               std::cerr << "updateTopic " << topic
-                         << " failed: " << describe(err) << '\n';
-             });
-  return ok;
-}
-
 } // namespace
 
 int produce(int argc, char** argv) {
@@ -361,7 +345,10 @@ int produce(int argc, char** argv) {
   }
   caf::actor_system sys{cfg};
   auto conn = connect_broker(sys, opt.broker);
-  if (!conn || !create_topic(sys, conn->broker))
+  if (!conn)
+    return 1;
+  if (caf::scoped_actor self{sys};
+      !create_topic(self, conn->broker, topic, topic_queues))
     return 1;
   producer_config pcfg;
   pcfg.group = "BenchProducer";
