@@ -2,6 +2,7 @@
 // its port before it listens, because it registers its address with the
 // NameServers as it starts.
 #include <iostream>
+#include <mutex>
 #include <string>
 
 #include "caf/actor_system.hpp"
@@ -18,6 +19,15 @@
 namespace rmq::node {
 
 namespace {
+
+// Registrar events come from actor threads while the main thread prints
+// the listening line: whole lines under one lock, or a reader sees them
+// interleaved mid-line.
+void print_line(const std::string& line) {
+  static std::mutex mx;
+  std::lock_guard<std::mutex> guard{mx};
+  std::cout << line << std::endl;
+}
 
 caf::expected<broker_options> to_broker_options(const options& cfg) {
   broker_options opts;
@@ -102,9 +112,7 @@ int run_broker(caf::actor_system& sys, const options& cfg,
   }
   opts->port = port;
   // Tests and scripts wait for "registered with ADDR" lines.
-  opts->on_registrar_event = [](const std::string& line) {
-    std::cout << line << std::endl;
-  };
+  opts->on_registrar_event = [](const std::string& line) { print_line(line); };
   auto started = spawn_broker(sys, *opts);
   if (!started) {
     std::cerr << "rmq-node: cannot start the broker: "
@@ -120,8 +128,8 @@ int run_broker(caf::actor_system& sys, const options& cfg,
     return 1;
   }
   // Tests and scripts read this line to learn the port.
-  std::cout << "broker " << cfg.broker_name << " listening on " << cfg.host
-            << ":" << port << std::endl;
+  print_line("broker " + cfg.broker_name + " listening on " + cfg.host + ":"
+             + std::to_string(port));
   RMQ_INFO("broker", cfg.broker_name
                        << " (" << cfg.cluster_name << ", id " << cfg.broker_id
                        << ") listening on " << cfg.host << ":" << port
