@@ -91,6 +91,10 @@ RMQ_DEFINE_MESSAGE(get_consumer_list_request, group)
 
 RMQ_DEFINE_MESSAGE(consumer_list, client_ids)
 
+RMQ_DEFINE_MESSAGE(find_producer_channels, group)
+
+RMQ_DEFINE_MESSAGE(find_client_channel, client_id)
+
 RMQ_DEFINE_MESSAGE(consumer_ids_changed, group)
 
 RMQ_DEFINE_MESSAGE(client_queue, topic, broker_name, queue_id)

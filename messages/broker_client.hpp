@@ -295,6 +295,38 @@ inspect(Inspector& f, find_subscription_group_request& x) {
 
 RMQ_DECLARE_MESSAGE(find_subscription_group_request);
 
+// -- pushes to clients (transaction check-backs, replies) ---------------------
+
+/// The channels of a producer group's live members, the most recently
+/// heard first (an empty list when none is online): where a transaction
+/// check-back goes (RocketMQ ProducerManager#getAvailableChannel).
+struct find_producer_channels {
+  std::string group;
+};
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, find_producer_channels& x) {
+  return f(caf::meta::type_name("rmq.find_producer_channels"), x.group);
+}
+
+RMQ_DECLARE_MESSAGE(find_producer_channels);
+
+/// The channel of one client by client id (`ip@instanceName`): where a
+/// reply to a request goes (RocketMQ ProducerManager#findChannel). Answers
+/// system_error when the client is not online, as RocketMQ's
+/// ReplyMessageProcessor does.
+struct find_client_channel {
+  std::string client_id;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, find_client_channel& x) {
+  return f(caf::meta::type_name("rmq.find_client_channel"), x.client_id);
+}
+
+RMQ_DECLARE_MESSAGE(find_client_channel);
+
 // -- interfaces ---------------------------------------------------------------
 
 /// Interface of the subscription group table. Every change bumps the data
@@ -324,6 +356,10 @@ using client_manager_actor = dumpable_actor::extend<
   caf::replies_to<client_heartbeat>::with<caf::ok_atom>,
   caf::replies_to<unregister_client_request>::with<caf::ok_atom>,
   caf::replies_to<get_consumer_list_request>::with<consumer_list>,
+  // Channels for pushes from the broker (send with caf::anon_send: a
+  // typed actor may not send to an untyped handle).
+  caf::replies_to<find_producer_channels>::with<std::vector<caf::actor>>,
+  caf::replies_to<find_client_channel>::with<caf::actor>,
   // The housekeeping scan (every 10 s, the actor's own timer).
   caf::reacts_to<tick_atom>>;
 

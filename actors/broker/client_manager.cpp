@@ -194,6 +194,43 @@ client_manager_state::consumer_ids(const std::string& group) const {
   return result;
 }
 
+std::vector<caf::actor>
+client_manager_state::producer_channels(const std::string& group) const {
+  std::vector<std::pair<time_point, caf::actor>> found;
+  if (auto i = producers.find(group); i != producers.end())
+    for (auto& [ch, m] : i->second)
+      if (auto j = channels.find(ch); j != channels.end() && j->second.hdl)
+        found.emplace_back(m.last_update, j->second.hdl);
+  std::stable_sort(found.begin(), found.end(),
+                   [](auto& x, auto& y) { return x.first > y.first; });
+  std::vector<caf::actor> result;
+  result.reserve(found.size());
+  for (auto& f : found)
+    result.push_back(std::move(f.second));
+  return result;
+}
+
+caf::expected<caf::actor>
+client_manager_state::client_channel(const std::string& client_id) const {
+  // Producers first: a reply goes to the requesting producer's client.
+  auto find
+    = [&](const std::map<caf::actor_addr, member>& members) -> caf::actor {
+    for (auto& [ch, m] : members)
+      if (m.client_id == client_id)
+        if (auto j = channels.find(ch); j != channels.end())
+          return j->second.hdl;
+    return {};
+  };
+  for (auto& [name, members] : producers)
+    if (auto hdl = find(members))
+      return hdl;
+  for (auto& [name, g] : consumers)
+    if (auto hdl = find(g.members))
+      return hdl;
+  return make_error(errc::system_error,
+                    "client " + client_id + " is not online at this broker");
+}
+
 bool client_manager_state::in_use(const caf::actor_addr& ch) const {
   for (auto& [name, members] : producers)
     if (members.count(ch) > 0)
@@ -411,6 +448,15 @@ client_manager_actor::behavior_type client_manager(
     },
     [=](const get_consumer_list_request& x) -> caf::result<consumer_list> {
       return self->state.consumer_ids(x.group);
+    },
+    [=](const find_producer_channels& x) {
+      return self->state.producer_channels(x.group);
+    },
+    [=](const find_client_channel& x) -> caf::result<caf::actor> {
+      auto ch = self->state.client_channel(x.client_id);
+      if (!ch)
+        return std::move(ch.error());
+      return *ch;
     },
     [=](tick_atom) {
       scan(self);

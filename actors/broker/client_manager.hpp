@@ -130,6 +130,14 @@ struct client_manager_state {
   /// The sorted client ids of a group, or a system_error as RocketMQ.
   caf::expected<consumer_list> consumer_ids(const std::string& group) const;
 
+  /// The live channels of a producer group, the most recently heard
+  /// first.
+  std::vector<caf::actor> producer_channels(const std::string& group) const;
+
+  /// The channel of a client id in any group, or a system_error naming
+  /// the client when it is not online.
+  caf::expected<caf::actor> client_channel(const std::string& client_id) const;
+
   /// Whether the channel is in any group.
   bool in_use(const caf::actor_addr& ch) const;
 

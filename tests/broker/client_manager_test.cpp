@@ -191,6 +191,29 @@ TEST_SUITE("broker.client_manager") {
     CHECK(err == errc::system_error);
   }
 
+  TEST_CASE_FIXTURE(fixture, "push channels: a producer group's members, the "
+                             "most recently heard first, and one client's") {
+    start();
+    auto a = client();
+    auto b = client();
+    heartbeat(a, "A", {}, {"P"});
+    sched.advance_time(1s);
+    heartbeat(b, "B", {consumer("G")}, {"P"});
+    CHECK_EQ(ask<std::vector<caf::actor>>(mgr, find_producer_channels{"P"}),
+             (std::vector<caf::actor>{b.hdl, a.hdl}));
+    CHECK(
+      ask<std::vector<caf::actor>>(mgr, find_producer_channels{"X"}).empty());
+    CHECK_EQ(ask<caf::actor>(mgr, find_client_channel{"A"}), a.hdl);
+    CHECK_EQ(ask<caf::actor>(mgr, find_client_channel{"B"}), b.hdl);
+    auto err = ask_error<caf::actor>(mgr, find_client_channel{"C"});
+    CHECK(err == errc::system_error);
+    kill(a);
+    CHECK_EQ(ask<std::vector<caf::actor>>(mgr, find_producer_channels{"P"}),
+             (std::vector<caf::actor>{b.hdl}));
+    CHECK(ask_error<caf::actor>(mgr, find_client_channel{"A"})
+          == errc::system_error);
+  }
+
   TEST_CASE_FIXTURE(fixture, "a lost channel is dropped at once and the "
                              "others are told") {
     start();

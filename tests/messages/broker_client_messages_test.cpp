@@ -63,6 +63,8 @@ TEST_SUITE("messages.broker_client") {
                    "rmq.unregister_client_request");
     CHECK_EQ(u["consumer_group"], "G");
     check(get_consumer_list_request{"G"}, "rmq.get_consumer_list_request");
+    check(find_producer_channels{"P"}, "rmq.find_producer_channels");
+    check(find_client_channel{"127.0.0.1@1"}, "rmq.find_client_channel");
     auto l = check(consumer_list{{"a", "b"}}, "rmq.consumer_list");
     CHECK_EQ(l["client_ids"][1], "b");
     check(consumer_ids_changed{"G"}, "rmq.consumer_ids_changed");
