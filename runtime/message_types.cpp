@@ -9,6 +9,7 @@
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
+#include "messages/broker_transaction.hpp"
 #include "messages/client.hpp"
 #include "messages/consumer.hpp"
 #include "messages/namesrv.hpp"
@@ -207,6 +208,9 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<consume_result>("rmq.consume_result");
   cfg.add_message_type<consume_worker_actor>("rmq.consume_worker_actor");
   cfg.add_message_type<push_consumer_actor>("rmq.push_consumer_actor");
+  // -- transactions -------------------------------------------------------------
+  cfg.add_message_type<end_transaction_request>("rmq.end_transaction_request");
+  cfg.add_message_type<check_transaction_state>("rmq.check_transaction_state");
 }
 
 } // namespace rmq
