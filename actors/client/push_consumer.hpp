@@ -82,6 +82,11 @@ struct push_queue {
   /// Orderly: extra reconsume times of messages put back after a suspend.
   std::map<int64_t, int32_t> reconsumed;
   int64_t last_committed = -1;
+  /// Tells the answer of the pull in flight from those of pulls given up
+  /// (their broker's connection was lost).
+  uint64_t pull_seq = 0;
+  /// The broker address the pull in flight went to; empty while none.
+  std::string pull_addr;
   int64_t pulls = 0;
   int64_t pull_errors = 0;
   int64_t pulled = 0;

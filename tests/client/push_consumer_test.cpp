@@ -240,6 +240,30 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(broker->held[0].req.queue_offset, 1);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a lost connection fails the pull in flight at "
+                             "once: it backs off and pulls again, and a "
+                             "late answer to the old pull is ignored") {
+    broker->committed[{topic, 0}] = 0;
+    auto c = start_concurrent(ok, config());
+    assign(c, {0});
+    REQUIRE_EQ(broker->pulls.size(), 1u);
+    REQUIRE_EQ(broker->held.size(), 1u);
+    caf::anon_send(c, peer_lost_atom::value, std::string{"a:10911"});
+    sched.run();
+    CHECK_EQ(dump(c)["queues"][0]["pull_errors"], 1);
+    // The old long poll is still parked at the stub; its answer comes
+    // while the queue backs off and must not be consumed twice.
+    put(0, "hello");
+    CHECK(batches.empty());
+    CHECK_EQ(broker->pulls.size(), 1u);
+    advance_time(3s, 500ms);
+    // The new pull finds the message at once, the next one waits at 1.
+    REQUIRE_EQ(broker->pulls.size(), 3u);
+    CHECK_EQ(broker->pulls[1].queue_offset, 0);
+    CHECK_EQ(broker->pulls[2].queue_offset, 1);
+    CHECK_EQ(consumed(), std::vector<int64_t>{0});
+  }
+
   TEST_CASE_FIXTURE(fixture, "the start is the group's offset, else the "
                              "queue's max offset") {
     for (int i = 0; i < 3; ++i)
