@@ -34,6 +34,10 @@ using lite_ptr
 
 using broker_callback = std::function<void(caf::expected<client_broker_actor>)>;
 
+/// Also gets the broker's address (empty on failure).
+using broker_at_callback
+  = std::function<void(caf::expected<client_broker_actor>, const std::string&)>;
+
 int64_t wall_ms(lite_ptr self) {
   auto& f = self->state.setup.wall_clock_ms;
   if (f)
@@ -48,13 +52,14 @@ caf::timespan request_timeout(lite_ptr self) {
 }
 
 /// The master of `mq`'s broker, connected through the directory.
-void with_broker(lite_ptr self, const message_queue& mq, broker_callback k) {
+void with_broker_at(lite_ptr self, const message_queue& mq,
+                    broker_at_callback k) {
   auto& inst = *self->state.setup.instance;
   auto directory = inst.directory;
   auto connect_timeout = self->state.setup.cfg.client.connect_timeout
                          + std::chrono::seconds{1};
   auto failed = [k](const caf::error& err) {
-    k(caf::expected<client_broker_actor>{err});
+    k(caf::expected<client_broker_actor>{err}, std::string{});
   };
   self->request(inst.routes, request_timeout(self), route_atom::value, mq.topic)
     .then(
@@ -67,14 +72,23 @@ void with_broker(lite_ptr self, const message_queue& mq, broker_callback k) {
               addr = i->second;
         if (addr.empty()) {
           k(make_error(errc::service_not_available,
-                       "no master for broker " + mq.broker_name));
+                       "no master for broker " + mq.broker_name),
+            std::string{});
           return;
         }
         self
           ->request(directory, connect_timeout, caf::connect_atom::value, addr)
-          .then([k](client_broker_actor& b) { k(std::move(b)); }, failed);
+          .then([k, addr](client_broker_actor& b) { k(std::move(b), addr); },
+                failed);
       },
       failed);
+}
+
+void with_broker(lite_ptr self, const message_queue& mq, broker_callback k) {
+  with_broker_at(self, mq,
+                 [k](caf::expected<client_broker_actor> b, const std::string&) {
+                   k(std::move(b));
+                 });
 }
 
 /// The queue entry if it is still the one of `epoch`.
@@ -308,22 +322,41 @@ void pull_queue(lite_ptr self, lite_pull_queue& q) {
         .count();
   req.subscription = self->state.expressions[mq.topic].sub_string;
   auto timeout = cfg.pull_timeout;
+  auto seq = ++q.pull_seq;
+  // Only the pull in flight counts: one given up on a lost connection was
+  // already failed and backed off.
+  auto in_flight = [=]() -> lite_pull_queue* {
+    auto q = current(self, mq, epoch);
+    return q != nullptr && q->in_flight && q->pull_seq == seq ? q : nullptr;
+  };
   auto fail = [=](const caf::error& err) {
-    if (auto q = current(self, mq, epoch)) {
+    if (auto q = in_flight()) {
       q->in_flight = false;
+      q->pull_addr.clear();
       back_off(self, *q, err, "pull");
     }
   };
-  with_broker(self, mq, [=](caf::expected<client_broker_actor> b) {
-    if (!b) {
-      fail(b.error());
-      return;
-    }
-    self->request(*b, timeout, req)
-      .then(
-        [=](pull_message_result& res) { handle_pull(self, mq, epoch, res); },
-        fail);
-  });
+  with_broker_at(self, mq,
+                 [=](caf::expected<client_broker_actor> b,
+                     const std::string& addr) {
+                   if (!b) {
+                     fail(b.error());
+                     return;
+                   }
+                   if (auto q = in_flight())
+                     q->pull_addr = addr;
+                   else
+                     return;
+                   self->request(*b, timeout, req)
+                     .then(
+                       [=](pull_message_result& res) {
+                         if (auto q = in_flight()) {
+                           q->pull_addr.clear();
+                           handle_pull(self, mq, epoch, res);
+                         }
+                       },
+                       fail);
+                 });
 }
 
 /// Starts or pulls every queue that may: no pull in flight, no back-off,
@@ -615,6 +648,9 @@ lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
     st.next_commit = self->clock().now() + cfg.persist_interval;
     self->delayed_send(self, cfg.persist_interval, tick_atom::value);
   }
+  // Lost brokers are pushed to us (their pulls in flight fail at once).
+  self->send(st.setup.instance->directory, caf::subscribe_atom::value,
+             caf::actor_cast<peer_listener_actor>(self));
   if (st.subscribe_mode && !cfg.subscriptions.empty())
     register_consumer(self);
   else if (!st.subscribe_mode)
@@ -733,7 +769,18 @@ lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
       return rp;
     },
     [=](peer_lost_atom, const std::string& addr) {
+      // CAF 0.17 leaves a request to a lost peer to its timeout (30 s for
+      // a long poll): fail the pulls in flight there now.
       RMQ_DEBUG(component, "peer lost: " << addr);
+      for (auto& [mq, q] : self->state.queues)
+        if (q.in_flight && q.pull_addr == addr) {
+          q.in_flight = false;
+          q.pull_addr.clear();
+          back_off(self, q,
+                   make_error(errc::service_not_available,
+                              "lost the connection to " + addr),
+                   "pull");
+        }
     },
     [=](tick_atom) { on_tick(self); },
     dump_handler(self),

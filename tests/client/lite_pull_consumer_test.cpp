@@ -368,6 +368,24 @@ TEST_SUITE("client.lite_pull_consumer") {
     CHECK_EQ(dump(c)["queues"][0]["failures"], 1);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a lost connection fails the pull in flight at "
+                             "once; a late answer to it is ignored") {
+    auto c = start();
+    sched.run();
+    REQUIRE_EQ(broker->parked.size(), 1u);
+    caf::anon_send(c, peer_lost_atom::value, std::string{"a:10911"});
+    sched.run();
+    CHECK_EQ(dump(c)["queues"][0]["failures"], 1);
+    // The old long poll is answered while the queue backs off: ignored.
+    add(0, 2);
+    CHECK_EQ(broker->pulls.size(), 1u);
+    advance_time(3s, 1s);
+    REQUIRE_EQ(broker->pulls.size(), 3u);
+    CHECK_EQ(broker->pulls[1].queue_offset, 0);
+    CHECK_EQ(offsets(poll(c)), std::vector<int64_t>{0, 1});
+    CHECK_EQ(dump(c)["buffered"], 0);
+  }
+
   TEST_CASE_FIXTURE(fixture, "shutdown commits, unregisters and quits") {
     cfg.assigned.clear();
     cfg.subscriptions = {{"TopicA", "*"}};
