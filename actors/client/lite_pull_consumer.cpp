@@ -621,6 +621,35 @@ void register_consumer(lite_ptr self) {
   }
 }
 
+/// Moves an owned queue to `offset`: its buffered messages are dropped and
+/// answers of earlier pulls ignored. False when the queue is not owned.
+bool seek_to(lite_ptr self, const message_queue& mq, int64_t offset) {
+  auto& st = self->state;
+  auto i = st.queues.find(mq);
+  if (i == st.queues.end() || i->second.dropping)
+    return false;
+  auto& q = i->second;
+  auto& buf = st.buffer;
+  for (auto j = buf.begin(); j != buf.end();) {
+    if (!(j->mq < mq) && !(mq < j->mq)) {
+      st.buffered -= static_cast<int64_t>(j->messages.size());
+      j = buf.erase(j);
+    } else {
+      ++j;
+    }
+  }
+  q.buffered = 0;
+  q.buffered_bytes = 0;
+  q.epoch = st.next_epoch++;
+  q.in_flight = false;
+  q.starting = false;
+  q.backing_off = false;
+  q.next_pull = offset;
+  q.consumed = offset;
+  pump(self);
+  return true;
+}
+
 } // namespace
 
 lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
@@ -701,26 +730,38 @@ lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
                           "seek: the queue is not assigned");
       if (offset < 0)
         return make_error(errc::invalid_parameter, "seek: negative offset");
-      auto& q = i->second;
-      auto& buf = st.buffer;
-      for (auto j = buf.begin(); j != buf.end();) {
-        if (!(j->mq < mq) && !(mq < j->mq)) {
-          st.buffered -= static_cast<int64_t>(j->messages.size());
-          j = buf.erase(j);
-        } else {
-          ++j;
+      // RocketMQ's seek refuses an offset outside [min, max] of the queue.
+      auto rp = self->make_response_promise<caf::ok_atom>();
+      auto fail = [rp](const caf::error& err) mutable { rp.deliver(err); };
+      with_broker(self, mq, [=](caf::expected<client_broker_actor> b) mutable {
+        if (!b) {
+          fail(b.error());
+          return;
         }
-      }
-      q.buffered = 0;
-      q.buffered_bytes = 0;
-      q.epoch = st.next_epoch++;
-      q.in_flight = false;
-      q.starting = false;
-      q.backing_off = false;
-      q.next_pull = offset;
-      q.consumed = offset;
-      pump(self);
-      return caf::ok_atom::value;
+        self
+          ->request(*b, request_timeout(self),
+                    get_offset_request{mq.topic, mq.queue_id})
+          .then(
+            [=](const queue_offsets& x) mutable {
+              if (offset < x.min_offset || offset > x.max_offset) {
+                rp.deliver(make_error(
+                  errc::invalid_parameter,
+                  "seek: offset " + std::to_string(offset) + " is outside ["
+                    + std::to_string(x.min_offset) + ", "
+                    + std::to_string(x.max_offset) + "] of " + mq.topic + "@"
+                    + mq.broker_name + ":" + std::to_string(mq.queue_id)));
+                return;
+              }
+              if (!seek_to(self, mq, offset)) {
+                rp.deliver(make_error(errc::invalid_parameter,
+                                      "seek: the queue is not assigned"));
+                return;
+              }
+              rp.deliver(caf::ok_atom::value);
+            },
+            fail);
+      });
+      return rp;
     },
     [=](commit_atom) -> caf::typed_response_promise<caf::ok_atom> {
       auto rp = self->make_response_promise<caf::ok_atom>();

@@ -244,6 +244,18 @@ TEST_SUITE("client.lite_pull_consumer") {
       ask<caf::ok_atom>(c, commit_atom::value);
       CHECK_EQ(last_update(0), 2);
     }
+    SUBCASE("to the queue's max offset: nothing until a new message") {
+      ask<caf::ok_atom>(c, seek_atom::value, q(0), int64_t{5});
+      add(0, 1);
+      CHECK_EQ(offsets(poll(c)), std::vector<int64_t>{5});
+    }
+    SUBCASE("outside [min, max] is refused, and nothing changes") {
+      poll(c);
+      CHECK_EQ(ask_error<caf::ok_atom>(c, seek_atom::value, q(0), int64_t{7}),
+               errc::invalid_parameter);
+      ask<caf::ok_atom>(c, commit_atom::value);
+      CHECK_EQ(last_update(0), 5);
+    }
     CHECK_EQ(ask_error<caf::ok_atom>(c, seek_atom::value, q(3), int64_t{0}),
              errc::invalid_parameter);
   }
