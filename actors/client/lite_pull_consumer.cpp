@@ -564,6 +564,25 @@ void on_tick(lite_ptr self) {
 
 /// Subscribe mode: routes first (so that the first heartbeat round reaches
 /// the topic's brokers), then the group's heartbeat, then the rebalance.
+/// Assign mode: the group goes into the heartbeats with no subscriptions
+/// (RocketMQ's registerConsumer at start; ASSIGN has none), so brokers
+/// list the client in it, and no rebalance.
+void register_assigned(lite_ptr self) {
+  auto& cfg = self->state.setup.cfg;
+  consumer_data cd;
+  cd.group_name = cfg.group;
+  cd.type = consume_type::consume_actively;
+  cd.model = cfg.model;
+  cd.from_where = cfg.from_where;
+  self
+    ->request(self->state.setup.instance->heartbeats, request_timeout(self) * 2,
+              consumer_atom::value, cd)
+    .then([self](caf::ok_atom) { self->state.registered = true; },
+          [](const caf::error& err) {
+            log_request_failure(component, "consumer group heartbeat", err);
+          });
+}
+
 void register_consumer(lite_ptr self) {
   auto& st = self->state;
   auto& cfg = st.setup.cfg;
@@ -682,8 +701,10 @@ lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
              caf::actor_cast<peer_listener_actor>(self));
   if (st.subscribe_mode && !cfg.subscriptions.empty())
     register_consumer(self);
-  else if (!st.subscribe_mode)
+  else if (!st.subscribe_mode) {
+    register_assigned(self);
     reassign(self, cfg.assigned, {});
+  }
   return {
     [=](assign_atom, const queue_assignment& a) {
       auto& st = self->state;
@@ -702,6 +723,8 @@ lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
         return make_error(errc::invalid_parameter,
                           "a subscribing consumer cannot assign queues");
       st.subscribe_mode = false;
+      if (!st.registered)
+        register_assigned(self);
       reassign(self, mqs, {});
       return caf::ok_atom::value;
     },
@@ -780,18 +803,21 @@ lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
       auto group = st.setup.cfg.group;
       auto was_subscribed = st.subscribe_mode
                             && !st.setup.cfg.subscriptions.empty();
+      // Assign mode registered the group in the heartbeats only.
+      auto in_heartbeats = was_subscribed || st.registered;
       for (auto& p : st.polls)
         p.rp.deliver(std::vector<received_message>{});
       st.polls.clear();
       commit_queues(self, owned(self), [=](caf::error) mutable {
         self->state.shutting_down = true;
-        if (!was_subscribed) {
+        if (!in_heartbeats) {
           rp.deliver(caf::ok_atom::value);
           self->quit();
           return;
         }
-        self->send(inst->rebalance, caf::delete_atom::value,
-                   caf::actor_cast<rebalance_target_actor>(self));
+        if (was_subscribed)
+          self->send(inst->rebalance, caf::delete_atom::value,
+                     caf::actor_cast<rebalance_target_actor>(self));
         self
           ->request(inst->heartbeats, request_timeout(self) * 2,
                     caf::delete_atom::value, consumer_atom::value, group)

@@ -415,6 +415,22 @@ TEST_SUITE("client.lite_pull_consumer") {
     CHECK(err);
   }
 
+  TEST_CASE_FIXTURE(fixture, "assign mode: the group is in the heartbeats "
+                             "with no subscriptions, and leaves them at "
+                             "shutdown; no rebalance") {
+    auto c = start();
+    sched.run();
+    REQUIRE_EQ(hb->registered.size(), 1u);
+    CHECK_EQ(hb->registered[0].group_name, "G");
+    CHECK_EQ(hb->registered[0].type, consume_type::consume_actively);
+    CHECK(hb->registered[0].subscriptions.empty());
+    CHECK(rb->registered.empty());
+    CHECK(dump(c)["registered"].get<bool>());
+    ask<caf::ok_atom>(c, shutdown_atom::value);
+    CHECK_EQ(hb->unregistered, std::vector<std::string>{"G"});
+    CHECK_EQ(rb->removed, 0);
+  }
+
   TEST_CASE_FIXTURE(fixture, "broadcasting keeps its offsets in the local "
                              "file, not at the broker") {
     test::temp_dir dir;
