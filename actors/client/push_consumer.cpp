@@ -720,12 +720,31 @@ void on_concurrent_result(self_ptr self, const push_job& job,
 
 // -- consuming: orderly ----------------------------------------------------------
 
+/// Orderly: the batch a dropped queue had at a worker is done: unlock the
+/// queue now, or, owned again meanwhile, let it consume.
+void batch_of_dropped_queue_done(self_ptr self, const message_queue& mq,
+                                 int64_t gen) {
+  auto& st = self->state;
+  auto i = st.unlock_after_batch.find(mq);
+  if (i == st.unlock_after_batch.end() || i->second != gen)
+    return;
+  st.unlock_after_batch.erase(i);
+  if (auto j = st.queues.find(mq); j != st.queues.end()) {
+    j->second.consuming = false;
+    dispatch(self);
+    return;
+  }
+  unlock_queues(self, {mq}, [] {});
+}
+
 void on_orderly_result(self_ptr self, const message_queue& mq, int64_t gen,
                        std::vector<received_message> msgs,
                        orderly_status status) {
   auto q = find_queue(self, mq, gen);
-  if (q == nullptr)
+  if (q == nullptr) {
+    batch_of_dropped_queue_done(self, mq, gen);
     return;
+  }
   auto& st = self->state;
   if (status == orderly_status::success) {
     ++st.consumed_ok;
@@ -884,8 +903,12 @@ void drop_queue(self_ptr self, const message_queue& mq) {
   // The commit goes out before the queue is forgotten (RocketMQ
   // removeUnnecessaryMessageQueue persists, then removes).
   commit_queue(self, q, [] {});
-  if (needs_lock(self))
-    unlock_queues(self, {mq}, [] {});
+  if (needs_lock(self)) {
+    if (q.consuming && self->state.orderly)
+      self->state.unlock_after_batch[mq] = q.generation;
+    else
+      unlock_queues(self, {mq}, [] {});
+  }
   if (self->state.local_offsets)
     self->state.local_offsets->remove(mq);
   self->state.queues.erase(i);
@@ -909,6 +932,8 @@ void assign(self_ptr self, const queue_assignment& a) {
     auto& q = st.queues[mq];
     q.mq = mq;
     q.generation = ++st.generations;
+    // The last ownership's batch is still at a worker: this one waits.
+    q.consuming = st.unlock_after_batch.count(mq) > 0;
     RMQ_INFO(component, "owning " << to_text(mq));
     if (needs_lock(self))
       to_lock[mq.broker_name].push_back(mq);
@@ -1020,6 +1045,11 @@ void finish_shutdown(self_ptr self) {
       std::vector<message_queue> qs;
       for (auto& kvp : self->state.queues)
         qs.push_back(kvp.first);
+      // Past the wait bound the workers are stopped with their batches.
+      for (auto& kvp : self->state.unlock_after_batch)
+        if (self->state.queues.count(kvp.first) == 0)
+          qs.push_back(kvp.first);
+      self->state.unlock_after_batch.clear();
       unlock_queues(self, qs, after_unlock);
     } else {
       after_unlock();

@@ -109,6 +109,12 @@ struct push_consumer_state {
   /// Subscribed topic -> expression (the retry topic: "*").
   std::map<std::string, subscription_expression> subscriptions;
   std::map<message_queue, push_queue> queues;
+  /// Orderly: queues dropped while a batch of theirs was at a worker ->
+  /// that batch's generation. Their unlock waits for the batch, so that
+  /// no other member locks and consumes the queue meanwhile (RocketMQ
+  /// takes the process queue's consume lock before it unlocks). A queue
+  /// owned again meanwhile does not consume until the batch ends.
+  std::map<message_queue, int64_t> unlock_after_batch;
   int64_t generations = 0;
   std::vector<consume_worker_actor> workers;
   std::vector<consume_worker_actor> idle;

@@ -4,6 +4,7 @@
 // queues, shutdown; orderly: locks, one batch at a time in order, suspend.
 #include "actors/client/push_consumer.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -604,6 +605,63 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(consumed().size(), 1u);
     advance_time(10s, 1s);
     CHECK_EQ(consumed().size(), 2u);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "orderly: a queue dropped while its batch is "
+                             "at a worker is unlocked only after the batch") {
+    broker->committed[{topic, 0}] = 0;
+    push_consumer_actor c;
+    bool dropped = false;
+    size_t unlocks_during_batch = 0;
+    c = start_orderly(
+      [&](const std::vector<received_message>&) {
+        if (!dropped) {
+          // The rebalance takes the queue away mid-batch; everything else
+          // runs while this listener still holds the batch.
+          dropped = true;
+          caf::anon_send(c, assign_atom::value, queue_assignment{topic, {}});
+          sched.run();
+          unlocks_during_batch = broker->unlocks.size();
+        }
+        return orderly_status::success;
+      },
+      config());
+    assign(c, {0});
+    put(0, "a");
+    REQUIRE(dropped);
+    CHECK_EQ(unlocks_during_batch, 0u);
+    CHECK_EQ(broker->unlocks.size(), 1u);
+    CHECK(dump(c)["queues"].empty());
+  }
+
+  TEST_CASE_FIXTURE(fixture, "orderly: a queue dropped and owned again while "
+                             "its batch is at a worker consumes only after "
+                             "that batch") {
+    broker->committed[{topic, 0}] = 0;
+    push_consumer_actor c;
+    int depth = 0;
+    int max_depth = 0;
+    int calls = 0;
+    c = start_orderly(
+      [&](const std::vector<received_message>&) {
+        max_depth = std::max(max_depth, ++depth);
+        if (++calls == 1) {
+          caf::anon_send(c, assign_atom::value, queue_assignment{topic, {}});
+          caf::anon_send(c, assign_atom::value,
+                         queue_assignment{topic, {{topic, "broker-a", 0}}});
+          sched.run();
+        }
+        --depth;
+        return orderly_status::success;
+      },
+      config());
+    assign(c, {0});
+    put(0, "a");
+    // The new ownership starts from the commit made at the drop: it reads
+    // "a" again, after the first batch ended.
+    CHECK_EQ(max_depth, 1);
+    CHECK_EQ(calls, 2);
+    CHECK(broker->unlocks.empty());
   }
 
   TEST_CASE_FIXTURE(fixture, "orderly: one batch at a time, in queue "
