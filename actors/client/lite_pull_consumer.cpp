@@ -471,14 +471,8 @@ std::vector<message_queue> owned(lite_ptr self) {
   return xs;
 }
 
-/// Stops reading `mq`: its buffered messages go, its offset is committed
-/// first (RocketMQ removeUnnecessaryMessageQueue).
-void drop_queue(lite_ptr self, const message_queue& mq) {
-  auto& st = self->state;
-  auto i = st.queues.find(mq);
-  if (i == st.queues.end() || i->second.dropping)
-    return;
-  // Nothing of it is polled any more, committed or not.
+/// Takes a queue's messages out of the poll buffer.
+void drop_buffered(lite_pull_consumer_state& st, const message_queue& mq) {
   auto& buf = st.buffer;
   for (auto j = buf.begin(); j != buf.end();) {
     if (!(j->mq < mq) && !(mq < j->mq)) {
@@ -488,6 +482,17 @@ void drop_queue(lite_ptr self, const message_queue& mq) {
       ++j;
     }
   }
+}
+
+/// Stops reading `mq`: its buffered messages go, its offset is committed
+/// first (RocketMQ removeUnnecessaryMessageQueue).
+void drop_queue(lite_ptr self, const message_queue& mq) {
+  auto& st = self->state;
+  auto i = st.queues.find(mq);
+  if (i == st.queues.end() || i->second.dropping)
+    return;
+  // Nothing of it is polled any more, committed or not.
+  drop_buffered(st, mq);
   auto& q = i->second;
   q.buffered = 0;
   q.buffered_bytes = 0;
@@ -648,15 +653,7 @@ bool seek_to(lite_ptr self, const message_queue& mq, int64_t offset) {
   if (i == st.queues.end() || i->second.dropping)
     return false;
   auto& q = i->second;
-  auto& buf = st.buffer;
-  for (auto j = buf.begin(); j != buf.end();) {
-    if (!(j->mq < mq) && !(mq < j->mq)) {
-      st.buffered -= static_cast<int64_t>(j->messages.size());
-      j = buf.erase(j);
-    } else {
-      ++j;
-    }
-  }
+  drop_buffered(st, mq);
   q.buffered = 0;
   q.buffered_bytes = 0;
   q.epoch = st.next_epoch++;
