@@ -199,11 +199,15 @@ struct consume_result {
   uint8_t status = 0;
   /// The exception's text when the listener threw, else empty.
   std::string error;
+  /// The batch handed back, so that the consumer keeps no copy of it
+  /// while the listener runs.
+  std::vector<received_message> batch;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, consume_result& x) {
-  return f(caf::meta::type_name("rmq.consume_result"), x.status, x.error);
+  return f(caf::meta::type_name("rmq.consume_result"), x.status, x.error,
+           x.batch);
 }
 
 RMQ_DECLARE_MESSAGE(consume_result);
