@@ -97,6 +97,16 @@ TEST_SUITE("broker.reply_processor") {
     CHECK((tc.perm & perm::read_write) == perm::read_write);
   }
 
+  TEST_CASE_FIXTURE(fixture, "the node's dump has the reply processor") {
+    auto js = nlohmann::json::parse(
+      ask<std::string>(node.frontend, dump_atom::value));
+    int found = 0;
+    for (auto& part : js["actors"])
+      if (part.value("actor", std::string{}) == "reply_processor")
+        ++found;
+    CHECK_EQ(found, 1);
+  }
+
   TEST_CASE_FIXTURE(fixture, "a reply is stored and pushed to the requester's "
                              "channel") {
     online("10.0.0.9@requester");
