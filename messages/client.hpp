@@ -14,15 +14,18 @@
 #include "caf/atom.hpp"
 #include "caf/meta/type_name.hpp"
 #include "caf/replies_to.hpp"
+#include "caf/timespan.hpp"
 #include "caf/typed_actor.hpp"
 
 #include "messages/broker_client.hpp"
 #include "messages/broker_pull.hpp"
+#include "messages/broker_reply.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/common.hpp"
 #include "messages/message_decl.hpp"
 #include "messages/namesrv.hpp"
+#include "messages/received_message.hpp"
 #include "messages/route.hpp"
 
 namespace rmq {
@@ -64,6 +67,13 @@ using consumer_atom = caf::atom_constant<caf::atom("consumer")>;
 
 /// Stops a producer or consumer: in-flight sends end, groups unregister.
 using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
+
+/// Sends a request and waits for its reply (request-reply,
+/// docs/request-reply.md).
+using request_atom = caf::atom_constant<caf::atom("request")>;
+
+/// One heartbeat round now, answered when every broker answered.
+using heartbeat_atom = caf::atom_constant<caf::atom("heartbeat")>;
 
 // -- messages -----------------------------------------------------------------
 
@@ -258,7 +268,13 @@ using client_heartbeat_actor = dumpable_actor::extend<
                   std::string>::with<caf::ok_atom>,
   caf::reacts_to<consumer_ids_changed>,
   caf::reacts_to<caf::subscribe_atom, caf::actor>,
-  caf::reacts_to<caf::tick_atom>>;
+  caf::reacts_to<caf::tick_atom>,
+  // A broker's PUSH_REPLY_MESSAGE_TO_CLIENT: forwarded to the client
+  // instance's request holder (docs/request-reply.md).
+  caf::reacts_to<push_reply_message>,
+  // A round now (a request's topic got its route: the brokers must know
+  // the requester before its reply comes back).
+  caf::replies_to<heartbeat_atom>::with<caf::ok_atom>>;
 
 /// Listener of the latency-fault table: gets the table whenever a
 /// broker's availability or reachability changes.
@@ -305,6 +321,11 @@ using producer_actor = dumpable_actor::extend<
   // The send loop's own timers: batch_linger for a broker's async sends
   // ended; attempts past their deadline end (one timer for all of them,
   // not a CAF request timeout per attempt).
-  caf::reacts_to<caf::tick_atom, std::string>, caf::reacts_to<caf::tick_atom>>;
+  caf::reacts_to<caf::tick_atom, std::string>, caf::reacts_to<caf::tick_atom>,
+  // Request-reply: sends the message as a request and answers its reply,
+  // or request_timeout when none came within the timeout; a failed send
+  // answers the send's error (docs/request-reply.md).
+  caf::replies_to<request_atom, client_message,
+                  caf::timespan>::with<received_message>>;
 
 } // namespace rmq

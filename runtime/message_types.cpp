@@ -5,12 +5,14 @@
 #include "messages/broker_client.hpp"
 #include "messages/broker_pull.hpp"
 #include "messages/broker_registrar.hpp"
+#include "messages/broker_reply.hpp"
 #include "messages/broker_schedule.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/broker_transaction.hpp"
 #include "messages/client.hpp"
+#include "messages/client_reply.hpp"
 #include "messages/consumer.hpp"
 #include "messages/namesrv.hpp"
 #include "messages/route.hpp"
@@ -213,6 +215,13 @@ void register_message_types(caf::actor_system_config& cfg) {
   // -- transactions -------------------------------------------------------------
   cfg.add_message_type<end_transaction_request>("rmq.end_transaction_request");
   cfg.add_message_type<check_transaction_state>("rmq.check_transaction_state");
+  // -- request-reply ------------------------------------------------------------
+  cfg.add_message_type<send_reply_message_request>(
+    "rmq.send_reply_message_request");
+  cfg.add_message_type<push_reply_message>("rmq.push_reply_message");
+  cfg.add_message_type<reply_processor_actor>("rmq.reply_processor_actor");
+  cfg.add_message_type<reply_broker_actor>("rmq.reply_broker_actor");
+  cfg.add_message_type<request_holder_actor>("rmq.request_holder_actor");
 }
 
 } // namespace rmq

@@ -25,6 +25,7 @@
 #include "caf/typed_response_promise.hpp"
 
 #include "messages/client.hpp"
+#include "messages/client_reply.hpp"
 
 namespace rmq {
 
@@ -44,6 +45,9 @@ struct client_heartbeat_config {
   /// Bound of one heartbeat or unregistration (RocketMQ uses 3 s for
   /// both).
   caf::timespan request_timeout = std::chrono::seconds{3};
+  /// Where pushed replies go (the client instance's request holder); none:
+  /// they are dropped and logged.
+  request_holder_actor requests;
 };
 
 /// One broker address as the sender sees it.
@@ -65,6 +69,8 @@ struct client_heartbeat_state {
   int64_t rounds = 0;
   int64_t rounds_in_flight = 0;
   int64_t forwarded = 0;
+  /// Pushed replies passed on to the request holder.
+  int64_t forwarded_replies = 0;
 
   /// The heartbeat every broker gets now.
   client_heartbeat heartbeat() const;

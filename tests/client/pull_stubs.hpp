@@ -279,6 +279,8 @@ stub_heartbeats(client_heartbeat_actor::pointer,
     [](const consumer_ids_changed&) {},
     [](caf::subscribe_atom, const caf::actor&) {},
     [](tick_atom) {},
+    [](const push_reply_message&) {},
+    [](heartbeat_atom) { return caf::ok_atom::value; },
     [](dump_atom) { return std::string{"{}"}; },
   };
 }
