@@ -17,6 +17,7 @@
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
+#include "messages/broker_transaction.hpp"
 #include "messages/common.hpp"
 #include "messages/route.hpp"
 #include "messages/store.hpp"
@@ -56,6 +57,8 @@ using broker_actor = dumpable_actor::extend<
   caf::replies_to<get_all_sub_group_request>::with<subscription_group_set>,
   caf::replies_to<topic_stats_request>::with<topic_stats>,
   caf::replies_to<consume_stats_request>::with<consume_stats>,
-  caf::replies_to<broker_runtime_info_request>::with<broker_runtime_info>>;
+  caf::replies_to<broker_runtime_info_request>::with<broker_runtime_info>,
+  // -- transactions: END_TRANSACTION (producers send it one-way)
+  caf::replies_to<end_transaction_request>::with<caf::ok_atom>>;
 
 } // namespace rmq

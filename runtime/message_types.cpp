@@ -10,6 +10,7 @@
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/broker_transaction.hpp"
+#include "messages/broker_transaction_service.hpp"
 #include "messages/client.hpp"
 #include "messages/consumer.hpp"
 #include "messages/namesrv.hpp"
@@ -211,6 +212,14 @@ void register_message_types(caf::actor_system_config& cfg) {
   // -- transactions -------------------------------------------------------------
   cfg.add_message_type<end_transaction_request>("rmq.end_transaction_request");
   cfg.add_message_type<check_transaction_state>("rmq.check_transaction_state");
+  // -- broker: transaction processor and check service -----------------------
+  cfg.add_message_type<transaction_group_pending>(
+    "rmq.transaction_group_pending");
+  cfg.add_message_type<transaction_progress>("rmq.transaction_progress");
+  cfg.add_message_type<end_transaction_processor_actor>(
+    "rmq.end_transaction_processor_actor");
+  cfg.add_message_type<transaction_check_service_actor>(
+    "rmq.transaction_check_service_actor");
 }
 
 } // namespace rmq

@@ -19,6 +19,7 @@
 #include "actors/common/supervisor.hpp"
 #include "messages/broker.hpp"
 #include "messages/broker_registrar.hpp"
+#include "messages/broker_transaction_service.hpp"
 
 namespace rmq {
 
@@ -42,6 +43,8 @@ struct broker_frontend_peers {
   supervisor_actor supervisor;
   /// Extra parts for the dump (services added later).
   std::vector<dumpable_actor> more;
+  /// END_TRANSACTION (attached: delegated).
+  end_transaction_processor_actor end_transaction;
 };
 
 struct broker_frontend_state {

@@ -17,6 +17,7 @@
 #include "actors/broker/broker_frontend.hpp"
 #include "actors/broker/client_manager.hpp"
 #include "actors/broker/consumer_offset_table.hpp"
+#include "actors/broker/end_transaction_processor.hpp"
 #include "actors/broker/namesrv_registrar.hpp"
 #include "actors/broker/pull_hold_service.hpp"
 #include "actors/broker/pull_processor.hpp"
@@ -191,6 +192,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   sopts.max_message_size = scfg.max_message_size;
   sopts.seed = opts.seed;
   sopts.wall_clock_ms = wall;
+  sopts.reject_transaction_message = opts.reject_transaction_message;
   // The store checked the table when it opened.
   if (auto delays = parse_delay_levels(scfg.message_delay_level))
     sopts.max_delay_level = static_cast<int32_t>(delays->size());
@@ -203,6 +205,16 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   bopts.max_delay_level = sopts.max_delay_level;
   node.send_back = sys.spawn(send_back_processor, bopts, node.topics,
                              node.store.dispatcher, node.store.commit_log);
+  end_transaction_processor_options eopts;
+  eopts.slave = opts.broker_id != 0;
+  eopts.transaction_timeout_ms
+    = std::chrono::duration_cast<std::chrono::milliseconds>(
+        opts.transaction_timeout)
+        .count();
+  eopts.wall_clock_ms = wall;
+  node.end_transaction = sys.spawn(end_transaction_processor, eopts,
+                                   node.store.dispatcher,
+                                   node.store.commit_log);
   schedule_service_options schopts;
   schopts.offsets_path = delay_offsets_json_path(opts.store_dir);
   schopts.message_delay_level = scfg.message_delay_level;
@@ -270,6 +282,8 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   fpeers.admin = node.admin;
   fpeers.more.push_back(node.schedule);
   fpeers.more.push_back(node.store.warmer);
+  fpeers.end_transaction = node.end_transaction;
+  fpeers.more.push_back(node.end_transaction);
   auto front = sys.spawn(broker_frontend, std::move(fpeers), ropts.broker_addr,
                          opts.broker_name, opts.cluster_name, opts.broker_id);
   node.frontend = front;
@@ -287,6 +301,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   add("pull_hold_service", node.hold);
   add("send_processor", node.send);
   add("send_back_processor", node.send_back);
+  add("end_transaction_processor", node.end_transaction);
   add("client_manager", node.clients);
   add("queue_lock_table", node.locks);
   add("subscription_group_table", node.groups);

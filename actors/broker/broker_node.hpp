@@ -25,6 +25,7 @@
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
+#include "messages/broker_transaction_service.hpp"
 #include "runtime/storage/store_config.hpp"
 
 namespace rmq {
@@ -81,6 +82,10 @@ struct broker_options {
   /// renewed for this long may be taken by another client (tests shrink
   /// it, so a SIGKILLed orderly consumer's queues move on in seconds).
   caf::timespan rebalance_lock_max_live_time = std::chrono::seconds{60};
+  /// rejectTransactionMessage: refuse transactional sends.
+  bool reject_transaction_message = false;
+  /// transactionTimeOut: a half message younger than this is not checked.
+  caf::timespan transaction_timeout = std::chrono::seconds{6};
 };
 
 /// The running actors of one broker.
@@ -110,6 +115,8 @@ struct broker_node {
   supervisor_actor supervisor;
   /// Every long-lived actor of the node, for shutdown.
   std::vector<caf::actor> actors;
+  /// END_TRANSACTION: commits and rollbacks of half messages.
+  end_transaction_processor_actor end_transaction;
 
   /// Starts the graceful stop without waiting: spawns and returns an actor
   /// that stops the supervisor, asks the registrar to unregister (bounded),
