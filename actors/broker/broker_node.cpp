@@ -27,12 +27,14 @@
 #include "actors/broker/send_processor.hpp"
 #include "actors/broker/subscription_group_table.hpp"
 #include "actors/broker/topic_config_table.hpp"
+#include "actors/broker/transaction_check_service.hpp"
 #include "messages/errors.hpp"
 #include "runtime/delay_levels.hpp"
 #include "runtime/host_port.hpp"
 #include "runtime/log.hpp"
 #include "runtime/request_failure.hpp"
 #include "runtime/storage/message_store.hpp"
+#include "runtime/transaction_rules.hpp"
 
 namespace rmq {
 
@@ -224,6 +226,24 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
                  caf::actor_cast<arrival_listener_actor>(node.schedule),
                  std::string{schedule_topic});
+  transaction_check_service_options topts2;
+  topts2.offsets_path = transaction_offsets_json_path(opts.store_dir);
+  topts2.broker_name = opts.broker_name;
+  topts2.broker_addr = opts.listen_host + ":" + std::to_string(opts.port);
+  topts2.store_ip = scfg.store_ip;
+  topts2.store_port = scfg.store_port;
+  topts2.check_interval = opts.transaction_check_interval;
+  topts2.transaction_timeout_ms = eopts.transaction_timeout_ms;
+  topts2.check_max = opts.transaction_check_max;
+  topts2.wall_clock_ms = wall;
+  node.transaction_check = spawn_io(transaction_check_service, topts2,
+                                    node.store.dispatcher,
+                                    node.store.commit_log, node.clients);
+  for (auto topic : {trans_half_topic, trans_op_half_topic})
+    caf::anon_send(
+      node.store.dispatcher, caf::subscribe_atom::value,
+      caf::actor_cast<arrival_listener_actor>(node.transaction_check),
+      std::string{topic});
   node.hold = sys.spawn(pull_hold_service, node.store.dispatcher,
                         std::chrono::seconds{10});
   caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
@@ -284,6 +304,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   fpeers.more.push_back(node.store.warmer);
   fpeers.end_transaction = node.end_transaction;
   fpeers.more.push_back(node.end_transaction);
+  fpeers.more.push_back(node.transaction_check);
   auto front = sys.spawn(broker_frontend, std::move(fpeers), ropts.broker_addr,
                          opts.broker_name, opts.cluster_name, opts.broker_id);
   node.frontend = front;
@@ -308,6 +329,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   add("consumer_offset_table", node.offsets);
   add("topic_config_table", node.topics);
   add("schedule_service", node.schedule);
+  add("transaction_check_service", node.transaction_check);
   add("dispatch_service", node.store.dispatcher);
   add("flush_service", node.store.flusher);
   add("warm_service", node.store.warmer);

@@ -86,6 +86,10 @@ struct broker_options {
   bool reject_transaction_message = false;
   /// transactionTimeOut: a half message younger than this is not checked.
   caf::timespan transaction_timeout = std::chrono::seconds{6};
+  /// transactionCheckInterval: how often half messages are checked back.
+  caf::timespan transaction_check_interval = std::chrono::seconds{30};
+  /// transactionCheckMax: checks before a half message is discarded.
+  int32_t transaction_check_max = 15;
 };
 
 /// The running actors of one broker.
@@ -117,6 +121,8 @@ struct broker_node {
   std::vector<caf::actor> actors;
   /// END_TRANSACTION: commits and rollbacks of half messages.
   end_transaction_processor_actor end_transaction;
+  /// Checks unresolved half messages back with their producers.
+  transaction_check_service_actor transaction_check;
 
   /// Starts the graceful stop without waiting: spawns and returns an actor
   /// that stops the supervisor, asks the registrar to unregister (bounded),
