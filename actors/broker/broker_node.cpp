@@ -283,11 +283,11 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     = opts.flush == storage::flush_mode::sync ? "SYNC_FLUSH" : "ASYNC_FLUSH";
   aopts.boot_timestamp = wall();
   aopts.wall_clock_ms = wall;
-  node.admin
-    = sys.spawn(broker_admin_service, aopts,
-                broker_admin_peers{node.topics, node.offsets,
-                                   node.store.dispatcher, node.store.commit_log,
-                                   node.send, node.pull, node.schedule});
+  node.admin = sys.spawn(
+    broker_admin_service, aopts,
+    broker_admin_peers{node.topics, node.offsets, node.store.dispatcher,
+                       node.store.commit_log, node.send, node.pull,
+                       node.schedule, node.transaction_check});
   broker_frontend_peers fpeers;
   fpeers.store = node.store;
   fpeers.topics = node.topics;

@@ -99,7 +99,8 @@ struct fixture : test::broker_node_fixture {
     ask<caf::ok_atom>(producer, client_heartbeat{"P@1", {group}, {}});
   }
 
-  send_result half(const std::string& body, const std::string& group = "PG") {
+  send_result half(const std::string& body, const std::string& group = "PG",
+                   const std::string& immunity_s = "") {
     send_message_request req;
     req.producer_group = group;
     req.topic = "T";
@@ -110,6 +111,9 @@ struct fixture : test::broker_node_fixture {
     storage::append_property(req.properties, property_producer_group, group);
     storage::append_property(req.properties, property_uniq_key,
                              "TXN" + std::to_string(++uniq));
+    if (!immunity_s.empty())
+      storage::append_property(req.properties, property_check_immunity_time,
+                               immunity_s);
     return ask<send_result>(node.send, req);
   }
 
@@ -302,6 +306,17 @@ TEST_SUITE("broker.transaction_check_service") {
     REQUIRE_EQ(log->checks.size(), 1u);
     CHECK_EQ(pending("PG"), 1);
     CHECK_EQ(pending("QG"), 1);
+    // brokerStatus shows them per group (rmq-admin prints one line each).
+    auto info = ask<broker_runtime_info>(node.frontend,
+                                         broker_runtime_info_request{});
+    CHECK_EQ(info.table["transactionHalfPending"], "2");
+    CHECK_EQ(info.table["transactionHalfPending_PG"], "1");
+    CHECK_EQ(info.table["transactionHalfPending_QG"], "1");
+    CHECK_EQ(info.table["transactionChecks"], "1");
+    auto dump = nlohmann::json::parse(
+      ask<std::string>(node.frontend, dump_atom::value));
+    CHECK_NE(dump.dump().find("transaction_check_service"), std::string::npos);
+    CHECK_NE(dump.dump().find("end_transaction_processor"), std::string::npos);
     restart();
     auto p = progress();
     CHECK_EQ(p.pending, 2);
@@ -318,6 +333,24 @@ TEST_SUITE("broker.transaction_check_service") {
     CHECK_EQ(storage::find_property(recs->front().properties,
                                     property_transaction_check_times),
              "2");
+    CHECK_EQ(bodies("T"), strings{"a"});
+  }
+
+  TEST_CASE_FIXTURE(fixture, "CHECK_IMMUNITY_TIME_IN_SECONDS replaces the "
+                             "transaction timeout") {
+    online();
+    auto a = half("a", "PG", "60");
+    wait(60s); // rounds at 30 s and 60 s: 60 s old at most, spared
+    CHECK(log->checks.empty());
+    // Past its immunity the producer's own end is refused
+    // (rejectCommitOrRollback); a check's answer is not.
+    wait(1s);
+    CHECK_EQ(ask_error<caf::ok_atom>(node.frontend,
+                                     end_req(a, transaction_state::commit)),
+             errc::system_error);
+    log->answer = transaction_state::commit;
+    wait(29s); // 90 s
+    CHECK_EQ(log->checks.size(), 1u);
     CHECK_EQ(bodies("T"), strings{"a"});
   }
 }
