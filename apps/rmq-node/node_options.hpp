@@ -49,6 +49,12 @@ struct options : rmq::node_config {
   double disk_space_warning_level_ratio = 0.90;
   /// RocketMQ rocketmq.broker.rebalance.lockMaxLiveTime.
   int64_t rebalance_lock_max_live_time_ms = 60'000;
+  /// RocketMQ rejectTransactionMessage, transactionTimeOut,
+  /// transactionCheckInterval, transactionCheckMax.
+  bool reject_transaction_message = false;
+  int64_t transaction_timeout_ms = 6'000;
+  int64_t transaction_check_interval_ms = 30'000;
+  int64_t transaction_check_max = 15;
 
   options();
 };
