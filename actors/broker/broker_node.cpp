@@ -236,6 +236,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   topts2.transaction_timeout_ms = eopts.transaction_timeout_ms;
   topts2.check_max = opts.transaction_check_max;
   topts2.wall_clock_ms = wall;
+  topts2.slave = opts.broker_id != 0;
   node.transaction_check = spawn_io(transaction_check_service, topts2,
                                     node.store.dispatcher,
                                     node.store.commit_log, node.clients);

@@ -526,6 +526,8 @@ void plan(self_ptr self) {
   auto r = std::make_shared<round>();
   auto now = st.now_ms();
   for (auto& [q, e] : st.pending) {
+    if (st.options.slave)
+      break;
     auto age = now - e.born_timestamp;
     if (e.check_times >= st.options.check_max
         || age > st.options.file_reserved_ms) {

@@ -63,6 +63,10 @@ struct transaction_check_service_options {
   caf::timespan request_timeout = std::chrono::seconds{10};
   /// Records per read of the half and op queues.
   int32_t batch = 32;
+  /// A slave keeps the pending set (for brokerStatus) but checks nothing:
+  /// its store takes no puts (RocketMQ starts the check service on the
+  /// master only).
+  bool slave = false;
 };
 
 /// One unresolved half message (its newest copy).

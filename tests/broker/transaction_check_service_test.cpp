@@ -5,6 +5,7 @@
 // discarded to TRANS_CHECK_MAX_TIME_TOPIC; a restart rebuilds the pending
 // set from the store. Fake producers are plain actors that heartbeat the
 // client manager (as in client_manager_test.cpp).
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <string>
@@ -352,5 +353,32 @@ TEST_SUITE("broker.transaction_check_service") {
     wait(29s); // 90 s
     CHECK_EQ(log->checks.size(), 1u);
     CHECK_EQ(bodies("T"), strings{"a"});
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a corrupt progress file is kept aside and the "
+                             "set is rebuilt from the start of both queues") {
+    online();
+    auto a = half("a");
+    half("b");
+    ask<caf::ok_atom>(node.frontend, end_req(a, transaction_state::commit));
+    wait(30s);
+    stop();
+    node = broker_node{};
+    auto path = dir.path() + "/config/transactionOffset.json";
+    {
+      std::ofstream out{path, std::ios::trunc};
+      out << "{not json";
+    }
+    auto started = spawn_broker(sys, options_for(dir.path()));
+    REQUIRE(started);
+    node = std::move(*started);
+    track(node.supervisor);
+    for (auto& hdl : node.actors)
+      track(hdl);
+    sched.run();
+    CHECK(std::ifstream{path + ".corrupt.1"}.good());
+    auto p = progress();
+    CHECK_EQ(p.pending, 1);
+    CHECK_EQ(pending("PG"), 1);
   }
 }
