@@ -349,7 +349,11 @@ void add_transaction_figures(broker_runtime_info& out,
   };
   t["transactionHalfOffset"] = std::to_string(num(txn, "half_offset")) + ","
                                + std::to_string(num(txn, "half_max_offset"));
-  t["transactionHalfPending"] = std::to_string(num(txn, "pending"));
+  // Until the check service has read both queues after a start its set
+  // is incomplete: no count rather than a wrong one.
+  t["transactionHalfPending"] = txn.value("rebuilt", true)
+                                  ? std::to_string(num(txn, "pending"))
+                                  : "rebuilding";
   t["transactionChecks"] = std::to_string(num(txn, "checks"));
   t["transactionDiscarded"] = std::to_string(num(txn, "discarded"));
   if (auto gs = txn.find("groups"); gs != txn.end() && gs->is_array())

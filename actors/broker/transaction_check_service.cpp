@@ -166,6 +166,7 @@ void scan(self_ptr self, std::function<void()> then);
 void scan_done(self_ptr self) {
   auto& st = self->state;
   st.scanning = false;
+  st.rebuilt = true;
   save(st);
   auto callbacks = std::move(st.after_scan);
   st.after_scan.clear();
@@ -577,7 +578,15 @@ void start_round(self_ptr self) {
 
 transaction_check_service_actor::behavior_type behavior(self_ptr self) {
   return {
-    [self](caf::get_atom) { return self->state.progress(); },
+    [self](caf::get_atom) -> caf::result<transaction_progress> {
+      if (self->state.rebuilt)
+        return self->state.progress();
+      // Still reading the queues after the start: the set is not whole.
+      auto rp = self->make_response_promise<transaction_progress>();
+      self->state.after_scan.push_back(
+        [self, rp]() mutable { rp.deliver(self->state.progress()); });
+      return rp;
+    },
     [self](check_atom) -> caf::result<transaction_progress> {
       auto rp = self->make_response_promise<transaction_progress>();
       self->state.waiters.push_back(rp);
@@ -669,6 +678,7 @@ nlohmann::json transaction_check_service_state::dump_fields() const {
     {"saves", saves},
     {"save_failures", save_failures},
     {"scanning", scanning},
+    {"rebuilt", rebuilt},
     {"checking", checking},
   };
 }

@@ -106,6 +106,8 @@ struct transaction_check_service_state {
   int64_t saved_op = -1;
   bool scanning = false;
   bool scan_again = false;
+  /// The first scan after the start is done: the set is complete.
+  bool rebuilt = false;
   std::vector<std::function<void()>> after_scan;
   bool checking = false;
   std::vector<caf::typed_response_promise<transaction_progress>> waiters;
