@@ -18,6 +18,7 @@
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
+#include "messages/broker_transaction.hpp"
 #include "messages/common.hpp"
 #include "messages/route.hpp"
 #include "messages/store.hpp"
@@ -59,6 +60,8 @@ using broker_actor = dumpable_actor::extend<
   caf::replies_to<consume_stats_request>::with<consume_stats>,
   caf::replies_to<broker_runtime_info_request>::with<broker_runtime_info>,
   // -- request-reply: a consumer's reply to a request
-  caf::replies_to<send_reply_message_request>::with<send_result>>;
+  caf::replies_to<send_reply_message_request>::with<send_result>,
+  // -- transactions: END_TRANSACTION (producers send it one-way)
+  caf::replies_to<end_transaction_request>::with<caf::ok_atom>>;
 
 } // namespace rmq

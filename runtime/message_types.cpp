@@ -11,6 +11,7 @@
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/broker_transaction.hpp"
+#include "messages/broker_transaction_service.hpp"
 #include "messages/client.hpp"
 #include "messages/client_reply.hpp"
 #include "messages/consumer.hpp"
@@ -221,6 +222,14 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<reply_processor_actor>("rmq.reply_processor_actor");
   cfg.add_message_type<reply_broker_actor>("rmq.reply_broker_actor");
   cfg.add_message_type<request_holder_actor>("rmq.request_holder_actor");
+  // -- broker: transaction processor and check service -----------------------
+  cfg.add_message_type<transaction_group_pending>(
+    "rmq.transaction_group_pending");
+  cfg.add_message_type<transaction_progress>("rmq.transaction_progress");
+  cfg.add_message_type<end_transaction_processor_actor>(
+    "rmq.end_transaction_processor_actor");
+  cfg.add_message_type<transaction_check_service_actor>(
+    "rmq.transaction_check_service_actor");
 }
 
 } // namespace rmq

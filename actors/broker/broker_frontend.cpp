@@ -115,6 +115,9 @@ broker_frontend_actor::behavior_type broker_frontend(
     [self](consumer_send_back_request& req) {
       return self->delegate(self->state.peers.send_back, std::move(req));
     },
+    [self](end_transaction_request& req) {
+      return self->delegate(self->state.peers.end_transaction, std::move(req));
+    },
     // The client manager watches the sender as the client's channel:
     // delegation keeps the client as the sender.
     [self](client_heartbeat& req) {

@@ -20,6 +20,7 @@
 #include "messages/broker.hpp"
 #include "messages/broker_registrar.hpp"
 #include "messages/broker_reply.hpp"
+#include "messages/broker_transaction_service.hpp"
 
 namespace rmq {
 
@@ -45,6 +46,8 @@ struct broker_frontend_peers {
   std::vector<dumpable_actor> more;
   /// SEND_REPLY_MESSAGE (docs/request-reply.md).
   reply_processor_actor reply;
+  /// END_TRANSACTION (attached: delegated).
+  end_transaction_processor_actor end_transaction;
 };
 
 struct broker_frontend_state {

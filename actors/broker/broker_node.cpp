@@ -17,6 +17,7 @@
 #include "actors/broker/broker_frontend.hpp"
 #include "actors/broker/client_manager.hpp"
 #include "actors/broker/consumer_offset_table.hpp"
+#include "actors/broker/end_transaction_processor.hpp"
 #include "actors/broker/namesrv_registrar.hpp"
 #include "actors/broker/pull_hold_service.hpp"
 #include "actors/broker/pull_processor.hpp"
@@ -27,12 +28,14 @@
 #include "actors/broker/send_processor.hpp"
 #include "actors/broker/subscription_group_table.hpp"
 #include "actors/broker/topic_config_table.hpp"
+#include "actors/broker/transaction_check_service.hpp"
 #include "messages/errors.hpp"
 #include "runtime/delay_levels.hpp"
 #include "runtime/host_port.hpp"
 #include "runtime/log.hpp"
 #include "runtime/request_failure.hpp"
 #include "runtime/storage/message_store.hpp"
+#include "runtime/transaction_rules.hpp"
 
 namespace rmq {
 
@@ -192,6 +195,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   sopts.max_message_size = scfg.max_message_size;
   sopts.seed = opts.seed;
   sopts.wall_clock_ms = wall;
+  sopts.reject_transaction_message = opts.reject_transaction_message;
   // The store checked the table when it opened.
   if (auto delays = parse_delay_levels(scfg.message_delay_level))
     sopts.max_delay_level = static_cast<int32_t>(delays->size());
@@ -204,6 +208,16 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   bopts.max_delay_level = sopts.max_delay_level;
   node.send_back = sys.spawn(send_back_processor, bopts, node.topics,
                              node.store.dispatcher, node.store.commit_log);
+  end_transaction_processor_options eopts;
+  eopts.slave = opts.broker_id != 0;
+  eopts.transaction_timeout_ms
+    = std::chrono::duration_cast<std::chrono::milliseconds>(
+        opts.transaction_timeout)
+        .count();
+  eopts.wall_clock_ms = wall;
+  node.end_transaction = sys.spawn(end_transaction_processor, eopts,
+                                   node.store.dispatcher,
+                                   node.store.commit_log);
   schedule_service_options schopts;
   schopts.offsets_path = delay_offsets_json_path(opts.store_dir);
   schopts.message_delay_level = scfg.message_delay_level;
@@ -213,6 +227,25 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
                  caf::actor_cast<arrival_listener_actor>(node.schedule),
                  std::string{schedule_topic});
+  transaction_check_service_options topts2;
+  topts2.offsets_path = transaction_offsets_json_path(opts.store_dir);
+  topts2.broker_name = opts.broker_name;
+  topts2.broker_addr = opts.listen_host + ":" + std::to_string(opts.port);
+  topts2.store_ip = scfg.store_ip;
+  topts2.store_port = scfg.store_port;
+  topts2.check_interval = opts.transaction_check_interval;
+  topts2.transaction_timeout_ms = eopts.transaction_timeout_ms;
+  topts2.check_max = opts.transaction_check_max;
+  topts2.wall_clock_ms = wall;
+  topts2.slave = opts.broker_id != 0;
+  node.transaction_check = spawn_io(transaction_check_service, topts2,
+                                    node.store.dispatcher,
+                                    node.store.commit_log, node.clients);
+  for (auto topic : {trans_half_topic, trans_op_half_topic})
+    caf::anon_send(
+      node.store.dispatcher, caf::subscribe_atom::value,
+      caf::actor_cast<arrival_listener_actor>(node.transaction_check),
+      std::string{topic});
   node.hold = sys.spawn(pull_hold_service, node.store.dispatcher,
                         std::chrono::seconds{10});
   caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
@@ -252,11 +285,11 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     = opts.flush == storage::flush_mode::sync ? "SYNC_FLUSH" : "ASYNC_FLUSH";
   aopts.boot_timestamp = wall();
   aopts.wall_clock_ms = wall;
-  node.admin
-    = sys.spawn(broker_admin_service, aopts,
-                broker_admin_peers{node.topics, node.offsets,
-                                   node.store.dispatcher, node.store.commit_log,
-                                   node.send, node.pull, node.schedule});
+  node.admin = sys.spawn(
+    broker_admin_service, aopts,
+    broker_admin_peers{node.topics, node.offsets, node.store.dispatcher,
+                       node.store.commit_log, node.send, node.pull,
+                       node.schedule, node.transaction_check});
   broker_frontend_peers fpeers;
   fpeers.store = node.store;
   fpeers.topics = node.topics;
@@ -279,6 +312,9 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   node.reply = sys.spawn(reply_processor, rpopts, node.send, node.clients);
   fpeers.reply = node.reply;
   fpeers.more.push_back(node.reply);
+  fpeers.end_transaction = node.end_transaction;
+  fpeers.more.push_back(node.end_transaction);
+  fpeers.more.push_back(node.transaction_check);
   auto front = sys.spawn(broker_frontend, std::move(fpeers), ropts.broker_addr,
                          opts.broker_name, opts.cluster_name, opts.broker_id);
   node.frontend = front;
@@ -297,12 +333,14 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   add("reply_processor", node.reply);
   add("send_processor", node.send);
   add("send_back_processor", node.send_back);
+  add("end_transaction_processor", node.end_transaction);
   add("client_manager", node.clients);
   add("queue_lock_table", node.locks);
   add("subscription_group_table", node.groups);
   add("consumer_offset_table", node.offsets);
   add("topic_config_table", node.topics);
   add("schedule_service", node.schedule);
+  add("transaction_check_service", node.transaction_check);
   add("dispatch_service", node.store.dispatcher);
   add("flush_service", node.store.flusher);
   add("warm_service", node.store.warmer);

@@ -26,6 +26,7 @@
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
+#include "messages/broker_transaction_service.hpp"
 #include "runtime/storage/store_config.hpp"
 
 namespace rmq {
@@ -84,6 +85,14 @@ struct broker_options {
   caf::timespan rebalance_lock_max_live_time = std::chrono::seconds{60};
   /// storeReplyMessageEnable: replies are stored before they are pushed.
   bool store_reply_message_enable = true;
+  /// rejectTransactionMessage: refuse transactional sends.
+  bool reject_transaction_message = false;
+  /// transactionTimeOut: a half message younger than this is not checked.
+  caf::timespan transaction_timeout = std::chrono::seconds{6};
+  /// transactionCheckInterval: how often half messages are checked back.
+  caf::timespan transaction_check_interval = std::chrono::seconds{30};
+  /// transactionCheckMax: checks before a half message is discarded.
+  int32_t transaction_check_max = 15;
 };
 
 /// The running actors of one broker.
@@ -115,6 +124,10 @@ struct broker_node {
   std::vector<caf::actor> actors;
   /// SEND_REPLY_MESSAGE: stores replies and pushes them to requesters.
   reply_processor_actor reply;
+  /// END_TRANSACTION: commits and rollbacks of half messages.
+  end_transaction_processor_actor end_transaction;
+  /// Checks unresolved half messages back with their producers.
+  transaction_check_service_actor transaction_check;
 
   /// Starts the graceful stop without waiting: spawns and returns an actor
   /// that stops the supervisor, asks the registrar to unregister (bounded),

@@ -14,6 +14,7 @@
 #include "runtime/request_failure.hpp"
 #include "runtime/storage/message_record.hpp"
 #include "runtime/storage/message_store.hpp"
+#include "runtime/transaction_rules.hpp"
 
 #include "actors/common/dump.hpp"
 
@@ -32,7 +33,37 @@ constexpr std::string_view retry_topic_prefix = "%RETRY%";
 struct checked_send {
   send_message_request req;
   std::vector<batch_entry> entries;
+  /// A transaction's half message (stored into RMQ_SYS_TRANS_HALF_TOPIC).
+  bool half = false;
 };
+
+// RocketMQ 5's timer properties: a delay the half topic cannot keep.
+bool has_timer(std::string_view props) {
+  for (auto key : {"TIMER_DELIVER_MS", "TIMER_DELAY_SEC", "TIMER_DELAY_MS"})
+    if (!storage::find_property(props, key).empty())
+      return true;
+  return false;
+}
+
+// SendMessageProcessor's transaction checks of a single send; sets
+// `out.half`.
+caf::error check_half(const send_processor_state& st,
+                      const send_message_request& req, int32_t level,
+                      checked_send& out) {
+  if (!is_half_message(req.properties, req.reconsume_times, level))
+    return caf::none;
+  if (st.options.reject_transaction_message)
+    return make_error(errc::no_permission,
+                      "the broker[" + st.options.broker_name
+                        + "] sending transaction message is forbidden");
+  // The half topic would hold it past its delay, and the commit would
+  // bypass the schedule: refused (RocketMQ's producer clears DELAY).
+  if (level > 0 || has_timer(req.properties))
+    return make_error(errc::message_illegal,
+                      "transaction message does not support delay");
+  out.half = true;
+  return caf::none;
+}
 
 // Everything that needs no table or store; fills `out.entries`.
 caf::error check_send(const send_processor_state& st, send_message_request& req,
@@ -53,8 +84,11 @@ caf::error check_send(const send_processor_state& st, send_message_request& req,
   if (!req.batch) {
     if (auto err = check_body(req.body, opts.max_message_size))
       return err;
-    if (auto level = delay_level(req.properties, opts.max_delay_level); !level)
+    auto level = delay_level(req.properties, opts.max_delay_level);
+    if (!level)
       return std::move(level.error());
+    if (auto err = check_half(st, req, *level, out))
+      return err;
     out.entries.push_back({req.flag, std::move(req.body), req.properties});
   } else {
     if (req.topic.compare(0, retry_topic_prefix.size(), retry_topic_prefix)
@@ -62,6 +96,12 @@ caf::error check_send(const send_processor_state& st, send_message_request& req,
       return make_error(errc::message_illegal,
                         "batch request does not support retry group "
                           + req.topic);
+    // CommitLog#asyncPutMessages refuses a transaction type; TRAN_MSG in
+    // the batch's or an entry's properties is refused too.
+    if ((req.sys_flag & storage::sys_flag::transaction_mask) != 0
+        || has_tran_msg(req.properties))
+      return make_error(errc::message_illegal,
+                        "batch message does not support transaction");
     if (req.body.size() > opts.max_message_size)
       return make_error(errc::message_illegal,
                         "the batch body size " + std::to_string(req.body.size())
@@ -88,6 +128,10 @@ caf::error check_send(const send_processor_state& st, send_message_request& req,
         return make_error(errc::message_illegal,
                           "batch entry " + std::to_string(i)
                             + ": batch messages do not support delay");
+      if (has_tran_msg(e.properties))
+        return make_error(errc::message_illegal,
+                          "batch entry " + std::to_string(i)
+                            + ": batch message does not support transaction");
     }
     out.entries = std::move(*entries);
   }
@@ -225,10 +269,16 @@ void store(self_ptr self, std::shared_ptr<checked_send> cs, int32_t queue_id,
   auto msgs = to_store_messages(st, *cs, queue_id);
   // A delayed message waits in SCHEDULE_TOPIC_XXXX (batches refuse DELAY,
   // and its level was checked).
-  if (!cs->req.batch && msgs.size() == 1)
+  if (cs->half && msgs.size() == 1) {
+    // The send result keeps the asked queue and gets the half queue's
+    // offset, which the producer ends the transaction with.
+    to_half(msgs.front());
+    ++st.half_messages;
+  } else if (!cs->req.batch && msgs.size() == 1) {
     if (auto level = to_schedule(msgs.front(), st.options.max_delay_level);
         level && *level > 0)
       ++st.scheduled;
+  }
   // The messages go to the writer without a copy; the answer needs only
   // their ids.
   auto ids = std::make_shared<std::vector<std::string>>();
@@ -308,6 +358,8 @@ nlohmann::json send_processor_state::dump_fields() const {
     {"made_ids", made_ids},
     {"put_tps", rates(put_rate, clock)},
     {"scheduled", scheduled},
+    {"reject_transaction_message", options.reject_transaction_message},
+    {"half_messages", half_messages},
     {"topic_cache", topic_copy.dump_fields()},
   };
 }

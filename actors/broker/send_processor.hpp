@@ -71,6 +71,9 @@ struct send_processor_options {
   /// CAF's clock thread per send (docs/benchmarks.md, "Broker"). A stuck
   /// disk leaves the producer to its own send timeout.
   caf::duration store_timeout = caf::infinite;
+  /// Refuse transactional (TRAN_MSG) sends with no_permission (RocketMQ
+  /// rejectTransactionMessage).
+  bool reject_transaction_message = false;
 };
 
 struct send_processor_state {
@@ -97,6 +100,8 @@ struct send_processor_state {
   caf::actor_clock* clock = nullptr;
   /// Messages stored into SCHEDULE_TOPIC_XXXX for their DELAY level.
   int64_t scheduled = 0;
+  /// Half messages stored into RMQ_SYS_TRANS_HALF_TOPIC.
+  int64_t half_messages = 0;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;

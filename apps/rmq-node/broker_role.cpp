@@ -1,6 +1,7 @@
 // rmq-node --role=broker: a broker until a signal or a failure. It picks
 // its port before it listens, because it registers its address with the
 // NameServers as it starts.
+#include <cstdint>
 #include <iostream>
 #include <mutex>
 #include <string>
@@ -88,6 +89,18 @@ caf::expected<broker_options> to_broker_options(const options& cfg) {
                       "--rebalance-lock-max-live-time-ms must be > 0");
   opts.rebalance_lock_max_live_time
     = std::chrono::milliseconds{cfg.rebalance_lock_max_live_time_ms};
+  if (cfg.transaction_timeout_ms < 0 || cfg.transaction_check_interval_ms < 1
+      || cfg.transaction_check_max < 1 || cfg.transaction_check_max > INT32_MAX)
+    return make_error(errc::invalid_parameter,
+                      "--transaction-timeout-ms must be >= 0, "
+                      "--transaction-check-interval-ms and "
+                      "--transaction-check-max > 0");
+  opts.reject_transaction_message = cfg.reject_transaction_message;
+  opts.transaction_timeout
+    = std::chrono::milliseconds{cfg.transaction_timeout_ms};
+  opts.transaction_check_interval
+    = std::chrono::milliseconds{cfg.transaction_check_interval_ms};
+  opts.transaction_check_max = static_cast<int32_t>(cfg.transaction_check_max);
   return opts;
 }
 

@@ -59,7 +59,15 @@ options::options() {
     .add(rebalance_lock_max_live_time_ms, "rebalance-lock-max-live-time-ms",
          "broker: a queue lock not renewed this long may be taken")
     .add(store_reply_message_enable, "store-reply-message-enable",
-         "broker: store replies in <cluster>_REPLY_TOPIC before the push");
+         "broker: store replies in <cluster>_REPLY_TOPIC before the push")
+    .add(reject_transaction_message, "reject-transaction-message",
+         "broker: refuse transactional (half) messages")
+    .add(transaction_timeout_ms, "transaction-timeout-ms",
+         "broker: half messages younger than this are not checked back")
+    .add(transaction_check_interval_ms, "transaction-check-interval-ms",
+         "broker: how often unresolved half messages are checked back")
+    .add(transaction_check_max, "transaction-check-max",
+         "broker: check-backs before a half message is discarded");
 }
 
 } // namespace rmq::node

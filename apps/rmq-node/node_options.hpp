@@ -50,6 +50,12 @@ struct options : rmq::node_config {
   /// RocketMQ rocketmq.broker.rebalance.lockMaxLiveTime.
   int64_t rebalance_lock_max_live_time_ms = 60'000;
   bool store_reply_message_enable = true;
+  /// RocketMQ rejectTransactionMessage, transactionTimeOut,
+  /// transactionCheckInterval, transactionCheckMax.
+  bool reject_transaction_message = false;
+  int64_t transaction_timeout_ms = 6'000;
+  int64_t transaction_check_interval_ms = 30'000;
+  int64_t transaction_check_max = 15;
 
   options();
 };

@@ -27,6 +27,12 @@ uint64_t hash_of(std::string_view x) {
   return std::hash<std::string_view>{}(x);
 }
 
+// The transaction check service re-puts a half message with the same
+// UNIQ_KEY and one more check (docs/transactions.md): each copy is its own
+// message, the producer's resend of the half is not.
+constexpr std::string_view trans_half_topic = "RMQ_SYS_TRANS_HALF_TOPIC";
+constexpr std::string_view property_check_times = "TRANSACTION_CHECK_TIMES";
+
 } // namespace
 
 uint64_t dedup_hash(std::string_view topic, std::string_view properties,
@@ -34,6 +40,8 @@ uint64_t dedup_hash(std::string_view topic, std::string_view properties,
   auto h = hash_of(topic);
   if (topic == schedule_topic)
     h = combine(h, hash_of(find_property(properties, property_real_topic)));
+  if (topic == trans_half_topic)
+    h = combine(h, hash_of(find_property(properties, property_check_times)));
   h = combine(h, static_cast<uint32_t>(reconsume_times));
   return combine(h, hash_of(uniq));
 }
@@ -44,6 +52,9 @@ bool same_dedup_key(const record_view& rec, std::string_view topic,
   if (rec.topic != topic || rec.reconsume_times != reconsume_times
       || find_property(rec.properties, property_uniq_key) != uniq)
     return false;
+  if (topic == trans_half_topic)
+    return find_property(rec.properties, property_check_times)
+           == find_property(properties, property_check_times);
   return topic != schedule_topic
          || find_property(rec.properties, property_real_topic)
               == find_property(properties, property_real_topic);

@@ -35,7 +35,9 @@ namespace rmq::storage {
 /// the key names both (`properties` gives REAL_TOPIC), so the retry copies
 /// of one message for two groups (same UNIQ_KEY, same reconsume times)
 /// are not taken for one another, and a due copy in its real topic is not
-/// taken for a resend of its scheduled one.
+/// taken for a resend of its scheduled one. A half message in
+/// RMQ_SYS_TRANS_HALF_TOPIC is keyed by its TRANSACTION_CHECK_TIMES too:
+/// the check service's copies are stored, a resend of the half is not.
 uint64_t dedup_hash(std::string_view topic, std::string_view properties,
                     int32_t reconsume_times, std::string_view uniq);
 
