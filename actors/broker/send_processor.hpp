@@ -29,6 +29,7 @@
 #include "runtime/message_id.hpp"
 #include "runtime/rate_meter.hpp"
 #include "runtime/send_checks.hpp"
+#include "runtime/timer_message.hpp"
 
 namespace rmq {
 
@@ -71,6 +72,8 @@ struct send_processor_options {
   /// CAF's clock thread per send (docs/benchmarks.md, "Broker"). A stuck
   /// disk leaves the producer to its own send timeout.
   caf::duration store_timeout = caf::infinite;
+  /// timerMaxDelaySec and timerPrecisionMs (docs/timer.md).
+  timer_settings timer;
 };
 
 struct send_processor_state {
@@ -97,6 +100,8 @@ struct send_processor_state {
   caf::actor_clock* clock = nullptr;
   /// Messages stored into SCHEDULE_TOPIC_XXXX for their DELAY level.
   int64_t scheduled = 0;
+  /// Messages stored into the timer topic for a deliver time or delay.
+  int64_t timed = 0;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;
