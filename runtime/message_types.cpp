@@ -8,6 +8,7 @@
 #include "messages/broker_schedule.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
+#include "messages/broker_timer.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/broker_transaction.hpp"
 #include "messages/client.hpp"
@@ -211,6 +212,12 @@ void register_message_types(caf::actor_system_config& cfg) {
   // -- transactions -------------------------------------------------------------
   cfg.add_message_type<end_transaction_request>("rmq.end_transaction_request");
   cfg.add_message_type<check_transaction_state>("rmq.check_transaction_state");
+  // -- broker: timer (any-time delivery) ----------------------------------------
+  cfg.add_message_type<queue_units_request>("rmq.queue_units_request");
+  cfg.add_message_type<queue_unit>("rmq.queue_unit");
+  cfg.add_message_type<queue_units>("rmq.queue_units");
+  cfg.add_message_type<timer_progress>("rmq.timer_progress");
+  cfg.add_message_type<timer_service_actor>("rmq.timer_service_actor");
 }
 
 } // namespace rmq

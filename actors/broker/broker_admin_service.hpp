@@ -42,6 +42,8 @@ struct broker_admin_peers {
   pull_processor_actor pull;
   /// The delay-level schedule service (its dump); may be null.
   dumpable_actor schedule;
+  /// The timer service (its dump); may be null.
+  dumpable_actor timer;
 };
 
 struct broker_admin_state {

@@ -25,6 +25,7 @@
 #include "actors/broker/send_back_processor.hpp"
 #include "actors/broker/send_processor.hpp"
 #include "actors/broker/subscription_group_table.hpp"
+#include "actors/broker/timer_service.hpp"
 #include "actors/broker/topic_config_table.hpp"
 #include "messages/errors.hpp"
 #include "runtime/delay_levels.hpp"
@@ -191,6 +192,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   sopts.max_message_size = scfg.max_message_size;
   sopts.seed = opts.seed;
   sopts.wall_clock_ms = wall;
+  sopts.timer = opts.timer;
   // The store checked the table when it opened.
   if (auto delays = parse_delay_levels(scfg.message_delay_level))
     sopts.max_delay_level = static_cast<int32_t>(delays->size());
@@ -212,6 +214,16 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
                  caf::actor_cast<arrival_listener_actor>(node.schedule),
                  std::string{schedule_topic});
+  timer_service_options tmopts;
+  tmopts.dir = timer_store_dir(opts.store_dir);
+  tmopts.timer = opts.timer;
+  tmopts.log_segment_entries = opts.timer_log_segment_entries;
+  tmopts.wall_clock_ms = wall;
+  node.timer = spawn_io(timer_service, tmopts, node.store.dispatcher,
+                        node.store.commit_log);
+  caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
+                 caf::actor_cast<arrival_listener_actor>(node.timer),
+                 std::string{timer_topic});
   node.hold = sys.spawn(pull_hold_service, node.store.dispatcher,
                         std::chrono::seconds{10});
   caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
@@ -251,11 +263,11 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     = opts.flush == storage::flush_mode::sync ? "SYNC_FLUSH" : "ASYNC_FLUSH";
   aopts.boot_timestamp = wall();
   aopts.wall_clock_ms = wall;
-  node.admin
-    = sys.spawn(broker_admin_service, aopts,
-                broker_admin_peers{node.topics, node.offsets,
-                                   node.store.dispatcher, node.store.commit_log,
-                                   node.send, node.pull, node.schedule});
+  node.admin = sys.spawn(
+    broker_admin_service, aopts,
+    broker_admin_peers{node.topics, node.offsets, node.store.dispatcher,
+                       node.store.commit_log, node.send, node.pull,
+                       node.schedule, node.timer});
   broker_frontend_peers fpeers;
   fpeers.store = node.store;
   fpeers.topics = node.topics;
@@ -270,6 +282,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   fpeers.admin = node.admin;
   fpeers.more.push_back(node.schedule);
   fpeers.more.push_back(node.store.warmer);
+  fpeers.more.push_back(node.timer);
   auto front = sys.spawn(broker_frontend, std::move(fpeers), ropts.broker_addr,
                          opts.broker_name, opts.cluster_name, opts.broker_id);
   node.frontend = front;
@@ -293,6 +306,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   add("consumer_offset_table", node.offsets);
   add("topic_config_table", node.topics);
   add("schedule_service", node.schedule);
+  add("timer_service", node.timer);
   add("dispatch_service", node.store.dispatcher);
   add("flush_service", node.store.flusher);
   add("warm_service", node.store.warmer);

@@ -24,8 +24,10 @@
 #include "messages/broker_schedule.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
+#include "messages/broker_timer.hpp"
 #include "messages/broker_topics.hpp"
 #include "runtime/storage/store_config.hpp"
+#include "runtime/timer_message.hpp"
 
 namespace rmq {
 
@@ -81,6 +83,10 @@ struct broker_options {
   /// renewed for this long may be taken by another client (tests shrink
   /// it, so a SIGKILLed orderly consumer's queues move on in seconds).
   caf::timespan rebalance_lock_max_live_time = std::chrono::seconds{60};
+  /// timerMaxDelaySec and timerPrecisionMs (docs/timer.md).
+  timer_settings timer;
+  /// Timer-log entries per segment file (tests shrink it).
+  int64_t timer_log_segment_entries = 1 << 20;
 };
 
 /// The running actors of one broker.
@@ -110,6 +116,8 @@ struct broker_node {
   supervisor_actor supervisor;
   /// Every long-lived actor of the node, for shutdown.
   std::vector<caf::actor> actors;
+  /// Moves due timed messages from rmq_sys_wheel_timer to their topic.
+  timer_service_actor timer;
 
   /// Starts the graceful stop without waiting: spawns and returns an actor
   /// that stops the supervisor, asks the registrar to unregister (bounded),

@@ -281,9 +281,12 @@ caf::error timer_store::save_checkpoint(bool clean) {
   return json_file::save(checkpoint_path(cfg_.dir), doc);
 }
 
-caf::error timer_store::rebuild() {
-  rebuilt_ = true;
-  std::memset(wheel_->data(), 0, wheel_->size());
+caf::error timer_store::rebuild(bool fresh) {
+  rebuilt_ = !fresh;
+  // A new wheel file is all zeros already: touching it would cost its
+  // whole size in memory.
+  if (!fresh)
+    std::memset(wheel_->data(), 0, wheel_->size());
   std::fill(bits_.begin(), bits_.end(), 0);
   pending_ = 0;
   segment_max_slot_.clear();
@@ -360,6 +363,8 @@ timer_store::open(const timer_store_config& cfg, int64_t start_ms) {
     // checkpoint, so they hold nothing durable.
     for (auto base : list_offset_files(log_dir(cfg.dir)))
       std::filesystem::remove(log_dir(cfg.dir) + "/" + offset_file_name(base));
+    std::error_code ec;
+    std::filesystem::remove(wheel_path(cfg.dir), ec);
     ts->read_ms_ = floor_to(start_ms, cfg.precision_ms);
   } else {
     try {
@@ -409,7 +414,7 @@ timer_store::open(const timer_store_config& cfg, int64_t start_ms) {
                                               + std::to_string(at)
                                               + " is missing");
   if (!clean || doc->is_null()) {
-    if (auto err = ts->rebuild())
+    if (auto err = ts->rebuild(doc->is_null()))
       return err;
   } else {
     auto now = ts->read_ms_;

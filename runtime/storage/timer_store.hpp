@@ -143,7 +143,7 @@ private:
   caf::expected<char*> entry_at(int64_t index, bool create);
   caf::expected<const char*> entry_at(int64_t index) const;
   caf::error append(const timer_entry& e, int64_t prev, int64_t& index);
-  caf::error rebuild();
+  caf::error rebuild(bool fresh);
   caf::error save_checkpoint(bool clean);
   void drop_dead_segments();
 
