@@ -57,7 +57,11 @@ options::options() {
     .add(disk_space_warning_level_ratio, "disk-space-warning-level-ratio",
          "broker: disk use (0..1) above which writes are refused")
     .add(rebalance_lock_max_live_time_ms, "rebalance-lock-max-live-time-ms",
-         "broker: a queue lock not renewed this long may be taken");
+         "broker: a queue lock not renewed this long may be taken")
+    .add(timer_max_delay_sec, "timer-max-delay-sec",
+         "broker: timed messages due later than this are refused")
+    .add(timer_precision_ms, "timer-precision-ms",
+         "broker: timer slot length in ms (100, 200, 500 or 1000)");
 }
 
 } // namespace rmq::node

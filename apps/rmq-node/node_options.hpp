@@ -49,6 +49,9 @@ struct options : rmq::node_config {
   double disk_space_warning_level_ratio = 0.90;
   /// RocketMQ rocketmq.broker.rebalance.lockMaxLiveTime.
   int64_t rebalance_lock_max_live_time_ms = 60'000;
+  /// RocketMQ timerMaxDelaySec and timerPrecisionMs (docs/timer.md).
+  int64_t timer_max_delay_sec = 3 * 86'400;
+  int64_t timer_precision_ms = 1000;
 
   options();
 };
