@@ -14,7 +14,7 @@ bool operator<(const message_queue& x, const message_queue& y) {
 }
 
 RMQ_DEFINE_MESSAGE(client_message, topic, tags, keys, body, properties,
-                   delay_level, flag)
+                   delay_level, flag, deliver_time_ms, delay_ms)
 
 RMQ_DEFINE_MESSAGE(client_send_result, status, msg_id, offset_msg_id, queue,
                    queue_offset, entries)

@@ -108,12 +108,19 @@ struct client_message {
   /// 0: none; 1..18: RocketMQ's delay levels.
   int32_t delay_level = 0;
   int32_t flag = 0;
+  /// Wall-clock ms at which the message is due (RocketMQ 5
+  /// setDeliverTimeMs, TIMER_DELIVER_MS); 0: none.
+  int64_t deliver_time_ms = 0;
+  /// Delay in ms from its arrival at the broker (RocketMQ 5
+  /// setDelayTimeMs, TIMER_DELAY_MS); 0: none.
+  int64_t delay_ms = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, client_message& x) {
   return f(caf::meta::type_name("rmq.client_message"), x.topic, x.tags, x.keys,
-           x.body, x.properties, x.delay_level, x.flag);
+           x.body, x.properties, x.delay_level, x.flag, x.deliver_time_ms,
+           x.delay_ms);
 }
 
 RMQ_DECLARE_MESSAGE(client_message);

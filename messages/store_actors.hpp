@@ -10,6 +10,7 @@
 #include "caf/replies_to.hpp"
 #include "caf/typed_actor.hpp"
 
+#include "messages/broker_timer.hpp"
 #include "messages/common.hpp"
 #include "messages/store.hpp"
 
@@ -50,7 +51,9 @@ using dispatcher_actor = dumpable_actor::extend<
   // The same for one topic only: the listener hears of dispatches that
   // added messages to that topic (the schedule service, which has its own
   // thread, is not woken by every send).
-  caf::reacts_to<caf::subscribe_atom, arrival_listener_actor, std::string>>;
+  caf::reacts_to<caf::subscribe_atom, arrival_listener_actor, std::string>,
+  // Consume-queue units without their records (the timer service).
+  caf::replies_to<queue_units_request>::with<queue_units>>;
 
 using commit_log_actor = dumpable_actor::extend<
   // Appends a batch; one result per message, or an error for the whole

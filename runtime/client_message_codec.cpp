@@ -12,6 +12,7 @@
 #include "runtime/send_checks.hpp"
 #include "runtime/storage/log_format.hpp"
 #include "runtime/storage/message_record.hpp"
+#include "runtime/timer_message.hpp"
 
 namespace rmq {
 
@@ -53,6 +54,12 @@ size_t properties_size(const client_message& msg, size_t uniq_key_size) {
     n += property_size(property_keys, msg.keys.size());
   if (msg.delay_level > 0)
     n += property_size(property_delay, std::to_string(msg.delay_level).size());
+  if (msg.deliver_time_ms > 0)
+    n += property_size(property_timer_deliver_ms,
+                       std::to_string(msg.deliver_time_ms).size());
+  if (msg.delay_ms > 0)
+    n += property_size(property_timer_delay_ms,
+                       std::to_string(msg.delay_ms).size());
   if (uniq_key_size > 0)
     n += property_size(property_uniq_key, uniq_key_size);
   n += property_size(property_wait, 4);
@@ -61,7 +68,7 @@ size_t properties_size(const client_message& msg, size_t uniq_key_size) {
   return n;
 }
 
-/// TAGS, KEYS, DELAY, UNIQ_KEY, WAIT, then the user's own, as RocketMQ's
+/// TAGS, KEYS, DELAY, TIMER_DELIVER_MS, TIMER_DELAY_MS, UNIQ_KEY, WAIT, then the user's own, as RocketMQ's
 /// Message carries them (its order is a hash map's; ours is fixed).
 std::string build_properties(const client_message& msg,
                              std::string_view uniq_key) {
@@ -74,6 +81,12 @@ std::string build_properties(const client_message& msg,
   if (msg.delay_level > 0)
     storage::append_property(props, property_delay,
                              std::to_string(msg.delay_level));
+  if (msg.deliver_time_ms > 0)
+    storage::append_property(props, property_timer_deliver_ms,
+                             std::to_string(msg.deliver_time_ms));
+  if (msg.delay_ms > 0)
+    storage::append_property(props, property_timer_delay_ms,
+                             std::to_string(msg.delay_ms));
   if (!uniq_key.empty())
     storage::append_property(props, property_uniq_key, uniq_key);
   storage::append_property(props, property_wait, "true");
@@ -102,6 +115,23 @@ caf::error check_user_properties(const client_message& msg) {
   return caf::none;
 }
 
+// RocketMQ 5's Message#setDeliverTimeMs / setDelayTimeMs: a time is not
+// negative, and one message takes one kind of delay (the broker would
+// silently drop the timer for a delay level).
+caf::error check_timer_fields(const client_message& msg) {
+  if (msg.deliver_time_ms < 0)
+    return illegal("deliver time " + std::to_string(msg.deliver_time_ms)
+                   + " ms is negative");
+  if (msg.delay_ms < 0)
+    return illegal("delay " + std::to_string(msg.delay_ms) + " ms is negative");
+  if (msg.deliver_time_ms > 0 && msg.delay_ms > 0)
+    return illegal("a deliver time and a delay can not be set together");
+  if ((msg.deliver_time_ms > 0 || msg.delay_ms > 0) && msg.delay_level > 0)
+    return illegal("a delay level can not be set together with a deliver "
+                   "time or delay");
+  return caf::none;
+}
+
 } // namespace
 
 caf::error check_client_message(const client_message& msg,
@@ -116,6 +146,8 @@ caf::error check_client_message(const client_message& msg,
     return illegal("delay level " + std::to_string(msg.delay_level)
                    + " is not in 0.."
                    + std::to_string(default_max_delay_level));
+  if (auto err = check_timer_fields(msg))
+    return err;
   if (has_separator(msg.tags))
     return illegal("the tags contain a property separator (\\x01 or \\x02)");
   if (has_separator(msg.keys))
@@ -177,6 +209,8 @@ make_batch_request(const std::vector<client_message>& msgs,
                      + " differs from the batch's topic " + topic);
     if (msg.delay_level > 0)
       return illegal(at() + "delay levels are not supported for batching");
+    if (msg.deliver_time_ms != 0 || msg.delay_ms != 0)
+      return illegal(at() + "timed messages are not supported for batching");
     if (msg.topic.compare(0, retry_topic_prefix.size(), retry_topic_prefix)
         == 0)
       return illegal(at() + "retry topics are not supported for batching");

@@ -31,12 +31,14 @@ struct message_codec_options {
 };
 
 /// message_illegal (empty or oversize body, bad or forbidden topic,
-/// reserved or oversize properties, delay level outside 0..18) with the
+/// reserved or oversize properties, delay level outside 0..18, a negative
+/// deliver time or delay, two kinds of delay together) with the
 /// reason in the detail; none for a message that may be sent.
 caf::error check_client_message(const client_message& msg,
                                 const message_codec_options& opts);
 
-/// The request for one message: TAGS, KEYS, DELAY, UNIQ_KEY = `uniq_key`,
+/// The request for one message: TAGS, KEYS, DELAY, TIMER_DELIVER_MS,
+/// TIMER_DELAY_MS, UNIQ_KEY = `uniq_key`,
 /// WAIT=true and the user's properties; the body compressed (sys flag
 /// COMPRESSED) from `compress_over` bytes on. Assumes a checked message.
 send_message_request
@@ -45,7 +47,7 @@ make_send_request(const client_message& msg, const std::string& uniq_key,
 
 /// One SEND_BATCH_MESSAGE request for `msgs` (RocketMQ batch encoding, one
 /// UNIQ_KEY each, in order): message_illegal for an empty batch, mixed
-/// topics, a delay level, a retry topic, or a total over max_message_size.
+/// topics, a delay level, a deliver time or delay, a retry topic, or a total over max_message_size.
 /// `checked`: every message passed check_client_message already (not done
 /// again).
 caf::expected<send_message_request>

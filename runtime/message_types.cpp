@@ -9,6 +9,7 @@
 #include "messages/broker_schedule.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
+#include "messages/broker_timer.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/broker_transaction.hpp"
 #include "messages/broker_transaction_service.hpp"
@@ -230,6 +231,12 @@ void register_message_types(caf::actor_system_config& cfg) {
     "rmq.end_transaction_processor_actor");
   cfg.add_message_type<transaction_check_service_actor>(
     "rmq.transaction_check_service_actor");
+  // -- broker: timer (any-time delivery) ----------------------------------------
+  cfg.add_message_type<queue_units_request>("rmq.queue_units_request");
+  cfg.add_message_type<queue_unit>("rmq.queue_unit");
+  cfg.add_message_type<queue_units>("rmq.queue_units");
+  cfg.add_message_type<timer_progress>("rmq.timer_progress");
+  cfg.add_message_type<timer_service_actor>("rmq.timer_service_actor");
 }
 
 } // namespace rmq

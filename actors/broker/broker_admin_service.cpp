@@ -304,7 +304,8 @@ std::string text_of(const J& x) {
 broker_runtime_info
 runtime_table(const broker_admin_state& st, const nlohmann::json& send,
               const nlohmann::json& pull, const nlohmann::json& log,
-              const nlohmann::json& dispatch, const nlohmann::json& schedule) {
+              const nlohmann::json& dispatch, const nlohmann::json& schedule,
+              const nlohmann::json& timer) {
   broker_runtime_info out;
   auto& t = out.table;
   auto num = [](const nlohmann::json& j, const char* key) -> int64_t {
@@ -346,6 +347,17 @@ runtime_table(const broker_admin_state& st, const nlohmann::json& send,
           + std::to_string(num(x, "max_offset"));
   if (schedule.contains("lag_ms"))
     t["scheduleLagMs"] = std::to_string(num(schedule, "lag_ms"));
+  // RocketMQ 5's timer figures (AdminBrokerProcessor): timerReadBehind in
+  // seconds, timerOffsetBehind in messages, timerCongestNum the timers in
+  // the wheel; the next due slot and the lag in ms are rmq's own.
+  if (auto pr = timer.find("progress"); pr != timer.end() && pr->is_object()) {
+    t["timerReadBehind"] = std::to_string(num(*pr, "dequeue_lag_ms") / 1000);
+    t["timerOffsetBehind"] = std::to_string(num(*pr, "enqueue_behind"));
+    t["timerCongestNum"] = std::to_string(num(*pr, "pending"));
+    t["timerNextDueMs"] = std::to_string(num(*pr, "next_due_ms"));
+    t["timerDequeueLagMs"] = std::to_string(num(*pr, "dequeue_lag_ms"));
+    t["timerDelivered"] = std::to_string(num(*pr, "delivered"));
+  }
   return out;
 }
 
@@ -382,6 +394,7 @@ caf::result<broker_runtime_info> get_runtime_info(self_ptr self) {
     nlohmann::json send, pull, log, dispatch;
     nlohmann::json schedule = nlohmann::json::object();
     nlohmann::json transaction = nlohmann::json::object();
+    nlohmann::json timer = nlohmann::json::object();
   };
   auto acc = std::make_shared<parts>();
   auto g = make_gather(self->make_response_promise<broker_runtime_info>());
@@ -410,9 +423,11 @@ caf::result<broker_runtime_info> get_runtime_info(self_ptr self) {
     ask(p.schedule, &acc->schedule);
   if (p.transaction_check)
     ask(p.transaction_check, &acc->transaction);
+  if (p.timer)
+    ask(p.timer, &acc->timer);
   g->finish = [self, acc](broker_runtime_info& out) {
     out = runtime_table(self->state, acc->send, acc->pull, acc->log,
-                        acc->dispatch, acc->schedule);
+                        acc->dispatch, acc->schedule, acc->timer);
     add_transaction_figures(out, acc->transaction);
   };
   g->done();

@@ -44,6 +44,8 @@ struct broker_admin_peers {
   dumpable_actor schedule;
   /// The transaction check service (its dump); may be null.
   dumpable_actor transaction_check;
+  /// The timer service (its dump); may be null.
+  dumpable_actor timer;
 };
 
 struct broker_admin_state {

@@ -27,6 +27,7 @@
 #include "actors/broker/send_back_processor.hpp"
 #include "actors/broker/send_processor.hpp"
 #include "actors/broker/subscription_group_table.hpp"
+#include "actors/broker/timer_service.hpp"
 #include "actors/broker/topic_config_table.hpp"
 #include "actors/broker/transaction_check_service.hpp"
 #include "messages/errors.hpp"
@@ -196,6 +197,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   sopts.seed = opts.seed;
   sopts.wall_clock_ms = wall;
   sopts.reject_transaction_message = opts.reject_transaction_message;
+  sopts.timer = opts.timer;
   // The store checked the table when it opened.
   if (auto delays = parse_delay_levels(scfg.message_delay_level))
     sopts.max_delay_level = static_cast<int32_t>(delays->size());
@@ -246,6 +248,16 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
       node.store.dispatcher, caf::subscribe_atom::value,
       caf::actor_cast<arrival_listener_actor>(node.transaction_check),
       std::string{topic});
+  timer_service_options tmopts;
+  tmopts.dir = timer_store_dir(opts.store_dir);
+  tmopts.timer = opts.timer;
+  tmopts.log_segment_entries = opts.timer_log_segment_entries;
+  tmopts.wall_clock_ms = wall;
+  node.timer = spawn_io(timer_service, tmopts, node.store.dispatcher,
+                        node.store.commit_log);
+  caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
+                 caf::actor_cast<arrival_listener_actor>(node.timer),
+                 std::string{timer_topic});
   node.hold = sys.spawn(pull_hold_service, node.store.dispatcher,
                         std::chrono::seconds{10});
   caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
@@ -289,7 +301,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     broker_admin_service, aopts,
     broker_admin_peers{node.topics, node.offsets, node.store.dispatcher,
                        node.store.commit_log, node.send, node.pull,
-                       node.schedule, node.transaction_check});
+                       node.schedule, node.transaction_check, node.timer});
   broker_frontend_peers fpeers;
   fpeers.store = node.store;
   fpeers.topics = node.topics;
@@ -315,6 +327,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   fpeers.end_transaction = node.end_transaction;
   fpeers.more.push_back(node.end_transaction);
   fpeers.more.push_back(node.transaction_check);
+  fpeers.more.push_back(node.timer);
   auto front = sys.spawn(broker_frontend, std::move(fpeers), ropts.broker_addr,
                          opts.broker_name, opts.cluster_name, opts.broker_id);
   node.frontend = front;
@@ -341,6 +354,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   add("topic_config_table", node.topics);
   add("schedule_service", node.schedule);
   add("transaction_check_service", node.transaction_check);
+  add("timer_service", node.timer);
   add("dispatch_service", node.store.dispatcher);
   add("flush_service", node.store.flusher);
   add("warm_service", node.store.warmer);

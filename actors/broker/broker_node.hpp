@@ -25,9 +25,11 @@
 #include "messages/broker_schedule.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
+#include "messages/broker_timer.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/broker_transaction_service.hpp"
 #include "runtime/storage/store_config.hpp"
+#include "runtime/timer_message.hpp"
 
 namespace rmq {
 
@@ -93,6 +95,10 @@ struct broker_options {
   caf::timespan transaction_check_interval = std::chrono::seconds{30};
   /// transactionCheckMax: checks before a half message is discarded.
   int32_t transaction_check_max = 15;
+  /// timerMaxDelaySec and timerPrecisionMs (docs/timer.md).
+  timer_settings timer;
+  /// Timer-log entries per segment file (tests shrink it).
+  int64_t timer_log_segment_entries = 1 << 20;
 };
 
 /// The running actors of one broker.
@@ -128,6 +134,8 @@ struct broker_node {
   end_transaction_processor_actor end_transaction;
   /// Checks unresolved half messages back with their producers.
   transaction_check_service_actor transaction_check;
+  /// Moves due timed messages from rmq_sys_wheel_timer to their topic.
+  timer_service_actor timer;
 
   /// Starts the graceful stop without waiting: spawns and returns an actor
   /// that stops the supervisor, asks the registrar to unregister (bounded),

@@ -139,6 +139,9 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
     [=](const query_message_request& req) {
       return self->state.store->query(req);
     },
+    [=](const queue_units_request& req) {
+      return self->state.store->units(req);
+    },
     dump_handler(self),
   };
 }

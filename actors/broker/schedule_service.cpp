@@ -9,6 +9,7 @@
 #include "caf/exit_reason.hpp"
 
 #include "messages/errors.hpp"
+#include "runtime/delivered_copy.hpp"
 #include "runtime/json_file.hpp"
 #include "runtime/log.hpp"
 #include "runtime/message_properties.hpp"
@@ -183,26 +184,6 @@ void put(self_ptr self, pass_ptr p) {
       });
 }
 
-// Whether `res` holds the delivered copy of `it`: its real topic and
-// queue, its reconsume times, stored after the scheduled record.
-bool holds_copy(const query_message_result& res, const item& it) {
-  size_t pos = 0;
-  for (size_t i = 0; i < res.phys_offsets.size() && pos < res.buffer.size();
-       ++i) {
-    storage::record_view rec;
-    if (storage::decode_record(res.buffer.data() + pos, res.buffer.size() - pos,
-                               rec, false)
-        != storage::decode_status::ok)
-      return false;
-    pos += static_cast<size_t>(rec.total_size);
-    if (rec.topic == it.msg.topic && rec.queue_id == it.msg.queue_id
-        && rec.reconsume_times == it.msg.reconsume_times
-        && rec.store_timestamp >= it.store_ts)
-      return true;
-  }
-  return false;
-}
-
 // After a start: looks each due record up in its real topic by UNIQ_KEY
 // (the store's index) and marks the ones already there as done.
 void verify(self_ptr self, pass_ptr p) {
@@ -240,16 +221,13 @@ void verify(self_ptr self, pass_ptr p) {
   };
   for (auto i : asks) {
     auto& it = p->items[i];
-    query_message_request q;
-    q.topic = it.msg.topic;
-    q.key = std::string{
-      storage::find_property(it.msg.properties, property_uniq_key)};
-    q.max_num = 32;
-    self->request(st.dispatcher, st.options.request_timeout, std::move(q))
+    self
+      ->request(st.dispatcher, st.options.request_timeout,
+                delivered_copy_query(it.msg))
       .then(
         [self, p, t, i, one_done](query_message_result& res) {
           auto& it = p->items[i];
-          if (holds_copy(res, it)) {
+          if (holds_delivered_copy(res, it.msg, it.store_ts)) {
             it.done = true;
             t->found = true;
             ++self->state.levels[p->level_index].verified;

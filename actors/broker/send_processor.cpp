@@ -14,6 +14,7 @@
 #include "runtime/request_failure.hpp"
 #include "runtime/storage/message_record.hpp"
 #include "runtime/storage/message_store.hpp"
+#include "runtime/timer_message.hpp"
 #include "runtime/transaction_rules.hpp"
 
 #include "actors/common/dump.hpp"
@@ -132,6 +133,10 @@ caf::error check_send(const send_processor_state& st, send_message_request& req,
         return make_error(errc::message_illegal,
                           "batch entry " + std::to_string(i)
                             + ": batch message does not support transaction");
+      if (has_timer_property(e.properties))
+        return make_error(errc::message_illegal,
+                          "batch entry " + std::to_string(i)
+                            + ": batch messages do not support timers");
     }
     out.entries = std::move(*entries);
   }
@@ -267,6 +272,20 @@ void store(self_ptr self, std::shared_ptr<checked_send> cs, int32_t queue_id,
            promise rp) {
   auto& st = self->state;
   auto msgs = to_store_messages(st, *cs, queue_id);
+  // A timed message waits in the timer topic (docs/timer.md); its deliver
+  // time is reckoned from the store's clock, as the store stamps it.
+  if (!cs->req.batch && msgs.size() == 1) {
+    auto now = st.options.wall_clock_ms ? st.options.wall_clock_ms()
+                                        : storage::wall_clock_ms();
+    auto slot = to_timer(msgs.front(), now, st.options.timer);
+    if (!slot) {
+      ++st.refused;
+      rp.deliver(std::move(slot.error()));
+      return;
+    }
+    if (*slot > 0)
+      ++st.timed;
+  }
   // A delayed message waits in SCHEDULE_TOPIC_XXXX (batches refuse DELAY,
   // and its level was checked).
   if (cs->half && msgs.size() == 1) {
@@ -360,6 +379,9 @@ nlohmann::json send_processor_state::dump_fields() const {
     {"scheduled", scheduled},
     {"reject_transaction_message", options.reject_transaction_message},
     {"half_messages", half_messages},
+    {"timed", timed},
+    {"timer_max_delay_sec", options.timer.max_delay_sec},
+    {"timer_precision_ms", options.timer.precision_ms},
     {"topic_cache", topic_copy.dump_fields()},
   };
 }

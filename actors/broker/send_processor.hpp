@@ -29,6 +29,7 @@
 #include "runtime/message_id.hpp"
 #include "runtime/rate_meter.hpp"
 #include "runtime/send_checks.hpp"
+#include "runtime/timer_message.hpp"
 
 namespace rmq {
 
@@ -74,6 +75,8 @@ struct send_processor_options {
   /// Refuse transactional (TRAN_MSG) sends with no_permission (RocketMQ
   /// rejectTransactionMessage).
   bool reject_transaction_message = false;
+  /// timerMaxDelaySec and timerPrecisionMs (docs/timer.md).
+  timer_settings timer;
 };
 
 struct send_processor_state {
@@ -102,6 +105,8 @@ struct send_processor_state {
   int64_t scheduled = 0;
   /// Half messages stored into RMQ_SYS_TRANS_HALF_TOPIC.
   int64_t half_messages = 0;
+  /// Messages stored into the timer topic for a deliver time or delay.
+  int64_t timed = 0;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;

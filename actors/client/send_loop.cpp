@@ -421,10 +421,13 @@ void attempt_failed(loop_ptr self, uint64_t id, const std::string& broker,
 }
 
 /// Whether an async message may wait for its broker and travel in a batch
-/// (a batch cannot carry a delay level or a retry topic).
+/// (a batch cannot carry a delay level, a deliver time or delay, or a
+/// retry topic).
 bool batchable(const send_loop_state& st, const client_message& msg) {
-  // A reply goes as SEND_REPLY_MESSAGE, alone.
+  // A reply goes as SEND_REPLY_MESSAGE, alone; timed messages are never
+  // batched (RocketMQ canBatch).
   return st.cfg.auto_batch && msg.delay_level == 0 && !is_reply_message(msg)
+         && msg.deliver_time_ms == 0 && msg.delay_ms == 0
          && msg.topic.rfind("%RETRY%", 0) != 0
          && msg.topic.rfind("%DLQ%", 0) != 0;
 }

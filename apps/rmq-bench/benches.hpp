@@ -32,4 +32,8 @@ int store_writer(int argc, char** argv);
 /// (the schedule service's crash test).
 int schedule_writer(int argc, char** argv);
 
+/// `rmq-bench timer ...`: timed-send throughput vs plain sends, firing
+/// lateness and broker memory with many pending timers.
+int timer(int argc, char** argv);
+
 } // namespace rmq::bench

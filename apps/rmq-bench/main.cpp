@@ -27,6 +27,8 @@ int main(int argc, char** argv) {
      "crash-test writer (prints ACKs)"},
     {"schedule-writer", rmq::bench::schedule_writer,
      "schedule-service crash-test process"},
+    {"timer", rmq::bench::timer,
+     "timed sends, firing lateness and memory with pending timers"},
   };
   if (argc >= 2)
     for (auto& e : entries)

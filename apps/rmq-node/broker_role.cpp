@@ -101,6 +101,16 @@ caf::expected<broker_options> to_broker_options(const options& cfg) {
   opts.transaction_check_interval
     = std::chrono::milliseconds{cfg.transaction_check_interval_ms};
   opts.transaction_check_max = static_cast<int32_t>(cfg.transaction_check_max);
+  // RocketMQ rounds other precisions to one of these; a typo should show.
+  auto p = cfg.timer_precision_ms;
+  if (p != 100 && p != 200 && p != 500 && p != 1000)
+    return make_error(errc::invalid_parameter,
+                      "--timer-precision-ms must be 100, 200, 500 or 1000");
+  if (cfg.timer_max_delay_sec < 1 || cfg.timer_max_delay_sec > 366 * 86'400)
+    return make_error(errc::invalid_parameter,
+                      "--timer-max-delay-sec must be in 1..31622400");
+  opts.timer.max_delay_sec = cfg.timer_max_delay_sec;
+  opts.timer.precision_ms = p;
   return opts;
 }
 

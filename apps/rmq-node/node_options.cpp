@@ -67,7 +67,11 @@ options::options() {
     .add(transaction_check_interval_ms, "transaction-check-interval-ms",
          "broker: how often unresolved half messages are checked back")
     .add(transaction_check_max, "transaction-check-max",
-         "broker: check-backs before a half message is discarded");
+         "broker: check-backs before a half message is discarded")
+    .add(timer_max_delay_sec, "timer-max-delay-sec",
+         "broker: timed messages due later than this are refused")
+    .add(timer_precision_ms, "timer-precision-ms",
+         "broker: timer slot length in ms (100, 200, 500 or 1000)");
 }
 
 } // namespace rmq::node

@@ -56,6 +56,9 @@ struct options : rmq::node_config {
   int64_t transaction_timeout_ms = 6'000;
   int64_t transaction_check_interval_ms = 30'000;
   int64_t transaction_check_max = 15;
+  /// RocketMQ timerMaxDelaySec and timerPrecisionMs (docs/timer.md).
+  int64_t timer_max_delay_sec = 3 * 86'400;
+  int64_t timer_precision_ms = 1000;
 
   options();
 };

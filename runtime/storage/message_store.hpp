@@ -19,6 +19,7 @@
 #include "caf/error.hpp"
 #include "caf/expected.hpp"
 
+#include "messages/broker_timer.hpp"
 #include "messages/store.hpp"
 #include "runtime/storage/checkpoint.hpp"
 #include "runtime/storage/commit_log.hpp"
@@ -125,6 +126,9 @@ public:
   int64_t search_offset(const search_offset_request& req);
   caf::expected<std::string> lookup(int64_t phys_offset);
   query_message_result query(const query_message_request& req);
+  /// Consume-queue units of a queue from `req.offset` (or its minimum),
+  /// without their records; blank units are left out.
+  queue_units units(const queue_units_request& req);
 
   // -- state --------------------------------------------------------------------
 

@@ -119,6 +119,26 @@ queue_offsets message_store::offsets(const std::string& topic,
   return {cq->min_offset(), cq->max_offset()};
 }
 
+queue_units message_store::units(const queue_units_request& req) {
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  queue_units out;
+  auto cq = find_queue(req.topic, req.queue_id);
+  if (cq == nullptr)
+    return out;
+  out.min_offset = cq->min_offset();
+  out.max_offset = cq->max_offset();
+  auto n = std::max(req.max_count, 1);
+  for (auto off = std::max(req.offset, out.min_offset);
+       off < out.max_offset && static_cast<int32_t>(out.units.size()) < n;
+       ++off) {
+    cq_unit u;
+    if (!cq->get(off, u) || u.blank())
+      continue;
+    out.units.push_back({off, u.phys_offset, u.size, u.tags_code});
+  }
+  return out;
+}
+
 int64_t message_store::search_offset(const search_offset_request& req) {
   std::lock_guard<std::mutex> guard{reader_mtx_};
   auto cq = find_queue(req.topic, req.queue_id);

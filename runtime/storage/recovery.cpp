@@ -14,6 +14,7 @@
 #include "runtime/delay_levels.hpp"
 #include "runtime/log.hpp"
 #include "runtime/storage/log_format.hpp"
+#include "runtime/timer_message.hpp"
 
 namespace fs = std::filesystem;
 
@@ -248,6 +249,11 @@ caf::error message_store::dispatch_record(const record_view& rec,
   if (rec.topic == schedule_topic)
     if (auto level = stored_delay_level(rec.properties); level > 0)
       tags = deliver_timestamp(delays_, level, rec.store_timestamp);
+  // So is a timed message's, its slot (docs/timer.md): the timer service
+  // builds its wheel from the queue alone.
+  if (rec.topic == timer_topic)
+    if (auto out = stored_timer_out_ms(rec.properties); out >= 0)
+      tags = out;
   if (auto err = (*cq)->put(rec.queue_offset, {phys, rec.total_size, tags}))
     return err;
   last_store_ts_ = rec.store_timestamp;

@@ -253,13 +253,14 @@ TEST_SUITE("broker.frontend") {
     std::set<std::string> names;
     for (auto& part : js["actors"])
       names.insert(part.value("actor", std::string{"?"}));
-    for (auto name : {"broker_frontend", "commit_log_writer", "flush_service",
-                      "warm_service", "dispatch_service", "topic_config_table",
-                      "consumer_offset_table", "subscription_group_table",
-                      "queue_lock_table", "client_manager", "send_processor",
-                      "send_back_processor", "pull_hold_service",
-                      "pull_processor", "broker_admin_service",
-                      "schedule_service", "supervisor", "namesrv_registrar"})
+    for (auto name :
+         {"broker_frontend", "commit_log_writer", "flush_service",
+          "warm_service", "dispatch_service", "topic_config_table",
+          "consumer_offset_table", "subscription_group_table",
+          "queue_lock_table", "client_manager", "send_processor",
+          "send_back_processor", "pull_hold_service", "pull_processor",
+          "broker_admin_service", "schedule_service", "timer_service",
+          "supervisor", "namesrv_registrar"})
       CHECK_MESSAGE(names.count(name) == 1, name);
   }
 }

@@ -97,6 +97,37 @@ TEST_CASE_FIXTURE(fixture, "a message sent back lands in the group's retry "
   CHECK_EQ(progress.levels[2].delivered, 1);
 }
 
+TEST_CASE_FIXTURE(fixture, "a timed message reaches its topic through the "
+                           "node's timer at its time; brokerStatus shows it") {
+  create_topic("TopicX");
+  send_message_request req;
+  req.producer_group = "P";
+  req.topic = "TopicX";
+  req.queue_id = 0;
+  req.body = "later";
+  req.properties = std::string{"TIMER_DELAY_SEC\x01"} + "30\x02";
+  auto res = ask<send_result>(node.send, req);
+  CHECK_EQ(res.status, static_cast<uint8_t>(send_status::send_ok));
+  auto status = ask<broker_runtime_info>(node.admin,
+                                         broker_runtime_info_request{});
+  CHECK_EQ(status.table["timerCongestNum"], "1");
+  CHECK_EQ(status.table["timerOffsetBehind"], "0");
+  CHECK_EQ(status.table["timerReadBehind"], "0");
+  CHECK_EQ(status.table["timerNextDueMs"], "1700000030000");
+  sched.advance_time(std::chrono::seconds{29});
+  sched.run();
+  auto got = ask<pull_message_result>(node.pull, pull_req("TopicX", 0));
+  CHECK_NE(got.status, static_cast<uint8_t>(pull_status::found));
+  sched.advance_time(std::chrono::seconds{1});
+  sched.run();
+  got = ask<pull_message_result>(node.pull, pull_req("TopicX", 0));
+  CHECK_EQ(got.status, static_cast<uint8_t>(pull_status::found));
+  CHECK_EQ(got.message_count, 1);
+  auto progress = ask<timer_progress>(node.timer, caf::get_atom::value);
+  CHECK_EQ(progress.pending, 0);
+  CHECK_EQ(progress.delivered, 1);
+}
+
 TEST_CASE_FIXTURE(fixture, "a held pull is answered when a message arrives") {
   create_topic("TopicX");
   auto req = pull_req("TopicX", 0);

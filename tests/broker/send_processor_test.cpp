@@ -16,6 +16,7 @@
 #include "messages/errors.hpp"
 #include "runtime/message_batch.hpp"
 #include "runtime/message_properties.hpp"
+#include "runtime/timer_message.hpp"
 #include "tests/broker/topic_table_stub.hpp"
 #include "tests/runtime/store_test_util.hpp"
 #include "tests/support/deterministic_fixture.hpp"
@@ -214,6 +215,51 @@ TEST_SUITE("broker.send_processor") {
     CHECK_EQ(storage::find_property(recs[0].properties, "TAGS"), "A");
     CHECK_EQ(storage::find_property(recs[1].properties, property_uniq_key),
              b.msg_id);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a timed message waits in the timer topic; "
+                             "over timerMaxDelaySec it is refused") {
+    opts.timer.max_delay_sec = 3600;
+    start();
+    auto req = request("TopicA", "later", 2);
+    storage::append_property(req.properties, property_timer_delay_ms, "90500");
+    auto a = send(req);
+    CHECK_EQ(a.status, static_cast<uint8_t>(send_status::send_ok));
+    // The queue asked for, as for a delay level.
+    CHECK_EQ(a.queue_id, 2);
+    get_message_result res;
+    auto recs = read(timer_topic, 0, res);
+    REQUIRE_EQ(recs.size(), 1u);
+    CHECK_EQ(storage::find_property(recs[0].properties, property_real_topic),
+             "TopicA");
+    CHECK_EQ(storage::find_property(recs[0].properties, property_real_queue_id),
+             "2");
+    // Reckoned from the broker's clock (1'796'083'200'000), rounded up.
+    CHECK_EQ(storage::find_property(recs[0].properties, property_timer_out_ms),
+             "1796083291000");
+    CHECK(read("TopicA", 2, res).empty());
+    CHECK_EQ(dump()["timed"], 1);
+    auto far = request("TopicA", "too late", 2);
+    storage::append_property(far.properties, property_timer_delay_sec, "3601");
+    auto err = refuse(far);
+    CHECK_EQ(err, errc::message_illegal);
+    auto bad = request("TopicA", "nan", 2);
+    storage::append_property(bad.properties, property_timer_deliver_ms, "x");
+    CHECK_EQ(refuse(bad), errc::message_illegal);
+    // Due already: stored as it is.
+    auto due = request("TopicA", "now", 2);
+    storage::append_property(due.properties, property_timer_deliver_ms,
+                             "1796083200000");
+    send(due);
+    CHECK_EQ(read("TopicA", 2, res).size(), 1u);
+    // A batch entry with a timer is refused.
+    std::vector<batch_entry> entries{{0, "a", {}}, {0, "b", {}}};
+    storage::append_property(entries[1].properties, property_timer_delay_ms,
+                             "5000");
+    auto batch = request("TopicA", "", 2);
+    batch.batch = true;
+    batch.body = encode_batch(entries).value();
+    CHECK_EQ(refuse(batch), errc::message_illegal);
   }
 
   TEST_CASE_FIXTURE(fixture, "a client's CLUSTER property is overwritten") {

@@ -20,6 +20,7 @@
 #include "actors/client/latency_fault_service.hpp"
 #include "messages/errors.hpp"
 #include "runtime/body_compression.hpp"
+#include "runtime/storage/message_record.hpp"
 #include "tests/client/send_loop_stubs.hpp"
 #include "tests/support/deterministic_fixture.hpp"
 
@@ -383,6 +384,37 @@ TEST_SUITE("client.send_loop") {
     CHECK_EQ(d["counters"]["batches"], 1);
     CHECK_EQ(d["counters"]["batched_messages"], 3);
     CHECK_EQ(d["in_flight"]["async_messages"], 0);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "timed async sends are never auto-batched") {
+    add_broker("a").how = broker_script::mode::hold;
+    route("TopicA", {"a"});
+    start();
+    auto first = pending(async_atom::value, msg("m0"));
+    std::vector<decltype(first)> rest;
+    for (int i = 1; i <= 2; ++i) {
+      auto m = msg("t" + std::to_string(i));
+      m.delay_ms = 5000;
+      rest.push_back(pending(async_atom::value, m));
+    }
+    for (int i = 0; i < 3; ++i) {
+      release("a");
+      sched.run();
+    }
+    auto& got = broker("a").received;
+    REQUIRE_EQ(got.size(), 3u);
+    for (auto& req : got)
+      CHECK_FALSE(req.batch);
+    int timed = 0;
+    for (auto& req : got)
+      timed += storage::find_property(req.properties, "TIMER_DELAY_MS")
+                   == "5000"
+                 ? 1
+                 : 0;
+    CHECK_EQ(timed, 2);
+    for (auto& rh : rest)
+      rh.receive([](const client_send_result&) {},
+                 [&](const caf::error& err) { FAIL(sys.render(err)); });
   }
 
   TEST_CASE_FIXTURE(fixture, "full auto-batches go while fewer than "

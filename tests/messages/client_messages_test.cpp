@@ -39,12 +39,16 @@ TEST_SUITE("messages.client") {
     m.properties = {{"color", "red"}};
     m.delay_level = 3;
     m.flag = 9;
+    m.deliver_time_ms = 1'700'000'000'000;
+    m.delay_ms = 90'000;
     CHECK_EQ(name_of<client_message>(), "rmq.client_message");
     CHECK(roundtrip(m) == m);
     auto mj = nlohmann::json(m);
     CHECK_EQ(mj["tags"], "TagA");
     CHECK_EQ(mj["properties"]["color"], "red");
     CHECK_EQ(mj["delay_level"], 3);
+    CHECK_EQ(mj["deliver_time_ms"], 1'700'000'000'000);
+    CHECK_EQ(mj["delay_ms"], 90'000);
     std::vector<client_message> ms{m, m};
     ms[1].body = "second";
     CHECK_EQ(name_of<std::vector<client_message>>(),

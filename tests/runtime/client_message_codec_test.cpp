@@ -95,6 +95,44 @@ TEST_SUITE("runtime.client_message_codec") {
     check_illegal(m, "delay level 19");
   }
 
+  TEST_CASE("deliver times and delays (RocketMQ 5 timer properties)") {
+    auto m = msg();
+    m.deliver_time_ms = 1'700'000'000'000;
+    CHECK_FALSE(check_client_message(m, opts()));
+    auto req = make_send_request(m, uniq(1), 5, opts());
+    CHECK_EQ(storage::find_property(req.properties, "TIMER_DELIVER_MS"),
+             "1700000000000");
+    CHECK(storage::find_property(req.properties, "TIMER_DELAY_MS").empty());
+    m = msg();
+    m.delay_ms = 90'000;
+    CHECK_FALSE(check_client_message(m, opts()));
+    req = make_send_request(m, uniq(1), 5, opts());
+    CHECK_EQ(storage::find_property(req.properties, "TIMER_DELAY_MS"), "90000");
+    CHECK(storage::find_property(req.properties, "TIMER_DELIVER_MS").empty());
+    // Neither: no timer property at all.
+    req = make_send_request(msg(), uniq(1), 5, opts());
+    CHECK(storage::find_property(req.properties, "TIMER_DELAY_MS").empty());
+    CHECK(storage::find_property(req.properties, "TIMER_DELIVER_MS").empty());
+    m = msg();
+    m.delay_ms = -1;
+    check_illegal(m, "negative");
+    m = msg();
+    m.deliver_time_ms = -5;
+    check_illegal(m, "negative");
+    m = msg();
+    m.delay_ms = 1000;
+    m.deliver_time_ms = 2000;
+    check_illegal(m, "together");
+    m = msg();
+    m.delay_ms = 1000;
+    m.delay_level = 2;
+    check_illegal(m, "delay level");
+    // The user may not set them as properties: they are reserved.
+    m = msg();
+    m.properties = {{"TIMER_DELAY_SEC", "5"}};
+    check_illegal(m, "used by the system");
+  }
+
   TEST_CASE("separators in tags, keys and properties") {
     auto m = msg();
     m.tags = "a\x01"
@@ -289,6 +327,12 @@ TEST_SUITE("runtime.client_message_codec") {
     auto retry = msg();
     retry.topic = "%RETRY%G";
     check_batch({retry}, "retry");
+    auto timed = msg();
+    timed.delay_ms = 5000;
+    check_batch({msg(), timed}, "batch message 1: timed messages");
+    timed = msg();
+    timed.deliver_time_ms = 123456;
+    check_batch({timed}, "timed messages");
     check_batch({msg(), msg("")}, "batch message 1: the message body is empty");
     auto reserved = msg();
     reserved.properties = {{"UNIQ_KEY", "x"}};

@@ -1,0 +1,159 @@
+#include "runtime/timer_message.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <string>
+
+#include "messages/errors.hpp"
+#include "runtime/delay_levels.hpp"
+#include "runtime/message_properties.hpp"
+#include "runtime/send_checks.hpp"
+#include "runtime/storage/log_format.hpp"
+
+namespace rmq {
+
+namespace {
+
+bool parse_int64(std::string_view text, int64_t& out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return !text.empty() && ec == std::errc{} && end == text.data() + text.size();
+}
+
+bool has(std::string_view props, std::string_view key) {
+  return !storage::find_property(props, key).empty();
+}
+
+void remove_properties(std::string& props,
+                       std::initializer_list<std::string_view> keys) {
+  auto xs = decode_properties(props);
+  if (!xs)
+    return;
+  auto before = xs->size();
+  xs->erase(std::remove_if(xs->begin(), xs->end(),
+                           [&](auto& kv) {
+                             return std::find(keys.begin(), keys.end(),
+                                              kv.first)
+                                    != keys.end();
+                           }),
+            xs->end());
+  if (xs->size() != before)
+    props = encode_properties(*xs);
+}
+
+caf::error illegal(std::string what) {
+  return make_error(errc::message_illegal, std::move(what));
+}
+
+} // namespace
+
+bool has_timer_property(std::string_view props) {
+  return has(props, property_timer_deliver_ms)
+         || has(props, property_timer_delay_sec)
+         || has(props, property_timer_delay_ms);
+}
+
+caf::expected<int64_t> to_timer(store_message& msg, int64_t now_ms,
+                                const timer_settings& settings) {
+  auto tran = msg.sys_flag & storage::sys_flag::transaction_mask;
+  if (tran == storage::sys_flag::transaction_prepared
+      || tran == storage::sys_flag::transaction_rollback)
+    return 0;
+  if (!has_timer_property(msg.properties))
+    return 0;
+  if (stored_delay_level(msg.properties) > 0) {
+    // HookUtils#checkIfTimerMessage: the delay level wins.
+    remove_properties(msg.properties,
+                      {property_timer_deliver_ms, property_timer_delay_sec,
+                       property_timer_delay_ms});
+    return 0;
+  }
+  if (msg.topic == timer_topic || has(msg.properties, property_timer_out_ms))
+    return 0;
+  int64_t deliver = 0;
+  int64_t n = 0;
+  auto sec = storage::find_property(msg.properties, property_timer_delay_sec);
+  auto ms = storage::find_property(msg.properties, property_timer_delay_ms);
+  auto at = storage::find_property(msg.properties, property_timer_deliver_ms);
+  // One huge value must not overflow into the past.
+  constexpr int64_t limit = INT64_MAX / 2000;
+  if (!sec.empty()) {
+    if (!parse_int64(sec, n) || n > limit || n < -limit)
+      return illegal("TIMER_DELAY_SEC '" + std::string{sec}
+                     + "' is not a number of seconds");
+    deliver = now_ms + n * 1000;
+  } else if (!ms.empty()) {
+    if (!parse_int64(ms, n) || n > limit || n < -limit)
+      return illegal("TIMER_DELAY_MS '" + std::string{ms}
+                     + "' is not a number of ms");
+    deliver = now_ms + n;
+  } else {
+    if (!parse_int64(at, n) || n > limit || n < -limit)
+      return illegal("TIMER_DELIVER_MS '" + std::string{at}
+                     + "' is not a time in ms");
+    deliver = n;
+  }
+  auto precision = std::max<int64_t>(settings.precision_ms, 1);
+  // Due within the precision: the wheel would fire it at once anyway.
+  if (deliver - now_ms < precision)
+    return 0;
+  if (deliver - now_ms > settings.max_delay_sec * 1000)
+    return illegal("the deliver time is " + std::to_string(deliver - now_ms)
+                   + " ms ahead, more than timerMaxDelaySec "
+                   + std::to_string(settings.max_delay_sec) + " s");
+  auto slot = timer_slot_ms(deliver, precision);
+  set_property(msg.properties, property_timer_out_ms, std::to_string(slot));
+  set_property(msg.properties, property_real_topic, msg.topic);
+  set_property(msg.properties, property_real_queue_id,
+               std::to_string(msg.queue_id));
+  msg.topic = timer_topic;
+  msg.queue_id = 0;
+  return slot;
+}
+
+int64_t stored_timer_out_ms(std::string_view properties) {
+  int64_t n = 0;
+  if (!parse_int64(storage::find_property(properties, property_timer_out_ms),
+                   n))
+    return -1;
+  return n;
+}
+
+caf::expected<store_message> from_timer(const storage::record_view& rec) {
+  auto fail = [&](const char* what) {
+    return make_error(errc::corrupt_data, "timer record at "
+                                            + std::to_string(rec.phys_offset)
+                                            + ": " + what);
+  };
+  auto topic = storage::find_property(rec.properties, property_real_topic);
+  if (topic.empty())
+    return fail("no REAL_TOPIC");
+  int64_t qid = -1;
+  if (!parse_int64(
+        storage::find_property(rec.properties, property_real_queue_id), qid)
+      || qid < 0 || qid > INT32_MAX)
+    return fail("no valid REAL_QID");
+  auto props = decode_properties(rec.properties);
+  if (!props)
+    return fail("malformed properties");
+  props->erase(std::remove_if(props->begin(), props->end(),
+                              [](auto& kv) {
+                                return kv.first == property_real_topic
+                                       || kv.first == property_real_queue_id;
+                              }),
+               props->end());
+  store_message msg;
+  msg.topic = std::string{topic};
+  msg.queue_id = static_cast<int32_t>(qid);
+  msg.flag = rec.flag;
+  msg.sys_flag = rec.sys_flag;
+  msg.born_timestamp = rec.born_timestamp;
+  msg.born_ip = rec.born_ip;
+  msg.born_port = rec.born_port;
+  msg.reconsume_times = rec.reconsume_times;
+  msg.prepared_transaction_offset = rec.prepared_transaction_offset;
+  msg.body = std::string{rec.body};
+  msg.properties = encode_properties(*props);
+  return msg;
+}
+
+} // namespace rmq

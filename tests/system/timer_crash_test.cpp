@@ -1,0 +1,155 @@
+// Timed messages across a SIGTERM and a SIGKILL: a producer in the test
+// process sends 1,000 messages with delays of 1 to 20 s to a sync-flush
+// broker process (rmq-node); the broker is stopped with SIGTERM while the
+// timers fire, restarted on the same store dir, later SIGKILLed and
+// restarted again. In the end every timed message is in its real
+// topic exactly once, none stored before its deliver time.
+#include <chrono>
+#include <csignal>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "actors/client/producer.hpp"
+#include "messages/errors.hpp"
+#include "runtime/storage/message_record.hpp"
+#include "runtime/timer_message.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/test_seed.hpp"
+#include "tests/support/wait_until.hpp"
+#include "tests/system/broker_system_support.hpp"
+#include "tests/system/namesrv_system_support.hpp"
+
+using namespace std::chrono_literals;
+using namespace rmq;
+using namespace rmq::test;
+
+namespace {
+
+constexpr char topic[] = "TimerTopic";
+constexpr int32_t queues = 4;
+constexpr int total = 1000;
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+           std::chrono::system_clock::now().time_since_epoch())
+    .count();
+}
+
+/// Messages in the real topic (sum of the queues' max offsets), -1 if the
+/// broker does not answer.
+int64_t stored(remote_client& client, const broker_actor& front) {
+  int64_t n = 0;
+  for (int32_t q = 0; q < queues; ++q) {
+    auto got = client.ask<queue_offsets>(front, get_offset_request{topic, q});
+    if (!got)
+      return -1;
+    n += got->max_offset;
+  }
+  return n;
+}
+
+std::string status(remote_client& client, const broker_actor& front,
+                   const std::string& key) {
+  auto got = client.ask<broker_runtime_info>(front,
+                                             broker_runtime_info_request{});
+  if (!got)
+    return "";
+  auto i = got->table.find(key);
+  return i == got->table.end() ? "" : i->second;
+}
+
+} // namespace
+
+TEST_SUITE("system.timer_crash") {
+  TEST_CASE("timed messages survive a SIGTERM and a SIGKILL: each delivered "
+            "once, none early") {
+    temp_dir dir;
+    auto ns = start_namesrv();
+    broker_launch how;
+    how.namesrvs = {ns.addr()};
+    how.store_dir = dir.path() + "/store";
+    how.flush = "SYNC_FLUSH";
+    auto broker = start_broker_node(how);
+    remote_client client;
+    auto front = connect_broker(client, broker.port);
+    create_topic(client, front, topic, queues);
+    REQUIRE(wait_until(
+      [&] { return !route_brokers(client, ns.port, topic).empty(); }, 10s));
+    producer_config pcfg;
+    pcfg.group = "PG_TIMER_SYSTEM";
+    pcfg.client.namesrv = ns.addr();
+    pcfg.client.client_ip = "127.0.0.1";
+    auto p = spawn_producer(client.sys, pcfg);
+    REQUIRE_MESSAGE(p, describe(p.error()));
+    std::mt19937 rng{test_seed()};
+    std::uniform_int_distribution<int64_t> delay{1000, 20'000};
+    // Body -> the earliest time it may be stored.
+    std::map<std::string, int64_t> not_before;
+    for (int i = 0; i < total; ++i) {
+      client_message msg;
+      msg.topic = topic;
+      msg.body = "timed-" + std::to_string(i);
+      msg.delay_ms = delay(rng);
+      auto sent_at = now_ms();
+      auto res = p->send(msg);
+      REQUIRE_MESSAGE(res, describe(res.error()));
+      not_before[msg.body] = sent_at + msg.delay_ms;
+    }
+    CHECK_EQ(stored(client, front) < total, true);
+    // SIGTERM while the timers fire: a clean close of the wheel.
+    REQUIRE(wait_until([&] { return stored(client, front) >= total / 4; }, 30s,
+                       50ms));
+    broker.proc->signal(SIGTERM);
+    CHECK_EQ(broker.proc->wait(), 0);
+    restart_broker_node(broker, how);
+    front = connect_broker(client, broker.port);
+    // Then SIGKILL: the wheel is rebuilt from the timer log.
+    REQUIRE(wait_until([&] { return stored(client, front) >= total / 2; }, 30s,
+                       50ms));
+    broker.proc->signal(SIGKILL);
+    CHECK_EQ(broker.proc->wait(), 128 + SIGKILL);
+    restart_broker_node(broker, how);
+    front = connect_broker(client, broker.port);
+    REQUIRE(
+      wait_until([&] { return stored(client, front) >= total; }, 60s, 100ms));
+    // Nothing is left in the wheel, so nothing more can come.
+    REQUIRE(wait_until(
+      [&] { return status(client, front, "timerCongestNum") == "0"; }, 30s,
+      100ms));
+    CHECK_EQ(stored(client, front), total);
+    std::set<std::string> seen;
+    for (int32_t q = 0; q < queues; ++q) {
+      pull_message_request req;
+      req.consumer_group = "TimerChecker";
+      req.topic = topic;
+      req.queue_id = q;
+      req.max_msg_nums = 32;
+      for (;;) {
+        auto got = client.ask<pull_message_result>(front, req);
+        REQUIRE_MESSAGE(got, describe(got.error()));
+        if (got->status != static_cast<uint8_t>(pull_status::found))
+          break;
+        auto recs = storage::decode_records(got->buffer);
+        REQUIRE(recs);
+        for (auto& rec : *recs) {
+          std::string body{rec.body};
+          CHECK_MESSAGE(seen.insert(body).second, body << " twice");
+          auto i = not_before.find(body);
+          REQUIRE(i != not_before.end());
+          CHECK_GE(rec.store_timestamp, i->second);
+          auto slot = storage::find_property(rec.properties,
+                                             property_timer_out_ms);
+          CHECK_GE(rec.store_timestamp, std::stoll(std::string{slot}));
+        }
+        req.queue_offset = got->next_begin_offset;
+      }
+    }
+    CHECK_EQ(seen.size(), static_cast<size_t>(total));
+    MESSAGE("timerDelivered after the restart: " << status(client, front,
+                                                           "timerDelivered"));
+  }
+}
