@@ -203,6 +203,13 @@ make_batch_request(const std::vector<client_message>& msgs,
   return req;
 }
 
+void mark_transaction_half(send_message_request& req,
+                           const std::string& group) {
+  storage::append_property(req.properties, property_tran_msg, "true");
+  storage::append_property(req.properties, property_producer_group, group);
+  req.sys_flag |= storage::sys_flag::transaction_prepared;
+}
+
 client_send_result to_client_result(const send_result& res,
                                     const message_queue& queue) {
   client_send_result result;

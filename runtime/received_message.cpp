@@ -103,6 +103,15 @@ decode_pulled(const pull_message_result& res, const std::string& broker_name,
   return result;
 }
 
+caf::expected<received_message> decode_record(std::string_view record,
+                                              const std::string& broker_name,
+                                              size_t max_body) {
+  auto records = storage::decode_records(record, 1);
+  if (!records)
+    return std::move(records.error());
+  return decode_one(records->front(), broker_name, max_body);
+}
+
 void reset_retry_topic(received_message& msg, const std::string& group) {
   if (msg.topic != retry_topic_of(group))
     return;

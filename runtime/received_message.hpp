@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "caf/expected.hpp"
@@ -25,6 +26,13 @@ constexpr size_t default_max_body = 4 * 1024 * 1024;
 /// fails the whole pull, never yields a half message.
 caf::expected<std::vector<received_message>>
 decode_pulled(const pull_message_result& res, const std::string& broker_name,
+              size_t max_body = default_max_body);
+
+/// One stored record (a check-back's half message) from `broker_name`,
+/// decoded as decode_pulled decodes each; corrupt_data unless `record` is
+/// exactly one whole record.
+caf::expected<received_message>
+decode_record(std::string_view record, const std::string& broker_name,
               size_t max_body = default_max_body);
 
 /// A retried message arrives on `%RETRY%<group>`; the listener sees the

@@ -279,6 +279,9 @@ stub_heartbeats(client_heartbeat_actor::pointer,
     [](const consumer_ids_changed&) {},
     [](caf::subscribe_atom, const caf::actor&) {},
     [](tick_atom) {},
+    [](const check_transaction_state&) {},
+    [](caf::subscribe_atom, transaction_atom, const std::string&,
+       const transaction_check_listener_actor&) {},
     [](dump_atom) { return std::string{"{}"}; },
   };
 }
