@@ -33,9 +33,6 @@ constexpr char property_cluster[] = "CLUSTER";
 constexpr char property_delay[] = "DELAY";
 /// A transaction half message ("true").
 constexpr char property_tran_msg[] = "TRAN_MSG";
-/// The producer group of a transaction's half message (check-backs go to
-/// a producer of it).
-constexpr char property_producer_group[] = "PGROUP";
 /// The topic a retried or dead message was first sent to (set on send-back).
 constexpr char property_retry_topic[] = "RETRY_TOPIC";
 /// The id of the first copy of a retried or dead message (set on send-back).

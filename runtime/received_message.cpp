@@ -106,10 +106,15 @@ decode_pulled(const pull_message_result& res, const std::string& broker_name,
 caf::expected<received_message> decode_record(std::string_view record,
                                               const std::string& broker_name,
                                               size_t max_body) {
-  auto records = storage::decode_records(record, 1);
-  if (!records)
-    return std::move(records.error());
-  return decode_one(records->front(), broker_name, max_body);
+  // The first record; bytes after it are ignored (a reader may hand over
+  // more than one record's worth).
+  storage::record_view rec;
+  if (storage::decode_record(record.data(), record.size(), rec, true)
+      != storage::decode_status::ok)
+    return make_error(errc::corrupt_data, "no whole record in "
+                                            + std::to_string(record.size())
+                                            + " bytes");
+  return decode_one(rec, broker_name, max_body);
 }
 
 void reset_retry_topic(received_message& msg, const std::string& group) {

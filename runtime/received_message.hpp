@@ -29,8 +29,9 @@ decode_pulled(const pull_message_result& res, const std::string& broker_name,
               size_t max_body = default_max_body);
 
 /// One stored record (a check-back's half message) from `broker_name`,
-/// decoded as decode_pulled decodes each; corrupt_data unless `record` is
-/// exactly one whole record.
+/// decoded as decode_pulled decodes each (body CRC checked); bytes after
+/// it are ignored. corrupt_data unless `record` starts with a whole,
+/// intact record.
 caf::expected<received_message>
 decode_record(std::string_view record, const std::string& broker_name,
               size_t max_body = default_max_body);

@@ -42,6 +42,8 @@ struct broker_script {
   caf::error error;
   std::vector<send_message_request> sends;
   std::vector<end_transaction_request> ends;
+  /// ends.size(), readable from another thread (facade tests).
+  std::atomic<size_t> end_count{0};
   int64_t next_offset = 0;
 };
 
@@ -89,6 +91,7 @@ broker(broker_actor::stateful_pointer<broker_state> self,
     },
     [=](const end_transaction_request& req) {
       self->state.script->ends.push_back(req);
+      ++self->state.script->end_count;
     },
     [=](const pull_message_request&) -> caf::result<pull_message_result> {
       return refuse();
