@@ -35,4 +35,6 @@ RMQ_DEFINE_MESSAGE(list_offsets_request, consumer_group, topic)
 
 RMQ_DEFINE_MESSAGE(consumer_offsets, consumer_group, topic, offsets)
 
+RMQ_DEFINE_MESSAGE(group_pull_rate_request, consumer_group, topic)
+
 } // namespace rmq

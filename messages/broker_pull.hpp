@@ -172,8 +172,27 @@ RMQ_DECLARE_MESSAGE(consumer_offsets);
 /// RocketMQ's. Refusals are errors: topic_not_exist, no_permission (topic
 /// not readable), invalid_parameter (queue id out of range),
 /// subscription_parse_failed.
+/// A consumer group's found-message rate at this broker over the last
+/// minute, in messages per second (RocketMQ's GROUP_GET_NUMS stats behind
+/// consumerProgress's "Consume TPS"): of one topic, or of every topic
+/// when `topic` is empty.
+struct group_pull_rate_request {
+  std::string consumer_group;
+  std::string topic;
+};
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, group_pull_rate_request& x) {
+  return f(caf::meta::type_name("rmq.group_pull_rate_request"),
+           x.consumer_group, x.topic);
+}
+
+RMQ_DECLARE_MESSAGE(group_pull_rate_request);
+
 using pull_processor_actor = dumpable_actor::extend<
   caf::replies_to<pull_message_request>::with<pull_message_result>,
+  caf::replies_to<group_pull_rate_request>::with<double>,
   // The topic table's announcement to its watchers (actors/broker/
   // topic_cache.hpp).
   caf::reacts_to<caf::put_atom, topic_config_set>>;

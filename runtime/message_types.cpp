@@ -103,6 +103,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   // -- broker: pulls and consumer offsets -------------------------------------
   cfg.add_message_type<pull_message_request>("rmq.pull_message_request");
   cfg.add_message_type<pull_message_result>("rmq.pull_message_result");
+  cfg.add_message_type<group_pull_rate_request>(
+    "rmq.group_pull_rate_request");
   cfg.add_message_type<query_offset_request>("rmq.query_offset_request");
   cfg.add_message_type<update_offset_request>("rmq.update_offset_request");
   cfg.add_message_type<list_offsets_request>("rmq.list_offsets_request");

@@ -227,6 +227,20 @@ caf::result<consume_stats> get_consume_stats(self_ptr self,
         g->done();
       },
       [fail](caf::error& err) { fail(std::move(err)); });
+  g->add();
+  self
+    ->request(self->state.peers.pull, ask_timeout,
+              group_pull_rate_request{req.consumer_group, req.topic})
+    .then(
+      [g](double tps) {
+        g->result.consume_tps = tps;
+        g->done();
+      },
+      // The rows are worth more than the rate: answer them without it.
+      [g](caf::error& err) {
+        log_request_failure("broker_admin", "group pull rate", err);
+        g->done();
+      });
   // Rows arrive in any order.
   g->finish = [](consume_stats& x) {
     std::sort(x.queues.begin(), x.queues.end(),

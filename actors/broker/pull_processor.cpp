@@ -90,6 +90,9 @@ pull_processor_actor::behavior_type pull_processor(
                 += static_cast<int64_t>(got.phys_offsets.size());
               st.get_rate.add(self->clock().now().time_since_epoch(),
                               static_cast<int64_t>(got.phys_offsets.size()));
+              st.group_rates[{req.topic, req.consumer_group}].add(
+                self->clock().now().time_since_epoch(),
+                static_cast<int64_t>(got.phys_offsets.size()));
               break;
             case pull_status::no_new_msg:
               ++st.no_new;
@@ -164,6 +167,16 @@ pull_processor_actor::behavior_type pull_processor(
                 rp.deliver(std::move(err));
               });
       return rp;
+    },
+    [=](const group_pull_rate_request& x) {
+      auto& st = self->state;
+      auto now = self->clock().now().time_since_epoch();
+      double sum = 0;
+      for (auto& [key, meter] : st.group_rates)
+        if (key.second == x.consumer_group
+            && (x.topic.empty() || key.first == x.topic))
+          sum += meter.rate(now, 60);
+      return sum;
     },
     [=](caf::put_atom, topic_config_set& set) {
       self->state.topic_copy.replace(set);

@@ -7,7 +7,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -59,6 +61,9 @@ struct pull_processor_state {
   /// Messages found, in total and per second (getTotal / getFoundTps).
   int64_t found_messages = 0;
   rate_meter get_rate;
+  /// Messages found per topic and consumer group (consumerProgress's
+  /// Consume TPS).
+  std::map<std::pair<std::string, std::string>, rate_meter> group_rates;
   /// The topic table as last announced: known topics need no lookup.
   topic_cache topic_copy;
   caf::actor_clock* clock = nullptr;

@@ -136,6 +136,8 @@ public:
   /// Reads exactly these queues from now on (assign mode).
   caf::error assign(const std::vector<message_queue>& queues);
 
+  /// Reads `queue` from `offset` on; invalid_parameter for a queue not
+  /// owned or an offset outside the queue's [min, max] at its broker.
   caf::error seek(const message_queue& queue, int64_t offset);
 
   /// Commits what poll() returned so far.

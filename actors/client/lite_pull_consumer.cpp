@@ -34,6 +34,10 @@ using lite_ptr
 
 using broker_callback = std::function<void(caf::expected<client_broker_actor>)>;
 
+/// Also gets the broker's address (empty on failure).
+using broker_at_callback
+  = std::function<void(caf::expected<client_broker_actor>, const std::string&)>;
+
 int64_t wall_ms(lite_ptr self) {
   auto& f = self->state.setup.wall_clock_ms;
   if (f)
@@ -48,13 +52,14 @@ caf::timespan request_timeout(lite_ptr self) {
 }
 
 /// The master of `mq`'s broker, connected through the directory.
-void with_broker(lite_ptr self, const message_queue& mq, broker_callback k) {
+void with_broker_at(lite_ptr self, const message_queue& mq,
+                    broker_at_callback k) {
   auto& inst = *self->state.setup.instance;
   auto directory = inst.directory;
   auto connect_timeout = self->state.setup.cfg.client.connect_timeout
                          + std::chrono::seconds{1};
   auto failed = [k](const caf::error& err) {
-    k(caf::expected<client_broker_actor>{err});
+    k(caf::expected<client_broker_actor>{err}, std::string{});
   };
   self->request(inst.routes, request_timeout(self), route_atom::value, mq.topic)
     .then(
@@ -67,14 +72,23 @@ void with_broker(lite_ptr self, const message_queue& mq, broker_callback k) {
               addr = i->second;
         if (addr.empty()) {
           k(make_error(errc::service_not_available,
-                       "no master for broker " + mq.broker_name));
+                       "no master for broker " + mq.broker_name),
+            std::string{});
           return;
         }
         self
           ->request(directory, connect_timeout, caf::connect_atom::value, addr)
-          .then([k](client_broker_actor& b) { k(std::move(b)); }, failed);
+          .then([k, addr](client_broker_actor& b) { k(std::move(b), addr); },
+                failed);
       },
       failed);
+}
+
+void with_broker(lite_ptr self, const message_queue& mq, broker_callback k) {
+  with_broker_at(self, mq,
+                 [k](caf::expected<client_broker_actor> b, const std::string&) {
+                   k(std::move(b));
+                 });
 }
 
 /// The queue entry if it is still the one of `epoch`.
@@ -308,22 +322,41 @@ void pull_queue(lite_ptr self, lite_pull_queue& q) {
         .count();
   req.subscription = self->state.expressions[mq.topic].sub_string;
   auto timeout = cfg.pull_timeout;
+  auto seq = ++q.pull_seq;
+  // Only the pull in flight counts: one given up on a lost connection was
+  // already failed and backed off.
+  auto in_flight = [=]() -> lite_pull_queue* {
+    auto q = current(self, mq, epoch);
+    return q != nullptr && q->in_flight && q->pull_seq == seq ? q : nullptr;
+  };
   auto fail = [=](const caf::error& err) {
-    if (auto q = current(self, mq, epoch)) {
+    if (auto q = in_flight()) {
       q->in_flight = false;
+      q->pull_addr.clear();
       back_off(self, *q, err, "pull");
     }
   };
-  with_broker(self, mq, [=](caf::expected<client_broker_actor> b) {
-    if (!b) {
-      fail(b.error());
-      return;
-    }
-    self->request(*b, timeout, req)
-      .then(
-        [=](pull_message_result& res) { handle_pull(self, mq, epoch, res); },
-        fail);
-  });
+  with_broker_at(self, mq,
+                 [=](caf::expected<client_broker_actor> b,
+                     const std::string& addr) {
+                   if (!b) {
+                     fail(b.error());
+                     return;
+                   }
+                   if (auto q = in_flight())
+                     q->pull_addr = addr;
+                   else
+                     return;
+                   self->request(*b, timeout, req)
+                     .then(
+                       [=](pull_message_result& res) {
+                         if (auto q = in_flight()) {
+                           q->pull_addr.clear();
+                           handle_pull(self, mq, epoch, res);
+                         }
+                       },
+                       fail);
+                 });
 }
 
 /// Starts or pulls every queue that may: no pull in flight, no back-off,
@@ -438,14 +471,8 @@ std::vector<message_queue> owned(lite_ptr self) {
   return xs;
 }
 
-/// Stops reading `mq`: its buffered messages go, its offset is committed
-/// first (RocketMQ removeUnnecessaryMessageQueue).
-void drop_queue(lite_ptr self, const message_queue& mq) {
-  auto& st = self->state;
-  auto i = st.queues.find(mq);
-  if (i == st.queues.end() || i->second.dropping)
-    return;
-  // Nothing of it is polled any more, committed or not.
+/// Takes a queue's messages out of the poll buffer.
+void drop_buffered(lite_pull_consumer_state& st, const message_queue& mq) {
   auto& buf = st.buffer;
   for (auto j = buf.begin(); j != buf.end();) {
     if (!(j->mq < mq) && !(mq < j->mq)) {
@@ -455,6 +482,17 @@ void drop_queue(lite_ptr self, const message_queue& mq) {
       ++j;
     }
   }
+}
+
+/// Stops reading `mq`: its buffered messages go, its offset is committed
+/// first (RocketMQ removeUnnecessaryMessageQueue).
+void drop_queue(lite_ptr self, const message_queue& mq) {
+  auto& st = self->state;
+  auto i = st.queues.find(mq);
+  if (i == st.queues.end() || i->second.dropping)
+    return;
+  // Nothing of it is polled any more, committed or not.
+  drop_buffered(st, mq);
   auto& q = i->second;
   q.buffered = 0;
   q.buffered_bytes = 0;
@@ -531,6 +569,25 @@ void on_tick(lite_ptr self) {
 
 /// Subscribe mode: routes first (so that the first heartbeat round reaches
 /// the topic's brokers), then the group's heartbeat, then the rebalance.
+/// Assign mode: the group goes into the heartbeats with no subscriptions
+/// (RocketMQ's registerConsumer at start; ASSIGN has none), so brokers
+/// list the client in it, and no rebalance.
+void register_assigned(lite_ptr self) {
+  auto& cfg = self->state.setup.cfg;
+  consumer_data cd;
+  cd.group_name = cfg.group;
+  cd.type = consume_type::consume_actively;
+  cd.model = cfg.model;
+  cd.from_where = cfg.from_where;
+  self
+    ->request(self->state.setup.instance->heartbeats, request_timeout(self) * 2,
+              consumer_atom::value, cd)
+    .then([self](caf::ok_atom) { self->state.registered = true; },
+          [](const caf::error& err) {
+            log_request_failure(component, "consumer group heartbeat", err);
+          });
+}
+
 void register_consumer(lite_ptr self) {
   auto& st = self->state;
   auto& cfg = st.setup.cfg;
@@ -588,6 +645,27 @@ void register_consumer(lite_ptr self) {
   }
 }
 
+/// Moves an owned queue to `offset`: its buffered messages are dropped and
+/// answers of earlier pulls ignored. False when the queue is not owned.
+bool seek_to(lite_ptr self, const message_queue& mq, int64_t offset) {
+  auto& st = self->state;
+  auto i = st.queues.find(mq);
+  if (i == st.queues.end() || i->second.dropping)
+    return false;
+  auto& q = i->second;
+  drop_buffered(st, mq);
+  q.buffered = 0;
+  q.buffered_bytes = 0;
+  q.epoch = st.next_epoch++;
+  q.in_flight = false;
+  q.starting = false;
+  q.backing_off = false;
+  q.next_pull = offset;
+  q.consumed = offset;
+  pump(self);
+  return true;
+}
+
 } // namespace
 
 lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
@@ -615,10 +693,15 @@ lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
     st.next_commit = self->clock().now() + cfg.persist_interval;
     self->delayed_send(self, cfg.persist_interval, tick_atom::value);
   }
+  // Lost brokers are pushed to us (their pulls in flight fail at once).
+  self->send(st.setup.instance->directory, caf::subscribe_atom::value,
+             caf::actor_cast<peer_listener_actor>(self));
   if (st.subscribe_mode && !cfg.subscriptions.empty())
     register_consumer(self);
-  else if (!st.subscribe_mode)
+  else if (!st.subscribe_mode) {
+    register_assigned(self);
     reassign(self, cfg.assigned, {});
+  }
   return {
     [=](assign_atom, const queue_assignment& a) {
       auto& st = self->state;
@@ -637,6 +720,8 @@ lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
         return make_error(errc::invalid_parameter,
                           "a subscribing consumer cannot assign queues");
       st.subscribe_mode = false;
+      if (!st.registered)
+        register_assigned(self);
       reassign(self, mqs, {});
       return caf::ok_atom::value;
     },
@@ -665,26 +750,38 @@ lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
                           "seek: the queue is not assigned");
       if (offset < 0)
         return make_error(errc::invalid_parameter, "seek: negative offset");
-      auto& q = i->second;
-      auto& buf = st.buffer;
-      for (auto j = buf.begin(); j != buf.end();) {
-        if (!(j->mq < mq) && !(mq < j->mq)) {
-          st.buffered -= static_cast<int64_t>(j->messages.size());
-          j = buf.erase(j);
-        } else {
-          ++j;
+      // RocketMQ's seek refuses an offset outside [min, max] of the queue.
+      auto rp = self->make_response_promise<caf::ok_atom>();
+      auto fail = [rp](const caf::error& err) mutable { rp.deliver(err); };
+      with_broker(self, mq, [=](caf::expected<client_broker_actor> b) mutable {
+        if (!b) {
+          fail(b.error());
+          return;
         }
-      }
-      q.buffered = 0;
-      q.buffered_bytes = 0;
-      q.epoch = st.next_epoch++;
-      q.in_flight = false;
-      q.starting = false;
-      q.backing_off = false;
-      q.next_pull = offset;
-      q.consumed = offset;
-      pump(self);
-      return caf::ok_atom::value;
+        self
+          ->request(*b, request_timeout(self),
+                    get_offset_request{mq.topic, mq.queue_id})
+          .then(
+            [=](const queue_offsets& x) mutable {
+              if (offset < x.min_offset || offset > x.max_offset) {
+                rp.deliver(make_error(
+                  errc::invalid_parameter,
+                  "seek: offset " + std::to_string(offset) + " is outside ["
+                    + std::to_string(x.min_offset) + ", "
+                    + std::to_string(x.max_offset) + "] of " + mq.topic + "@"
+                    + mq.broker_name + ":" + std::to_string(mq.queue_id)));
+                return;
+              }
+              if (!seek_to(self, mq, offset)) {
+                rp.deliver(make_error(errc::invalid_parameter,
+                                      "seek: the queue is not assigned"));
+                return;
+              }
+              rp.deliver(caf::ok_atom::value);
+            },
+            fail);
+      });
+      return rp;
     },
     [=](commit_atom) -> caf::typed_response_promise<caf::ok_atom> {
       auto rp = self->make_response_promise<caf::ok_atom>();
@@ -703,18 +800,21 @@ lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
       auto group = st.setup.cfg.group;
       auto was_subscribed = st.subscribe_mode
                             && !st.setup.cfg.subscriptions.empty();
+      // Assign mode registered the group in the heartbeats only.
+      auto in_heartbeats = was_subscribed || st.registered;
       for (auto& p : st.polls)
         p.rp.deliver(std::vector<received_message>{});
       st.polls.clear();
       commit_queues(self, owned(self), [=](caf::error) mutable {
         self->state.shutting_down = true;
-        if (!was_subscribed) {
+        if (!in_heartbeats) {
           rp.deliver(caf::ok_atom::value);
           self->quit();
           return;
         }
-        self->send(inst->rebalance, caf::delete_atom::value,
-                   caf::actor_cast<rebalance_target_actor>(self));
+        if (was_subscribed)
+          self->send(inst->rebalance, caf::delete_atom::value,
+                     caf::actor_cast<rebalance_target_actor>(self));
         self
           ->request(inst->heartbeats, request_timeout(self) * 2,
                     caf::delete_atom::value, consumer_atom::value, group)
@@ -733,7 +833,18 @@ lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
       return rp;
     },
     [=](peer_lost_atom, const std::string& addr) {
+      // CAF 0.17 leaves a request to a lost peer to its timeout (30 s for
+      // a long poll): fail the pulls in flight there now.
       RMQ_DEBUG(component, "peer lost: " << addr);
+      for (auto& [mq, q] : self->state.queues)
+        if (q.in_flight && q.pull_addr == addr) {
+          q.in_flight = false;
+          q.pull_addr.clear();
+          back_off(self, q,
+                   make_error(errc::service_not_available,
+                              "lost the connection to " + addr),
+                   "pull");
+        }
     },
     [=](tick_atom) { on_tick(self); },
     dump_handler(self),

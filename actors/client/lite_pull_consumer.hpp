@@ -57,6 +57,11 @@ struct lite_pull_queue {
   int64_t buffered = 0;
   int64_t buffered_bytes = 0;
   bool in_flight = false;
+  /// Tells the answer of the pull in flight from those of pulls given up
+  /// (their broker's connection was lost).
+  uint64_t pull_seq = 0;
+  /// The broker address the pull in flight went to; empty while none.
+  std::string pull_addr;
   bool starting = false;
   /// Dropped by a rebalance: committing its offset, then gone.
   bool dropping = false;

@@ -81,9 +81,12 @@ push_queue* find_queue(self_ptr self, const message_queue& mq,
 
 /// Calls `f` with the master of `broker_name` (from the cached routes,
 /// through the directory), or `fail` with the error.
-void with_master(self_ptr self, const std::string& broker_name,
-                 std::function<void(client_broker_actor)> f,
-                 std::function<void(const caf::error&)> fail) {
+/// Resolves the master of `broker_name` and connects to it; `f` gets the
+/// handle and its address.
+void with_master_at(
+  self_ptr self, const std::string& broker_name,
+  std::function<void(client_broker_actor, const std::string&)> f,
+  std::function<void(const caf::error&)> fail) {
   auto& inst = *self->state.opts.instance;
   auto timeout = self->state.opts.request_timeout;
   auto dir = inst.directory;
@@ -106,9 +109,18 @@ void with_master(self_ptr self, const std::string& broker_name,
         self
           ->request(dir, inst.config.connect_timeout + std::chrono::seconds{1},
                     caf::connect_atom::value, addr)
-          .then([=](client_broker_actor& hdl) { f(hdl); }, fail);
+          .then([=](client_broker_actor& hdl) { f(hdl, addr); }, fail);
       },
       fail);
+}
+
+void with_master(self_ptr self, const std::string& broker_name,
+                 std::function<void(client_broker_actor)> f,
+                 std::function<void(const caf::error&)> fail) {
+  with_master_at(
+    self, broker_name,
+    [f](client_broker_actor hdl, const std::string&) { f(std::move(hdl)); },
+    std::move(fail));
 }
 
 void try_pull(self_ptr self, push_queue& q);
@@ -561,25 +573,41 @@ void try_pull(self_ptr self, push_queue& q) {
                                                    : std::string{"*"};
   q.pulling = true;
   ++q.pulls;
+  auto seq = ++q.pull_seq;
   auto mq = q.mq;
   auto gen = q.generation;
   auto timeout = cfg.pull_timeout;
-  auto failed = [=](const caf::error& err) {
-    log_request_failure(component, "pull of " + to_text(mq), err);
-    if (auto q = find_queue(self, mq, gen)) {
-      q->pulling = false;
-      ++q->pull_errors;
-      if (!self->state.stopping)
-        back_off(self, *q);
-    }
+  // Only the pull in flight counts: one given up on a lost connection was
+  // already failed and backed off.
+  auto current = [=]() -> push_queue* {
+    auto q = find_queue(self, mq, gen);
+    return q != nullptr && q->pull_seq == seq && q->pulling ? q : nullptr;
   };
-  with_master(
+  auto failed = [=](const caf::error& err) {
+    auto q = current();
+    if (q == nullptr)
+      return;
+    log_request_failure(component, "pull of " + to_text(mq), err);
+    q->pulling = false;
+    q->pull_addr.clear();
+    ++q->pull_errors;
+    if (!self->state.stopping)
+      back_off(self, *q);
+  };
+  with_master_at(
     self, mq.broker_name,
-    [=](client_broker_actor broker) {
+    [=](client_broker_actor broker, const std::string& addr) {
+      if (auto q = current())
+        q->pull_addr = addr;
+      else
+        return;
       self->request(broker, timeout, req)
         .then(
           [=](pull_message_result& res) {
-            on_pulled(self, mq, gen, std::move(res));
+            if (auto q = current()) {
+              q->pull_addr.clear();
+              on_pulled(self, mq, gen, std::move(res));
+            }
           },
           failed);
     },
@@ -692,12 +720,31 @@ void on_concurrent_result(self_ptr self, const push_job& job,
 
 // -- consuming: orderly ----------------------------------------------------------
 
+/// Orderly: the batch a dropped queue had at a worker is done: unlock the
+/// queue now, or, owned again meanwhile, let it consume.
+void batch_of_dropped_queue_done(self_ptr self, const message_queue& mq,
+                                 int64_t gen) {
+  auto& st = self->state;
+  auto i = st.unlock_after_batch.find(mq);
+  if (i == st.unlock_after_batch.end() || i->second != gen)
+    return;
+  st.unlock_after_batch.erase(i);
+  if (auto j = st.queues.find(mq); j != st.queues.end()) {
+    j->second.consuming = false;
+    dispatch(self);
+    return;
+  }
+  unlock_queues(self, {mq}, [] {});
+}
+
 void on_orderly_result(self_ptr self, const message_queue& mq, int64_t gen,
                        std::vector<received_message> msgs,
                        orderly_status status) {
   auto q = find_queue(self, mq, gen);
-  if (q == nullptr)
+  if (q == nullptr) {
+    batch_of_dropped_queue_done(self, mq, gen);
     return;
+  }
   auto& st = self->state;
   if (status == orderly_status::success) {
     ++st.consumed_ok;
@@ -856,8 +903,12 @@ void drop_queue(self_ptr self, const message_queue& mq) {
   // The commit goes out before the queue is forgotten (RocketMQ
   // removeUnnecessaryMessageQueue persists, then removes).
   commit_queue(self, q, [] {});
-  if (needs_lock(self))
-    unlock_queues(self, {mq}, [] {});
+  if (needs_lock(self)) {
+    if (q.consuming && self->state.orderly)
+      self->state.unlock_after_batch[mq] = q.generation;
+    else
+      unlock_queues(self, {mq}, [] {});
+  }
   if (self->state.local_offsets)
     self->state.local_offsets->remove(mq);
   self->state.queues.erase(i);
@@ -881,6 +932,8 @@ void assign(self_ptr self, const queue_assignment& a) {
     auto& q = st.queues[mq];
     q.mq = mq;
     q.generation = ++st.generations;
+    // The last ownership's batch is still at a worker: this one waits.
+    q.consuming = st.unlock_after_batch.count(mq) > 0;
     RMQ_INFO(component, "owning " << to_text(mq));
     if (needs_lock(self))
       to_lock[mq.broker_name].push_back(mq);
@@ -992,6 +1045,11 @@ void finish_shutdown(self_ptr self) {
       std::vector<message_queue> qs;
       for (auto& kvp : self->state.queues)
         qs.push_back(kvp.first);
+      // Past the wait bound the workers are stopped with their batches.
+      for (auto& kvp : self->state.unlock_after_batch)
+        if (self->state.queues.count(kvp.first) == 0)
+          qs.push_back(kvp.first);
+      self->state.unlock_after_batch.clear();
       unlock_queues(self, qs, after_unlock);
     } else {
       after_unlock();
@@ -1149,6 +1207,9 @@ push_consumer_actor::behavior_type push_consumer_impl(
     st.next_lock = now + st.opts.cfg.lock_renew_interval;
     arm(self, st.next_lock);
   }
+  // Lost brokers are pushed to us (their pulls in flight fail at once).
+  self->send(st.opts.instance->directory, caf::subscribe_atom::value,
+             caf::actor_cast<peer_listener_actor>(self));
   register_group(self);
   return {
     [self](assign_atom, const queue_assignment& a) { assign(self, a); },
@@ -1173,10 +1234,18 @@ push_consumer_actor::behavior_type push_consumer_impl(
       return rp;
     },
     [self](peer_lost_atom, const std::string& addr) {
-      // The directory reconnects on the next request. A pull in flight to
-      // that broker is not failed here: CAF 0.17 leaves it to its
-      // pull_timeout (a rebalance that drops the queue ends it sooner).
+      // CAF 0.17 leaves a request to a lost peer to its timeout (30 s for
+      // a long poll): fail the pulls in flight there now, so that they
+      // back off and pull again once the directory reconnects.
       RMQ_DEBUG(component, "lost " << addr);
+      for (auto& [mq, q] : self->state.queues)
+        if (q.pulling && q.pull_addr == addr) {
+          q.pulling = false;
+          q.pull_addr.clear();
+          ++q.pull_errors;
+          if (!self->state.stopping)
+            back_off(self, q);
+        }
     },
     [self](caf::tick_atom) { on_tick(self); },
     dump_handler(self),

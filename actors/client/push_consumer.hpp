@@ -82,6 +82,11 @@ struct push_queue {
   /// Orderly: extra reconsume times of messages put back after a suspend.
   std::map<int64_t, int32_t> reconsumed;
   int64_t last_committed = -1;
+  /// Tells the answer of the pull in flight from those of pulls given up
+  /// (their broker's connection was lost).
+  uint64_t pull_seq = 0;
+  /// The broker address the pull in flight went to; empty while none.
+  std::string pull_addr;
   int64_t pulls = 0;
   int64_t pull_errors = 0;
   int64_t pulled = 0;
@@ -104,6 +109,12 @@ struct push_consumer_state {
   /// Subscribed topic -> expression (the retry topic: "*").
   std::map<std::string, subscription_expression> subscriptions;
   std::map<message_queue, push_queue> queues;
+  /// Orderly: queues dropped while a batch of theirs was at a worker ->
+  /// that batch's generation. Their unlock waits for the batch, so that
+  /// no other member locks and consumes the queue meanwhile (RocketMQ
+  /// takes the process queue's consume lock before it unlocks). A queue
+  /// owned again meanwhile does not consume until the batch ends.
+  std::map<message_queue, int64_t> unlock_after_batch;
   int64_t generations = 0;
   std::vector<consume_worker_actor> workers;
   std::vector<consume_worker_actor> idle;

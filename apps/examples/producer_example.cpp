@@ -4,8 +4,7 @@
 //
 // How to run (a NameServer and a broker on this machine, then this):
 //   build/rmq-node --role=namesrv &
-//   build/rmq-node --role=broker --namesrv=127.0.0.1:9876 \
-//     --store-dir=/tmp/rmq-example-a &
+//   build/rmq-node --role=broker --namesrv=127.0.0.1:9876 --store-dir=/tmp/rmq-example-a &
 //   build/producer_example --namesrv=127.0.0.1:9876 --topic=ExampleTopic
 // The topic is created on first use (autoCreateTopicEnable); look at what
 // was stored with

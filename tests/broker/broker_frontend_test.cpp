@@ -215,6 +215,8 @@ TEST_SUITE("broker.frontend") {
     CHECK_LE(progress.queues[0].last_timestamp,
              stats.queues[0].last_update_timestamp);
     CHECK_EQ(progress.queues[1].consumer_offset, 0);
+    // No pulls by G yet.
+    CHECK_EQ(progress.consume_tps, 0.0);
     // Deleting the topic forgets the group's offsets of it.
     ask<data_version>(front(), delete_topic_in_broker_request{"TopicS"});
     CHECK(ask<consume_stats>(front(), consume_stats_request{"G", ""})

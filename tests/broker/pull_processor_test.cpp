@@ -219,6 +219,31 @@ TEST_SUITE("broker.pull_processor") {
     CHECK_EQ(d["offset_illegal"], 2);
   }
 
+  TEST_CASE_FIXTURE(fixture, "each group's found messages per second over "
+                             "the last minute (consumerProgress's TPS)") {
+    put(6);
+    pull(pull_req(0));
+    auto other = pull_req(0);
+    other.consumer_group = "H";
+    other.max_msg_nums = 2;
+    pull(other);
+    // Nothing found: no count.
+    pull(pull_req(6));
+    // The running second does not count yet.
+    CHECK_EQ(ask<double>(processor, group_pull_rate_request{"G", ""}), 0.0);
+    sched.advance_time(1s);
+    CHECK_EQ(ask<double>(processor, group_pull_rate_request{"G", ""}),
+             doctest::Approx(6.0 / 60));
+    CHECK_EQ(ask<double>(processor, group_pull_rate_request{"G", "T"}),
+             doctest::Approx(6.0 / 60));
+    CHECK_EQ(ask<double>(processor, group_pull_rate_request{"G", "X"}), 0.0);
+    CHECK_EQ(ask<double>(processor, group_pull_rate_request{"H", ""}),
+             doctest::Approx(2.0 / 60));
+    // A minute later it is gone.
+    sched.advance_time(61s);
+    CHECK_EQ(ask<double>(processor, group_pull_rate_request{"G", ""}), 0.0);
+  }
+
   TEST_CASE_FIXTURE(small_segments, "an offset below the queue's start is "
                                     "illegal") {
     put_and_expire();

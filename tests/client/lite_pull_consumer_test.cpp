@@ -244,6 +244,18 @@ TEST_SUITE("client.lite_pull_consumer") {
       ask<caf::ok_atom>(c, commit_atom::value);
       CHECK_EQ(last_update(0), 2);
     }
+    SUBCASE("to the queue's max offset: nothing until a new message") {
+      ask<caf::ok_atom>(c, seek_atom::value, q(0), int64_t{5});
+      add(0, 1);
+      CHECK_EQ(offsets(poll(c)), std::vector<int64_t>{5});
+    }
+    SUBCASE("outside [min, max] is refused, and nothing changes") {
+      poll(c);
+      CHECK_EQ(ask_error<caf::ok_atom>(c, seek_atom::value, q(0), int64_t{7}),
+               errc::invalid_parameter);
+      ask<caf::ok_atom>(c, commit_atom::value);
+      CHECK_EQ(last_update(0), 5);
+    }
     CHECK_EQ(ask_error<caf::ok_atom>(c, seek_atom::value, q(3), int64_t{0}),
              errc::invalid_parameter);
   }
@@ -368,6 +380,24 @@ TEST_SUITE("client.lite_pull_consumer") {
     CHECK_EQ(dump(c)["queues"][0]["failures"], 1);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a lost connection fails the pull in flight at "
+                             "once; a late answer to it is ignored") {
+    auto c = start();
+    sched.run();
+    REQUIRE_EQ(broker->parked.size(), 1u);
+    caf::anon_send(c, peer_lost_atom::value, std::string{"a:10911"});
+    sched.run();
+    CHECK_EQ(dump(c)["queues"][0]["failures"], 1);
+    // The old long poll is answered while the queue backs off: ignored.
+    add(0, 2);
+    CHECK_EQ(broker->pulls.size(), 1u);
+    advance_time(3s, 1s);
+    REQUIRE_EQ(broker->pulls.size(), 3u);
+    CHECK_EQ(broker->pulls[1].queue_offset, 0);
+    CHECK_EQ(offsets(poll(c)), std::vector<int64_t>{0, 1});
+    CHECK_EQ(dump(c)["buffered"], 0);
+  }
+
   TEST_CASE_FIXTURE(fixture, "shutdown commits, unregisters and quits") {
     cfg.assigned.clear();
     cfg.subscriptions = {{"TopicA", "*"}};
@@ -383,6 +413,22 @@ TEST_SUITE("client.lite_pull_consumer") {
     sched.run();
     auto err = ask_error<msgs>(c, poll_atom::value, caf::timespan{1s});
     CHECK(err);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "assign mode: the group is in the heartbeats "
+                             "with no subscriptions, and leaves them at "
+                             "shutdown; no rebalance") {
+    auto c = start();
+    sched.run();
+    REQUIRE_EQ(hb->registered.size(), 1u);
+    CHECK_EQ(hb->registered[0].group_name, "G");
+    CHECK_EQ(hb->registered[0].type, consume_type::consume_actively);
+    CHECK(hb->registered[0].subscriptions.empty());
+    CHECK(rb->registered.empty());
+    CHECK(dump(c)["registered"].get<bool>());
+    ask<caf::ok_atom>(c, shutdown_atom::value);
+    CHECK_EQ(hb->unregistered, std::vector<std::string>{"G"});
+    CHECK_EQ(rb->removed, 0);
   }
 
   TEST_CASE_FIXTURE(fixture, "broadcasting keeps its offsets in the local "

@@ -4,6 +4,7 @@
 // queues, shutdown; orderly: locks, one batch at a time in order, suspend.
 #include "actors/client/push_consumer.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -238,6 +239,30 @@ TEST_SUITE("client.push_consumer") {
     // The next pull waits at offset 1.
     REQUIRE_EQ(broker->held.size(), 1u);
     CHECK_EQ(broker->held[0].req.queue_offset, 1);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a lost connection fails the pull in flight at "
+                             "once: it backs off and pulls again, and a "
+                             "late answer to the old pull is ignored") {
+    broker->committed[{topic, 0}] = 0;
+    auto c = start_concurrent(ok, config());
+    assign(c, {0});
+    REQUIRE_EQ(broker->pulls.size(), 1u);
+    REQUIRE_EQ(broker->held.size(), 1u);
+    caf::anon_send(c, peer_lost_atom::value, std::string{"a:10911"});
+    sched.run();
+    CHECK_EQ(dump(c)["queues"][0]["pull_errors"], 1);
+    // The old long poll is still parked at the stub; its answer comes
+    // while the queue backs off and must not be consumed twice.
+    put(0, "hello");
+    CHECK(batches.empty());
+    CHECK_EQ(broker->pulls.size(), 1u);
+    advance_time(3s, 500ms);
+    // The new pull finds the message at once, the next one waits at 1.
+    REQUIRE_EQ(broker->pulls.size(), 3u);
+    CHECK_EQ(broker->pulls[1].queue_offset, 0);
+    CHECK_EQ(broker->pulls[2].queue_offset, 1);
+    CHECK_EQ(consumed(), std::vector<int64_t>{0});
   }
 
   TEST_CASE_FIXTURE(fixture, "the start is the group's offset, else the "
@@ -580,6 +605,63 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(consumed().size(), 1u);
     advance_time(10s, 1s);
     CHECK_EQ(consumed().size(), 2u);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "orderly: a queue dropped while its batch is "
+                             "at a worker is unlocked only after the batch") {
+    broker->committed[{topic, 0}] = 0;
+    push_consumer_actor c;
+    bool dropped = false;
+    size_t unlocks_during_batch = 0;
+    c = start_orderly(
+      [&](const std::vector<received_message>&) {
+        if (!dropped) {
+          // The rebalance takes the queue away mid-batch; everything else
+          // runs while this listener still holds the batch.
+          dropped = true;
+          caf::anon_send(c, assign_atom::value, queue_assignment{topic, {}});
+          sched.run();
+          unlocks_during_batch = broker->unlocks.size();
+        }
+        return orderly_status::success;
+      },
+      config());
+    assign(c, {0});
+    put(0, "a");
+    REQUIRE(dropped);
+    CHECK_EQ(unlocks_during_batch, 0u);
+    CHECK_EQ(broker->unlocks.size(), 1u);
+    CHECK(dump(c)["queues"].empty());
+  }
+
+  TEST_CASE_FIXTURE(fixture, "orderly: a queue dropped and owned again while "
+                             "its batch is at a worker consumes only after "
+                             "that batch") {
+    broker->committed[{topic, 0}] = 0;
+    push_consumer_actor c;
+    int depth = 0;
+    int max_depth = 0;
+    int calls = 0;
+    c = start_orderly(
+      [&](const std::vector<received_message>&) {
+        max_depth = std::max(max_depth, ++depth);
+        if (++calls == 1) {
+          caf::anon_send(c, assign_atom::value, queue_assignment{topic, {}});
+          caf::anon_send(c, assign_atom::value,
+                         queue_assignment{topic, {{topic, "broker-a", 0}}});
+          sched.run();
+        }
+        --depth;
+        return orderly_status::success;
+      },
+      config());
+    assign(c, {0});
+    put(0, "a");
+    // The new ownership starts from the commit made at the drop: it reads
+    // "a" again, after the first batch ended.
+    CHECK_EQ(max_depth, 1);
+    CHECK_EQ(calls, 2);
+    CHECK(broker->unlocks.empty());
   }
 
   TEST_CASE_FIXTURE(fixture, "orderly: one batch at a time, in queue "

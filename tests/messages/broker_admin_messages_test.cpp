@@ -11,15 +11,7 @@ using namespace rmq;
 
 namespace {
 
-struct fixture : test::message_fixture {
-  template <class T>
-  void check(const T& x, const char* name) {
-    CAPTURE(name);
-    CHECK_EQ(name_of<T>(), name);
-    CHECK(roundtrip(x) == x);
-    CHECK(nlohmann::json(x).template get<T>() == x);
-  }
-};
+using fixture = test::message_fixture;
 
 } // namespace
 

@@ -20,17 +20,7 @@ using namespace rmq;
 
 namespace {
 
-struct fixture : test::message_fixture {
-  // Checks the wire name, the binary round trip and the JSON round trip.
-  template <class T>
-  nlohmann::json check(const T& x, const std::string& name) {
-    CHECK_EQ(name_of<T>(), name);
-    CHECK(roundtrip(x) == x);
-    nlohmann::json j = x;
-    CHECK(j.template get<T>() == x);
-    return j;
-  }
-};
+using fixture = test::message_fixture;
 
 client_heartbeat make_heartbeat() {
   subscription_data sub{"TopicA",         "TagA || TagB", "TAG",

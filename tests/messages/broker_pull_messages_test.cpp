@@ -74,6 +74,10 @@ TEST_SUITE("messages.broker_pull") {
     CHECK_EQ(name_of<list_offsets_request>(), "rmq.list_offsets_request");
     CHECK(roundtrip(list) == list);
     check_json(list);
+    group_pull_rate_request rate{"G", "T"};
+    CHECK_EQ(name_of<group_pull_rate_request>(), "rmq.group_pull_rate_request");
+    CHECK(roundtrip(rate) == rate);
+    check_json(rate);
     consumer_offsets offs{"G", "T", {{0, 5}, {3, 9}}};
     CHECK_EQ(name_of<consumer_offsets>(), "rmq.consumer_offsets");
     CHECK(roundtrip(offs) == offs);

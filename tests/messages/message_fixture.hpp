@@ -1,12 +1,13 @@
-// What every message test needs: the wire name a type is registered under
-// and a round trip through CAF's binary serialization (the format remote
-// peers exchange).
+// What every message test needs: the wire name a type is registered under,
+// a round trip through CAF's binary serialization (the format remote peers
+// exchange) and one through JSON (dumps, rmq-admin).
 #pragma once
 
 #include <string>
 #include <typeinfo>
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include "caf/binary_deserializer.hpp"
 #include "caf/binary_serializer.hpp"
@@ -34,6 +35,17 @@ struct message_fixture : deterministic_fixture {
   template <class T>
   std::string name_of() {
     return sys.types().portable_name(0, &typeid(T));
+  }
+
+  /// Checks the wire name and both round trips; returns the JSON.
+  template <class T>
+  nlohmann::json check(const T& x, const std::string& name) {
+    CAPTURE(name);
+    CHECK_EQ(name_of<T>(), name);
+    CHECK(roundtrip(x) == x);
+    nlohmann::json j = x;
+    CHECK(j.template get<T>() == x);
+    return j;
   }
 };
 

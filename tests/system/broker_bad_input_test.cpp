@@ -113,7 +113,9 @@ TEST_SUITE("system.broker.bad_input") {
     // Consumers with invalid group names: no subscription group config.
     client_heartbeat hb;
     hb.client_id = "127.0.0.1@test";
-    hb.consumers.push_back(consumer_data{"bad group"});
+    consumer_data bad;
+    bad.group_name = "bad group";
+    hb.consumers.push_back(bad);
     auto beat = client.ask<caf::ok_atom>(front, hb);
     REQUIRE_FALSE(beat);
     CHECK_MESSAGE(beat.error() == errc::invalid_parameter,
