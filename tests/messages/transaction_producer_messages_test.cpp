@@ -13,16 +13,7 @@ using namespace rmq;
 
 namespace {
 
-struct fixture : test::message_fixture {
-  template <class T>
-  nlohmann::json check(const T& x, const std::string& name) {
-    CHECK_EQ(name_of<T>(), name);
-    CHECK(roundtrip(x) == x);
-    nlohmann::json j = x;
-    CHECK(j.template get<T>() == x);
-    return j;
-  }
-};
+struct fixture : test::message_fixture {};
 
 } // namespace
 
