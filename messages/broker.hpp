@@ -14,6 +14,7 @@
 #include "messages/broker_admin.hpp"
 #include "messages/broker_client.hpp"
 #include "messages/broker_pull.hpp"
+#include "messages/broker_reply.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
@@ -56,6 +57,8 @@ using broker_actor = dumpable_actor::extend<
   caf::replies_to<get_all_sub_group_request>::with<subscription_group_set>,
   caf::replies_to<topic_stats_request>::with<topic_stats>,
   caf::replies_to<consume_stats_request>::with<consume_stats>,
-  caf::replies_to<broker_runtime_info_request>::with<broker_runtime_info>>;
+  caf::replies_to<broker_runtime_info_request>::with<broker_runtime_info>,
+  // -- request-reply: a consumer's reply to a request
+  caf::replies_to<send_reply_message_request>::with<send_result>>;
 
 } // namespace rmq

@@ -14,16 +14,19 @@
 #include "caf/atom.hpp"
 #include "caf/meta/type_name.hpp"
 #include "caf/replies_to.hpp"
+#include "caf/timespan.hpp"
 #include "caf/typed_actor.hpp"
 
 #include "messages/broker_client.hpp"
 #include "messages/broker_pull.hpp"
+#include "messages/broker_reply.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_transaction.hpp"
 #include "messages/common.hpp"
 #include "messages/message_decl.hpp"
 #include "messages/namesrv.hpp"
+#include "messages/received_message.hpp"
 #include "messages/route.hpp"
 
 namespace rmq {
@@ -69,6 +72,13 @@ using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
 /// A transaction's half message (send loop), a transactional send
 /// (transaction producer), a check-back subscription (heartbeat sender).
 using transaction_atom = caf::atom_constant<caf::atom("txn")>;
+
+/// Sends a request and waits for its reply (request-reply,
+/// docs/request-reply.md).
+using request_atom = caf::atom_constant<caf::atom("request")>;
+
+/// One heartbeat round now, answered when every broker answered.
+using heartbeat_atom = caf::atom_constant<caf::atom("heartbeat")>;
 
 // -- messages -----------------------------------------------------------------
 
@@ -274,7 +284,13 @@ using client_heartbeat_actor = dumpable_actor::extend<
   // group (dropped, logged, when the process has none).
   caf::reacts_to<check_transaction_state>,
   caf::reacts_to<caf::subscribe_atom, transaction_atom, std::string,
-                 transaction_check_listener_actor>>;
+                 transaction_check_listener_actor>,
+  // A broker's PUSH_REPLY_MESSAGE_TO_CLIENT: forwarded to the client
+  // instance's request holder (docs/request-reply.md).
+  caf::reacts_to<push_reply_message>,
+  // A round now (a request's topic got its route: the brokers must know
+  // the requester before its reply comes back).
+  caf::replies_to<heartbeat_atom>::with<caf::ok_atom>>;
 
 /// Listener of the latency-fault table: gets the table whenever a
 /// broker's availability or reachability changes.
@@ -326,6 +342,11 @@ using producer_actor = dumpable_actor::extend<
   // PGROUP=the group, the prepared sys flag; a delay level is ignored
   // (RocketMQ sendMessageInTransaction clears it).
   caf::replies_to<send_atom, transaction_atom,
-                  client_message>::with<client_send_result>>;
+                  client_message>::with<client_send_result>,
+  // Request-reply: sends the message as a request and answers its reply,
+  // or request_timeout when none came within the timeout; a failed send
+  // answers the send's error (docs/request-reply.md).
+  caf::replies_to<request_atom, client_message,
+                  caf::timespan>::with<received_message>>;
 
 } // namespace rmq

@@ -56,6 +56,8 @@ std::string to_string(errc x) {
       return "properties_size_exceeded";
     case errc::disk_full:
       return "disk_full";
+    case errc::request_timeout:
+      return "request_timeout";
   }
   return "unknown_errc(" + std::to_string(static_cast<int>(x)) + ")";
 }

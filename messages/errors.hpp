@@ -44,6 +44,9 @@ enum class errc : uint8_t {
   queue_full = 104,
   properties_size_exceeded = 105,
   disk_full = 106,
+  /// No reply to a request within its timeout (RocketMQ
+  /// RequestTimeoutException, client code 10006: too big for our byte).
+  request_timeout = 110,
 };
 
 /// Returns the enumerator name, e.g. "topic_not_exist".

@@ -8,6 +8,7 @@
 #include "runtime/body_compression.hpp"
 #include "runtime/message_batch.hpp"
 #include "runtime/message_properties.hpp"
+#include "runtime/reply_message.hpp"
 #include "runtime/send_checks.hpp"
 #include "runtime/storage/log_format.hpp"
 #include "runtime/storage/message_record.hpp"
@@ -94,7 +95,9 @@ caf::error check_user_properties(const client_message& msg) {
     if (has_separator(k) || has_separator(v))
       return illegal("property '" + k
                      + "' contains a property separator (\\x01 or \\x02)");
-    if (is_reserved_property(k))
+    // The request-reply properties travel in the messages a producer's
+    // request and create_reply_message make (runtime/reply_message.hpp).
+    if (is_reserved_property(k) && !is_request_reply_property(k))
       return illegal("the property '" + k + "' is used by the system");
     if (k == property_inner_multi_dispatch && v.find('/') != std::string::npos)
       return illegal(std::string{property_inner_multi_dispatch} + " " + v

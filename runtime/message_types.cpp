@@ -5,12 +5,14 @@
 #include "messages/broker_client.hpp"
 #include "messages/broker_pull.hpp"
 #include "messages/broker_registrar.hpp"
+#include "messages/broker_reply.hpp"
 #include "messages/broker_schedule.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/broker_transaction.hpp"
 #include "messages/client.hpp"
+#include "messages/client_reply.hpp"
 #include "messages/consumer.hpp"
 #include "messages/namesrv.hpp"
 #include "messages/route.hpp"
@@ -103,8 +105,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   // -- broker: pulls and consumer offsets -------------------------------------
   cfg.add_message_type<pull_message_request>("rmq.pull_message_request");
   cfg.add_message_type<pull_message_result>("rmq.pull_message_result");
-  cfg.add_message_type<group_pull_rate_request>(
-    "rmq.group_pull_rate_request");
+  cfg.add_message_type<group_pull_rate_request>("rmq.group_pull_rate_request");
   cfg.add_message_type<query_offset_request>("rmq.query_offset_request");
   cfg.add_message_type<update_offset_request>("rmq.update_offset_request");
   cfg.add_message_type<list_offsets_request>("rmq.list_offsets_request");
@@ -224,6 +225,13 @@ void register_message_types(caf::actor_system_config& cfg) {
     "rmq.transaction_worker_actor");
   cfg.add_message_type<transaction_producer_actor>(
     "rmq.transaction_producer_actor");
+  // -- request-reply ------------------------------------------------------------
+  cfg.add_message_type<send_reply_message_request>(
+    "rmq.send_reply_message_request");
+  cfg.add_message_type<push_reply_message>("rmq.push_reply_message");
+  cfg.add_message_type<reply_processor_actor>("rmq.reply_processor_actor");
+  cfg.add_message_type<reply_broker_actor>("rmq.reply_broker_actor");
+  cfg.add_message_type<request_holder_actor>("rmq.request_holder_actor");
 }
 
 } // namespace rmq

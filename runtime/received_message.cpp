@@ -18,6 +18,27 @@ std::string host_of(uint32_t ip, uint32_t port) {
   return ipv4_to_string(ip) + ":" + std::to_string(port);
 }
 
+/// The records of one pull mostly share their born and store hosts: the
+/// last text of each is kept rather than formatted per message.
+struct host_cache {
+  uint64_t key = UINT64_MAX;
+  std::string text;
+
+  const std::string& operator()(uint32_t ip, uint32_t port) {
+    auto k = (static_cast<uint64_t>(ip) << 32) | port;
+    if (k != key) {
+      key = k;
+      text = host_of(ip, port);
+    }
+    return text;
+  }
+};
+
+struct decode_context {
+  host_cache born;
+  host_cache store;
+};
+
 int32_t to_int(const std::string& x) {
   int32_t result = 0;
   auto [ptr, ec] = std::from_chars(x.data(), x.data() + x.size(), result);
@@ -29,9 +50,9 @@ std::string where(const storage::record_view& rec) {
          + std::to_string(rec.queue_offset);
 }
 
-caf::expected<received_message> decode_one(const storage::record_view& rec,
-                                           const std::string& broker_name,
-                                           size_t max_body) {
+caf::expected<received_message>
+decode_one(const storage::record_view& rec, const std::string& broker_name,
+           size_t max_body, decode_context& ctx) {
   received_message msg;
   msg.topic = std::string{rec.topic};
   msg.broker_name = broker_name;
@@ -41,8 +62,8 @@ caf::expected<received_message> decode_one(const storage::record_view& rec,
   msg.reconsume_times = rec.reconsume_times;
   msg.born_timestamp = rec.born_timestamp;
   msg.store_timestamp = rec.store_timestamp;
-  msg.born_host = host_of(rec.born_ip, rec.born_port);
-  msg.store_host = host_of(rec.store_ip, rec.store_port);
+  msg.born_host = ctx.born(rec.born_ip, rec.born_port);
+  msg.store_host = ctx.store(rec.store_ip, rec.store_port);
   msg.flag = rec.flag;
   msg.sys_flag = rec.sys_flag;
   msg.stored_size = static_cast<int32_t>(rec.body.size());
@@ -63,10 +84,9 @@ caf::expected<received_message> decode_one(const storage::record_view& rec,
     return make_error(errc::corrupt_data, "properties at " + where(rec) + ": "
                                             + error_detail(props.error()));
   for (auto& [key, value] : *props) {
-    if (is_reserved_property(key))
-      msg.system_properties[key] = value;
-    else
-      msg.properties[key] = value;
+    auto& to = is_reserved_property(key) ? msg.system_properties
+                                         : msg.properties;
+    to.insert_or_assign(std::move(key), std::move(value));
   }
   auto sys = [&](const char* key) -> std::string {
     auto i = msg.system_properties.find(key);
@@ -94,8 +114,9 @@ decode_pulled(const pull_message_result& res, const std::string& broker_name,
   if (!records)
     return std::move(records.error());
   result.reserve(records->size());
+  decode_context ctx;
   for (auto& rec : *records) {
-    auto msg = decode_one(rec, broker_name, max_body);
+    auto msg = decode_one(rec, broker_name, max_body, ctx);
     if (!msg)
       return std::move(msg.error());
     result.push_back(std::move(*msg));

@@ -230,6 +230,11 @@ broker_frontend_actor::behavior_type broker_frontend(
       ++self->state.admin_requests;
       return self->delegate(self->state.peers.admin, req);
     },
+    // -- request-reply: delegated, the reply processor answers the sender
+    [self](send_reply_message_request& req) {
+      ++self->state.sends;
+      return self->delegate(self->state.peers.reply, std::move(req));
+    },
     [self](dump_atom) { return dump_node(self); },
     [self](caf::put_atom, supervisor_actor& sup) {
       if (!self->state.peers.supervisor)

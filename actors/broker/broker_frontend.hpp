@@ -19,6 +19,7 @@
 #include "actors/common/supervisor.hpp"
 #include "messages/broker.hpp"
 #include "messages/broker_registrar.hpp"
+#include "messages/broker_reply.hpp"
 
 namespace rmq {
 
@@ -42,6 +43,8 @@ struct broker_frontend_peers {
   supervisor_actor supervisor;
   /// Extra parts for the dump (services added later).
   std::vector<dumpable_actor> more;
+  /// SEND_REPLY_MESSAGE (docs/request-reply.md).
+  reply_processor_actor reply;
 };
 
 struct broker_frontend_state {

@@ -21,6 +21,7 @@
 #include "actors/broker/pull_hold_service.hpp"
 #include "actors/broker/pull_processor.hpp"
 #include "actors/broker/queue_lock_table.hpp"
+#include "actors/broker/reply_processor.hpp"
 #include "actors/broker/schedule_service.hpp"
 #include "actors/broker/send_back_processor.hpp"
 #include "actors/broker/send_processor.hpp"
@@ -270,6 +271,14 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   fpeers.admin = node.admin;
   fpeers.more.push_back(node.schedule);
   fpeers.more.push_back(node.store.warmer);
+  reply_processor_options rpopts;
+  rpopts.store_reply_message_enable = opts.store_reply_message_enable;
+  rpopts.store_host = ropts.broker_addr;
+  rpopts.max_message_size = scfg.max_message_size;
+  rpopts.wall_clock_ms = wall;
+  node.reply = sys.spawn(reply_processor, rpopts, node.send, node.clients);
+  fpeers.reply = node.reply;
+  fpeers.more.push_back(node.reply);
   auto front = sys.spawn(broker_frontend, std::move(fpeers), ropts.broker_addr,
                          opts.broker_name, opts.cluster_name, opts.broker_id);
   node.frontend = front;
@@ -285,6 +294,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   add("broker_admin_service", node.admin);
   add("pull_processor", node.pull);
   add("pull_hold_service", node.hold);
+  add("reply_processor", node.reply);
   add("send_processor", node.send);
   add("send_back_processor", node.send_back);
   add("client_manager", node.clients);

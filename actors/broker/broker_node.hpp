@@ -21,6 +21,7 @@
 #include "messages/broker_client.hpp"
 #include "messages/broker_pull.hpp"
 #include "messages/broker_registrar.hpp"
+#include "messages/broker_reply.hpp"
 #include "messages/broker_schedule.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
@@ -81,6 +82,8 @@ struct broker_options {
   /// renewed for this long may be taken by another client (tests shrink
   /// it, so a SIGKILLed orderly consumer's queues move on in seconds).
   caf::timespan rebalance_lock_max_live_time = std::chrono::seconds{60};
+  /// storeReplyMessageEnable: replies are stored before they are pushed.
+  bool store_reply_message_enable = true;
 };
 
 /// The running actors of one broker.
@@ -110,6 +113,8 @@ struct broker_node {
   supervisor_actor supervisor;
   /// Every long-lived actor of the node, for shutdown.
   std::vector<caf::actor> actors;
+  /// SEND_REPLY_MESSAGE: stores replies and pushes them to requesters.
+  reply_processor_actor reply;
 
   /// Starts the graceful stop without waiting: spawns and returns an actor
   /// that stops the supervisor, asks the registrar to unregister (bounded),

@@ -271,6 +271,20 @@ client_heartbeat_service(heartbeat_ptr self, client_heartbeat_config cfg) {
       xs.push_back(x);
       self->monitor(x);
     },
+    [=](push_reply_message& x) {
+      auto& st = self->state;
+      if (!st.cfg.requests) {
+        RMQ_WARN(component, "dropped a pushed reply: no request holder");
+        return;
+      }
+      ++st.forwarded_replies;
+      self->send(st.cfg.requests, std::move(x));
+    },
+    [=](heartbeat_atom) -> caf::typed_response_promise<caf::ok_atom> {
+      auto rp = self->make_response_promise<caf::ok_atom>();
+      round(self, [rp]() mutable { rp.deliver(caf::ok_atom::value); });
+      return rp;
+    },
     dump_handler(self),
   };
 }
@@ -300,6 +314,7 @@ nlohmann::json client_heartbeat_state::dump_fields() const {
     {"rounds", rounds},
     {"rounds_in_flight", rounds_in_flight},
     {"forwarded", forwarded},
+    {"forwarded_replies", forwarded_replies},
     {"listeners", listeners.size()},
     {"transaction_producers", txn},
     {"checks_forwarded", checks_forwarded},

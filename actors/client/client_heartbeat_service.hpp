@@ -27,6 +27,7 @@
 #include "caf/typed_response_promise.hpp"
 
 #include "messages/client.hpp"
+#include "messages/client_reply.hpp"
 
 namespace rmq {
 
@@ -46,6 +47,9 @@ struct client_heartbeat_config {
   /// Bound of one heartbeat or unregistration (RocketMQ uses 3 s for
   /// both).
   caf::timespan request_timeout = std::chrono::seconds{3};
+  /// Where pushed replies go (the client instance's request holder); none:
+  /// they are dropped and logged.
+  request_holder_actor requests;
 };
 
 /// One broker address as the sender sees it.
@@ -73,6 +77,8 @@ struct client_heartbeat_state {
   int64_t checks_forwarded = 0;
   /// Check-backs for a group with no transaction producer here.
   int64_t checks_dropped = 0;
+  /// Pushed replies passed on to the request holder.
+  int64_t forwarded_replies = 0;
 
   /// The heartbeat every broker gets now.
   client_heartbeat heartbeat() const;

@@ -17,6 +17,7 @@
 #include "actors/client/latency_fault_service.hpp"
 #include "actors/client/peer_directory.hpp"
 #include "actors/client/rebalance_service.hpp"
+#include "actors/client/request_holder.hpp"
 #include "actors/client/route_cache.hpp"
 
 namespace rmq {
@@ -58,6 +59,7 @@ void stop_actors(const client_instance& inst, bool own_directory) {
   caf::anon_send_exit(inst.routes, reason);
   caf::anon_send_exit(inst.faults, reason);
   caf::anon_send_exit(inst.rebalance, reason);
+  caf::anon_send_exit(inst.requests, reason);
   if (own_directory)
     caf::anon_send_exit(inst.directory, reason);
 }
@@ -99,6 +101,8 @@ spawn_client_instance(caf::actor_system& sys, const client_config& cfg) {
   // A lost broker refreshes the routes it served.
   caf::anon_send(inst.directory, caf::subscribe_atom::value,
                  caf::actor_cast<peer_listener_actor>(inst.routes));
+  // Before the heartbeat sender, which forwards pushed replies to it.
+  inst.requests = sys.spawn(request_holder);
   client_heartbeat_config hc;
   hc.client_id = inst.client_id;
   hc.routes = inst.routes;
@@ -106,6 +110,7 @@ spawn_client_instance(caf::actor_system& sys, const client_config& cfg) {
   hc.interval = cfg.heartbeat_interval;
   hc.connect_timeout = cfg.connect_timeout;
   hc.request_timeout = cfg.request_timeout;
+  hc.requests = inst.requests;
   inst.heartbeats = sys.spawn(client_heartbeat_service, std::move(hc));
   inst.faults = sys.spawn(latency_fault_service, cfg.faults);
   rebalance_service_config rb;

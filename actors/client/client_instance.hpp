@@ -14,6 +14,7 @@
 #include "caf/timespan.hpp"
 
 #include "messages/client.hpp"
+#include "messages/client_reply.hpp"
 #include "messages/consumer.hpp"
 #include "runtime/latency_fault_table.hpp"
 
@@ -58,6 +59,8 @@ struct client_instance {
   latency_fault_actor faults;
   /// Decides which queues each consumer of the instance owns.
   rebalance_service_actor rebalance;
+  /// The requests of the instance's producers that wait for a reply.
+  request_holder_actor requests;
 };
 
 /// Returns the instance of `sys` for `cfg.namesrv`, spawning it on first

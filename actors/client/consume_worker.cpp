@@ -41,7 +41,7 @@ consume_worker_actor::behavior_type consume_worker(
   batch_listener listener) {
   self->state.listener = std::move(listener);
   return {
-    [self](consume_atom, const std::vector<received_message>& batch) {
+    [self](consume_atom, std::vector<received_message>& batch) {
       auto& st = self->state;
       ++st.batches;
       st.messages += static_cast<int64_t>(batch.size());
@@ -64,6 +64,7 @@ consume_worker_actor::behavior_type consume_worker(
       }
       if (res.status == retry_status)
         ++st.retries;
+      res.batch = std::move(batch);
       return res;
     },
     dump_handler(self),

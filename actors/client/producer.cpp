@@ -272,6 +272,35 @@ producer::send_ordered(const client_message& msg,
   return send_to(msg, (*queues)[i]);
 }
 
+caf::expected<received_message> producer::request(const client_message& msg,
+                                                  caf::timespan timeout) {
+  caf::scoped_actor self{*impl_->sys};
+  // The producer answers by the timeout (or the send's own bound).
+  return blocking_ask<received_message>(self, impl_->hdl,
+                                        timeout + impl_->ask_timeout(),
+                                        request_atom::value, msg, timeout);
+}
+
+void producer::request_async(client_message msg, caf::timespan timeout,
+                             reply_callback cb) {
+  // One small actor per request: it lives while its request is pending.
+  auto hdl = impl_->hdl;
+  auto bound = timeout + impl_->ask_timeout();
+  impl_->sys->spawn([=](caf::event_based_actor* self) mutable {
+    self->request(hdl, bound, request_atom::value, std::move(msg), timeout)
+      .then(
+        [cb](received_message& reply) {
+          if (cb)
+            cb(std::move(reply));
+        },
+        [cb](caf::error& err) {
+          log_request_failure(component, "async request", err);
+          if (cb)
+            cb(std::move(err));
+        });
+  });
+}
+
 void producer::shutdown() {
   impl_->shutdown();
 }

@@ -113,6 +113,20 @@ public:
   send_ordered(const client_message& msg, const queue_selector_fn& selector,
                const std::string& arg);
 
+  /// Request-reply: sends `msg` as a request and waits for the reply a
+  /// consumer sends with create_reply_message (runtime/reply_message.hpp):
+  /// the reply, request_timeout when none came within `timeout`, or the
+  /// send's error (docs/request-reply.md).
+  caf::expected<received_message> request(const client_message& msg,
+                                          caf::timespan timeout);
+
+  using reply_callback = std::function<void(caf::expected<received_message>)>;
+
+  /// Async request: `cb` runs once, on a scheduler thread (do not block
+  /// in it), with what `request` would return.
+  void request_async(client_message msg, caf::timespan timeout,
+                     reply_callback cb);
+
   /// Waits for async sends, unregisters the group, stops the actor.
   void shutdown();
 

@@ -683,32 +683,32 @@ void send_back(self_ptr self, const received_message& m, int32_t max_times,
     failed);
 }
 
-void on_concurrent_result(self_ptr self, const push_job& job,
+void on_concurrent_result(self_ptr self, const message_queue& mq, int64_t gen,
+                          std::vector<received_message> msgs,
                           consume_status status) {
   auto& st = self->state;
   std::vector<int64_t> offsets;
-  for (auto& m : job.msgs)
+  offsets.reserve(msgs.size());
+  for (auto& m : msgs)
     offsets.push_back(m.queue_offset);
   if (status == consume_status::consume_success) {
     ++st.consumed_ok;
-    remove_consumed(self, job.mq, job.generation, offsets);
+    remove_consumed(self, mq, gen, offsets);
     return;
   }
   ++st.consumed_retry;
   if (!clustering(self)) {
     // RocketMQ drops failed messages of broadcasting consumers.
-    RMQ_WARN(component, "broadcasting: dropping " << job.msgs.size()
+    RMQ_WARN(component, "broadcasting: dropping " << msgs.size()
                                                   << " failed message(s) of "
-                                                  << to_text(job.mq));
-    remove_consumed(self, job.mq, job.generation, offsets);
+                                                  << to_text(mq));
+    remove_consumed(self, mq, gen, offsets);
     return;
   }
   auto max = st.opts.cfg.max_reconsume_times < 0
                ? default_max_reconsume
                : st.opts.cfg.max_reconsume_times;
-  auto mq = job.mq;
-  auto gen = job.generation;
-  for (auto& m : job.msgs) {
+  for (auto& m : msgs) {
     send_back(self, m, max, [=](bool ok) {
       if (ok)
         remove_consumed(self, mq, gen, {m.queue_offset});
@@ -716,6 +716,24 @@ void on_concurrent_result(self_ptr self, const push_job& job,
         retry_locally(self, mq, gen, {m});
     });
   }
+}
+
+/// The messages at `offsets` as the process queue holds them (waiting:
+/// concurrent; taken: orderly), for a batch lost with its worker.
+std::vector<received_message>
+from_process_queue(self_ptr self, const message_queue& mq, int64_t gen,
+                   const std::vector<int64_t>& offsets) {
+  std::vector<received_message> msgs;
+  auto q = find_queue(self, mq, gen);
+  if (q == nullptr)
+    return msgs;
+  for (auto off : offsets) {
+    if (auto i = q->pq.waiting().find(off); i != q->pq.waiting().end())
+      msgs.push_back(i->second);
+    else if (auto j = q->pq.taken().find(off); j != q->pq.taken().end())
+      msgs.push_back(j->second);
+  }
+  return msgs;
 }
 
 // -- consuming: orderly ----------------------------------------------------------
@@ -815,20 +833,29 @@ void hand_to_worker(self_ptr self, push_job job) {
   auto worker = st.idle.back();
   st.idle.pop_back();
   ++st.in_flight;
-  auto batch = job.msgs;
+  auto mq = job.mq;
+  auto gen = job.generation;
+  // The batch moves to the worker and comes back in its answer: no copy
+  // is kept meanwhile (the copies were most of the consumer's CPU, see
+  // docs/benchmarks.md); a batch lost with its worker is read again from
+  // the process queue.
+  auto offsets = std::make_shared<std::vector<int64_t>>();
+  offsets->reserve(job.msgs.size());
+  for (auto& m : job.msgs)
+    offsets->push_back(m.queue_offset);
   // A listener may run long (RocketMQ's consumeTimeout is 15 min); the
   // worker always answers, or the request fails when it is gone.
-  self->request(worker, caf::infinite, consume_atom::value, std::move(batch))
+  self->request(worker, caf::infinite, consume_atom::value, std::move(job.msgs))
     .then(
-      [=](const consume_result& res) {
+      [=](consume_result& res) {
         auto& st = self->state;
         --st.in_flight;
         st.idle.push_back(worker);
         if (st.orderly)
-          on_orderly_result(self, job.mq, job.generation, job.msgs,
+          on_orderly_result(self, mq, gen, std::move(res.batch),
                             static_cast<orderly_status>(res.status));
         else
-          on_concurrent_result(self, job,
+          on_concurrent_result(self, mq, gen, std::move(res.batch),
                                static_cast<consume_status>(res.status));
         dispatch(self);
         maybe_finish_shutdown(self);
@@ -838,10 +865,12 @@ void hand_to_worker(self_ptr self, push_job job) {
         --st.in_flight;
         log_request_failure(component, "consume at a worker", err);
         if (st.orderly)
-          on_orderly_result(self, job.mq, job.generation, job.msgs,
+          on_orderly_result(self, mq, gen,
+                            from_process_queue(self, mq, gen, *offsets),
                             orderly_status::suspend_current_queue_a_moment);
-        else if (!st.stopping && find_queue(self, job.mq, job.generation))
-          retry_locally(self, job.mq, job.generation, job.msgs);
+        else if (!st.stopping && find_queue(self, mq, gen))
+          retry_locally(self, mq, gen,
+                        from_process_queue(self, mq, gen, *offsets));
         maybe_finish_shutdown(self);
       });
 }

@@ -19,7 +19,9 @@
 #include "runtime/host_port.hpp"
 #include "runtime/publish_queues.hpp"
 #include "runtime/queue_selector.hpp"
+#include "runtime/reply_message.hpp"
 #include "runtime/request_failure.hpp"
+#include "runtime/storage/message_record.hpp"
 
 #include "actors/common/dump.hpp"
 
@@ -421,7 +423,8 @@ void attempt_failed(loop_ptr self, uint64_t id, const std::string& broker,
 /// Whether an async message may wait for its broker and travel in a batch
 /// (a batch cannot carry a delay level or a retry topic).
 bool batchable(const send_loop_state& st, const client_message& msg) {
-  return st.cfg.auto_batch && msg.delay_level == 0
+  // A reply goes as SEND_REPLY_MESSAGE, alone.
+  return st.cfg.auto_batch && msg.delay_level == 0 && !is_reply_message(msg)
          && msg.topic.rfind("%RETRY%", 0) != 0
          && msg.topic.rfind("%DLQ%", 0) != 0;
 }
@@ -550,38 +553,50 @@ void attempt(loop_ptr self, uint64_t id) {
       arm_attempt_timer(self, attempt_deadline);
       // No CAF timeout: the attempt timer ends a silent attempt; an
       // answer after that finds no pending entry and is dropped.
+      auto on_result = [=](const send_result& res) {
+        auto& st = self->state;
+        if (st.pending.erase(token) == 0)
+          return;
+        --st.in_flight_by_broker[broker];
+        report(self, broker, self->clock().now() - begin, false, true);
+        auto j = st.ops.find(id);
+        if (j != st.ops.end()) {
+          auto& op = j->second;
+          if (res.status != static_cast<uint8_t>(send_status::send_ok)
+              && st.cfg.retry_another_broker_when_not_store_ok
+              && op.mode == send_loop_op::kind::sync && !op.fixed_queue
+              && op.attempts < op.attempts_total
+              && self->clock().now() < op.deadline) {
+            op.last_broker = broker;
+            op.not_ok.emplace(res, queue);
+            retry_or_fail(self, id);
+          } else {
+            succeed(self, id, res, queue);
+          }
+        }
+        flush_queued(self, broker, self->state.stopping);
+      };
+      auto on_error = [=](const caf::error& err) {
+        if (self->state.pending.erase(token) == 0)
+          return;
+        --self->state.in_flight_by_broker[broker];
+        attempt_failed(self, id, broker, addr, begin, err);
+        flush_queued(self, broker, self->state.stopping);
+      };
+      // A reply (MSG_TYPE "reply") goes to the broker's reply processor
+      // (SEND_REPLY_MESSAGE_V2); real brokers have it, stubs need not.
+      if (!req.batch
+          && storage::find_property(req.properties, property_message_type)
+               == reply_message_flag) {
+        auto replies = caf::actor_cast<reply_broker_actor>(*hdl);
+        self
+          ->request(replies, caf::infinite,
+                    send_reply_message_request{std::move(req)})
+          .then(on_result, on_error);
+        return;
+      }
       self->request(*hdl, caf::infinite, std::move(req))
-        .then(
-          [=](const send_result& res) {
-            auto& st = self->state;
-            if (st.pending.erase(token) == 0)
-              return;
-            --st.in_flight_by_broker[broker];
-            report(self, broker, self->clock().now() - begin, false, true);
-            auto j = st.ops.find(id);
-            if (j != st.ops.end()) {
-              auto& op = j->second;
-              if (res.status != static_cast<uint8_t>(send_status::send_ok)
-                  && st.cfg.retry_another_broker_when_not_store_ok
-                  && op.mode == send_loop_op::kind::sync && !op.fixed_queue
-                  && op.attempts < op.attempts_total
-                  && self->clock().now() < op.deadline) {
-                op.last_broker = broker;
-                op.not_ok.emplace(res, queue);
-                retry_or_fail(self, id);
-              } else {
-                succeed(self, id, res, queue);
-              }
-            }
-            flush_queued(self, broker, self->state.stopping);
-          },
-          [=](const caf::error& err) {
-            if (self->state.pending.erase(token) == 0)
-              return;
-            --self->state.in_flight_by_broker[broker];
-            attempt_failed(self, id, broker, addr, begin, err);
-            flush_queued(self, broker, self->state.stopping);
-          });
+        .then(on_result, on_error);
     });
 }
 
@@ -854,6 +869,77 @@ void flush_queued(loop_ptr self, const std::string& broker, bool everything) {
   }
 }
 
+// -- request-reply ------------------------------------------------------------
+
+/// RocketMQ DefaultMQProducerImpl#request: the message gets CORRELATION_ID,
+/// REPLY_TO_CLIENT and TTL, the client instance's request holder waits
+/// for its reply, and a failed send ends the wait with the send's error.
+caf::result<received_message> request_one(loop_ptr self, client_message msg,
+                                          caf::timespan timeout) {
+  auto& st = self->state;
+  if (st.stopping)
+    return not_running();
+  if (timeout <= caf::timespan{0})
+    return make_error(errc::invalid_parameter,
+                      "a request needs a timeout above zero");
+  if (!st.inst.requests)
+    return make_error(errc::service_not_available,
+                      "the client instance has no request holder");
+  // A UNIQ_KEY-style id: unique across processes, as RocketMQ's UUID.
+  auto id = st.keys->next(wall_ms(st));
+  msg.properties[property_correlation_id] = id;
+  msg.properties[property_reply_to_client] = st.inst.client_id;
+  msg.properties[property_message_ttl] = std::to_string(to_ms(timeout));
+  if (auto err = check_client_message(msg, st.codec))
+    return err;
+  ++st.requests;
+  auto rp = self->make_response_promise<received_message>();
+  // The wait first: the holder has it before any reply can reach it.
+  self
+    ->request(st.inst.requests, caf::infinite, request_atom::value, id, timeout)
+    .then(
+      [rp](received_message& reply) mutable { rp.deliver(std::move(reply)); },
+      [rp](caf::error& err) mutable {
+        log_request_failure(component, "request", err);
+        rp.deliver(std::move(err));
+      });
+  auto fail_wait = [self, id](const caf::error& err) {
+    self->send(self->state.inst.requests, caf::delete_atom::value, id, err);
+  };
+  auto send = [self, msg, fail_wait] {
+    auto me = caf::actor_cast<producer_actor>(self);
+    // The send loop answers within send_timeout.
+    self->request(me, caf::infinite, send_atom::value, msg)
+      .then([](const client_send_result&) {},
+            [fail_wait](const caf::error& err) { fail_wait(err); });
+  };
+  if (st.topics.count(msg.topic) > 0) {
+    send();
+    return rp;
+  }
+  // RocketMQ prepareSendRequest: the first request to a topic fetches its
+  // route and heartbeats to every broker at once, so that the broker the
+  // reply comes through knows this client.
+  auto deadline = self->clock().now() + st.cfg.send_timeout;
+  with_route(self, msg.topic, deadline,
+             [self, send, fail_wait](const caf::error& err) {
+               if (err) {
+                 fail_wait(err);
+                 return;
+               }
+               self
+                 ->request(self->state.inst.heartbeats,
+                           self->state.cfg.send_timeout, heartbeat_atom::value)
+                 .then([send](caf::ok_atom) { send(); },
+                       [send](const caf::error& err) {
+                         log_request_failure(component,
+                                             "heartbeat before a request", err);
+                         send();
+                       });
+             });
+  return rp;
+}
+
 // -- shutdown -----------------------------------------------------------------
 
 void maybe_finish_stop(loop_ptr self) {
@@ -954,7 +1040,8 @@ nlohmann::json send_loop_state::dump_fields() const {
       {"retried", retried},
       {"batches", batches},
       {"batched_messages", batched_messages},
-      {"rejected_busy", rejected_busy}}},
+      {"rejected_busy", rejected_busy},
+      {"requests", requests}}},
   };
 }
 
@@ -1101,6 +1188,9 @@ send_loop(producer_actor::stateful_pointer<send_loop_state> self,
       // RocketMQ sendMessageInTransaction: a delay level is ignored.
       msg.delay_level = 0;
       return send_one(self, msg, std::nullopt, true);
+    },
+    [=](request_atom, client_message& msg, caf::timespan timeout) {
+      return request_one(self, std::move(msg), timeout);
     },
     dump_handler(self),
   };

@@ -162,6 +162,8 @@ struct send_loop_state {
   uint64_t batches = 0;
   uint64_t batched_messages = 0;
   uint64_t rejected_busy = 0;
+  /// Requests sent (request-reply).
+  uint64_t requests = 0;
 
   /// Returns how many async messages wait in the per-broker queues.
   size_t queued_count() const;

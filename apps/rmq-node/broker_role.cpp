@@ -55,6 +55,7 @@ caf::expected<broker_options> to_broker_options(const options& cfg) {
   opts.register_interval = std::chrono::milliseconds{cfg.register_interval_ms};
   opts.auto_create_topic = cfg.auto_create_topic_enable;
   opts.auto_create_subscription_group = cfg.auto_create_subscription_group;
+  opts.store_reply_message_enable = cfg.store_reply_message_enable;
   if (cfg.mapped_file_size_commit_log < 64 * 1024)
     return make_error(errc::invalid_parameter,
                       "--mapped-file-size-commit-log must be >= 65536");

@@ -57,7 +57,9 @@ options::options() {
     .add(disk_space_warning_level_ratio, "disk-space-warning-level-ratio",
          "broker: disk use (0..1) above which writes are refused")
     .add(rebalance_lock_max_live_time_ms, "rebalance-lock-max-live-time-ms",
-         "broker: a queue lock not renewed this long may be taken");
+         "broker: a queue lock not renewed this long may be taken")
+    .add(store_reply_message_enable, "store-reply-message-enable",
+         "broker: store replies in <cluster>_REPLY_TOPIC before the push");
 }
 
 } // namespace rmq::node

@@ -49,6 +49,7 @@ struct options : rmq::node_config {
   double disk_space_warning_level_ratio = 0.90;
   /// RocketMQ rocketmq.broker.rebalance.lockMaxLiveTime.
   int64_t rebalance_lock_max_live_time_ms = 60'000;
+  bool store_reply_message_enable = true;
 
   options();
 };

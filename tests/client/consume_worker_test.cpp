@@ -42,6 +42,9 @@ TEST_SUITE("client.consume_worker") {
     auto r = ask<consume_result>(w, consume_atom::value, batch("fine"));
     CHECK_EQ(r.status, 0);
     CHECK(r.error.empty());
+    // The batch comes back with the answer.
+    REQUIRE_EQ(r.batch.size(), 1u);
+    CHECK_EQ(r.batch[0].body, "fine");
     r = ask<consume_result>(w, consume_atom::value, batch("boom"));
     CHECK_EQ(r.status, static_cast<uint8_t>(consume_status::reconsume_later));
     CHECK_EQ(r.error, "boom");

@@ -282,6 +282,8 @@ stub_heartbeats(client_heartbeat_actor::pointer,
     [](const check_transaction_state&) {},
     [](caf::subscribe_atom, transaction_atom, const std::string&,
        const transaction_check_listener_actor&) {},
+    [](const push_reply_message&) {},
+    [](heartbeat_atom) { return caf::ok_atom::value; },
     [](dump_atom) { return std::string{"{}"}; },
   };
 }

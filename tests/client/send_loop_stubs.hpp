@@ -41,6 +41,8 @@ struct broker_script {
   caf::error error;
   uint8_t status = 0;
   std::vector<send_message_request> received;
+  /// The requests of SEND_REPLY_MESSAGE (answered as sends).
+  std::vector<send_message_request> replies;
   /// received.size(), readable from another thread (facade tests).
   std::atomic<size_t> count{0};
   std::vector<
@@ -96,8 +98,9 @@ inline send_result answer_for(broker_script& s,
 /// delivered from its actor's context).
 using release_atom = caf::atom_constant<caf::atom("release")>;
 
-using broker_stub_actor
-  = client_broker_actor::extend<caf::reacts_to<release_atom>>;
+using broker_stub_actor = client_broker_actor::extend<
+  caf::reacts_to<release_atom>,
+  caf::replies_to<send_reply_message_request>::with<send_result>>;
 
 /// Answers every held request of `s`.
 inline void release_held(broker_script& s) {
@@ -138,6 +141,11 @@ broker_stub(broker_stub_actor::stateful_pointer<broker_stub_state> self,
         }
       }
       return s.error;
+    },
+    [=](const send_reply_message_request& x) {
+      auto& s = *self->state.script;
+      s.replies.push_back(x.request);
+      return answer_for(s, x.request);
     },
     [=](const pull_message_request&) -> caf::result<pull_message_result> {
       return refuse();
@@ -256,6 +264,8 @@ inline peer_directory_actor::behavior_type directory_stub(
 struct heartbeat_book {
   std::vector<std::string> producers;
   std::vector<std::string> unregistered;
+  /// Rounds asked for with heartbeat_atom (requests to new topics).
+  int rounds = 0;
 };
 
 struct heartbeat_stub_state {
@@ -286,6 +296,11 @@ inline client_heartbeat_actor::behavior_type heartbeat_stub(
     [=](const check_transaction_state&) {},
     [=](caf::subscribe_atom, transaction_atom, const std::string&,
         const transaction_check_listener_actor&) {},
+    [=](const push_reply_message&) {},
+    [=](heartbeat_atom) {
+      ++self->state.book->rounds;
+      return caf::ok_atom::value;
+    },
   };
 }
 

@@ -21,11 +21,15 @@ TEST_SUITE("messages.push_consumer") {
     consume_result r;
     r.status = static_cast<uint8_t>(consume_status::reconsume_later);
     r.error = "listener threw: boom";
+    r.batch.resize(1);
+    r.batch[0].body = "b";
+    r.batch[0].queue_offset = 7;
     CHECK_EQ(name_of<consume_result>(), "rmq.consume_result");
     CHECK(roundtrip(r) == r);
     auto j = nlohmann::json(r);
     CHECK_EQ(j["status"], 1);
     CHECK_EQ(j["error"], "listener threw: boom");
+    CHECK_EQ(j["batch"][0]["queue_offset"], 7);
     CHECK(j.get<consume_result>() == r);
     CHECK(r != consume_result{});
   }
