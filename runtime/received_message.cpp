@@ -135,7 +135,8 @@ caf::expected<received_message> decode_record(std::string_view record,
     return make_error(errc::corrupt_data, "no whole record in "
                                             + std::to_string(record.size())
                                             + " bytes");
-  return decode_one(rec, broker_name, max_body);
+  decode_context ctx;
+  return decode_one(rec, broker_name, max_body, ctx);
 }
 
 void reset_retry_topic(received_message& msg, const std::string& group) {
