@@ -22,6 +22,7 @@
 #include "messages/broker_reply.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_send_back.hpp"
+#include "messages/broker_transaction.hpp"
 #include "messages/common.hpp"
 #include "messages/message_decl.hpp"
 #include "messages/namesrv.hpp"
@@ -67,6 +68,10 @@ using consumer_atom = caf::atom_constant<caf::atom("consumer")>;
 
 /// Stops a producer or consumer: in-flight sends end, groups unregister.
 using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
+
+/// A transaction's half message (send loop), a transactional send
+/// (transaction producer), a check-back subscription (heartbeat sender).
+using transaction_atom = caf::atom_constant<caf::atom("txn")>;
 
 /// Sends a request and waits for its reply (request-reply,
 /// docs/request-reply.md).
@@ -258,11 +263,17 @@ using route_cache_actor = dumpable_actor::extend<
   caf::reacts_to<caf::subscribe_atom, route_listener_actor>,
   caf::reacts_to<peer_lost_atom, std::string>, caf::reacts_to<caf::tick_atom>>;
 
+/// Gets the broker's check-backs (CHECK_TRANSACTION_STATE) of one producer
+/// group: a transaction producer, subscribed at the heartbeat sender.
+using transaction_check_listener_actor
+  = caf::typed_actor<caf::reacts_to<check_transaction_state>>;
+
 /// Sends the client heartbeat (client id, producer and consumer groups) to
 /// the brokers every heartbeatBrokerInterval (30 s) and at once when a
 /// group is added; unregisters groups (UNREGISTER_CLIENT) when they leave.
 /// Brokers see it as the client's channel: it gets consumer_ids_changed
-/// and forwards it to its listeners.
+/// and forwards it to its listeners, and check_transaction_state, which
+/// it forwards to the transaction producers of the group.
 using client_heartbeat_actor = dumpable_actor::extend<
   caf::replies_to<producer_atom, std::string>::with<caf::ok_atom>,
   caf::replies_to<consumer_atom, consumer_data>::with<caf::ok_atom>,
@@ -276,6 +287,11 @@ using client_heartbeat_actor = dumpable_actor::extend<
   caf::reacts_to<consumer_ids_changed>,
   caf::reacts_to<caf::subscribe_atom, caf::actor>,
   caf::reacts_to<caf::tick_atom>,
+  // A broker's check-back: forwarded to the listeners of its producer
+  // group (dropped, logged, when the process has none).
+  caf::reacts_to<check_transaction_state>,
+  caf::reacts_to<caf::subscribe_atom, transaction_atom, std::string,
+                 transaction_check_listener_actor>,
   // A broker's PUSH_REPLY_MESSAGE_TO_CLIENT: forwarded to the client
   // instance's request holder (docs/request-reply.md).
   caf::reacts_to<push_reply_message>,
@@ -329,6 +345,11 @@ using producer_actor = dumpable_actor::extend<
   // ended; attempts past their deadline end (one timer for all of them,
   // not a CAF request timeout per attempt).
   caf::reacts_to<caf::tick_atom, std::string>, caf::reacts_to<caf::tick_atom>,
+  // A transaction's half message (sync, with retries): TRAN_MSG=true,
+  // PGROUP=the group, the prepared sys flag; a delay level is ignored
+  // (RocketMQ sendMessageInTransaction clears it).
+  caf::replies_to<send_atom, transaction_atom,
+                  client_message>::with<client_send_result>,
   // Request-reply: sends the message as a request and answers its reply,
   // or request_timeout when none came within the timeout; a failed send
   // answers the send's error (docs/request-reply.md).

@@ -20,6 +20,10 @@ namespace {
 
 constexpr std::string_view retry_topic_prefix = "%RETRY%";
 
+/// The producer group of a half message (RocketMQ PROPERTY_PRODUCER_GROUP;
+/// the broker checks back with a producer of it).
+constexpr char pgroup_property[] = "PGROUP";
+
 /// Length of the UNIQ_KEY the producer makes (MessageClientIDSetter: 16
 /// bytes in hex), for sizing properties before the key exists.
 constexpr size_t uniq_key_length = 32;
@@ -238,6 +242,13 @@ make_batch_request(const std::vector<client_message>& msgs,
   req.batch = true;
   req.body = std::move(*body);
   return req;
+}
+
+void mark_transaction_half(send_message_request& req,
+                           const std::string& group) {
+  storage::append_property(req.properties, property_tran_msg, "true");
+  storage::append_property(req.properties, pgroup_property, group);
+  req.sys_flag |= storage::sys_flag::transaction_prepared;
 }
 
 client_send_result to_client_result(const send_result& res,

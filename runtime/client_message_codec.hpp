@@ -55,6 +55,11 @@ make_batch_request(const std::vector<client_message>& msgs,
                    const std::vector<std::string>& uniq_keys, int64_t born_ms,
                    const message_codec_options& opts, bool checked = false);
 
+/// Makes `req` a transaction's half message (RocketMQ
+/// sendMessageInTransaction + sendKernelImpl): TRAN_MSG=true,
+/// PGROUP=`group` and the sys flag TRANSACTION_PREPARED_TYPE.
+void mark_transaction_half(send_message_request& req, const std::string& group);
+
 /// The client's view of a broker's answer: queue and ids.
 client_send_result to_client_result(const send_result& res,
                                     const message_queue& queue);

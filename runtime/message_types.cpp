@@ -20,6 +20,7 @@
 #include "messages/route.hpp"
 #include "messages/store.hpp"
 #include "messages/store_actors.hpp"
+#include "messages/transaction_producer.hpp"
 
 namespace rmq {
 
@@ -216,6 +217,16 @@ void register_message_types(caf::actor_system_config& cfg) {
   // -- transactions -------------------------------------------------------------
   cfg.add_message_type<end_transaction_request>("rmq.end_transaction_request");
   cfg.add_message_type<check_transaction_state>("rmq.check_transaction_state");
+  // -- transactions: the producer side ----------------------------------------
+  cfg.add_message_type<transaction_check_listener_actor>(
+    "rmq.transaction_check_listener_actor");
+  cfg.add_message_type<local_transaction_result>(
+    "rmq.local_transaction_result");
+  cfg.add_message_type<transaction_send_result>("rmq.transaction_send_result");
+  cfg.add_message_type<transaction_worker_actor>(
+    "rmq.transaction_worker_actor");
+  cfg.add_message_type<transaction_producer_actor>(
+    "rmq.transaction_producer_actor");
   // -- request-reply ------------------------------------------------------------
   cfg.add_message_type<send_reply_message_request>(
     "rmq.send_reply_message_request");

@@ -124,6 +124,21 @@ decode_pulled(const pull_message_result& res, const std::string& broker_name,
   return result;
 }
 
+caf::expected<received_message> decode_record(std::string_view record,
+                                              const std::string& broker_name,
+                                              size_t max_body) {
+  // The first record; bytes after it are ignored (a reader may hand over
+  // more than one record's worth).
+  storage::record_view rec;
+  if (storage::decode_record(record.data(), record.size(), rec, true)
+      != storage::decode_status::ok)
+    return make_error(errc::corrupt_data, "no whole record in "
+                                            + std::to_string(record.size())
+                                            + " bytes");
+  decode_context ctx;
+  return decode_one(rec, broker_name, max_body, ctx);
+}
+
 void reset_retry_topic(received_message& msg, const std::string& group) {
   if (msg.topic != retry_topic_of(group))
     return;

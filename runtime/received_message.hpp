@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "caf/expected.hpp"
@@ -25,6 +26,14 @@ constexpr size_t default_max_body = 4 * 1024 * 1024;
 /// fails the whole pull, never yields a half message.
 caf::expected<std::vector<received_message>>
 decode_pulled(const pull_message_result& res, const std::string& broker_name,
+              size_t max_body = default_max_body);
+
+/// One stored record (a check-back's half message) from `broker_name`,
+/// decoded as decode_pulled decodes each (body CRC checked); bytes after
+/// it are ignored. corrupt_data unless `record` starts with a whole,
+/// intact record.
+caf::expected<received_message>
+decode_record(std::string_view record, const std::string& broker_name,
               size_t max_body = default_max_body);
 
 /// A retried message arrives on `%RETRY%<group>`; the listener sees the

@@ -158,6 +158,16 @@ client_heartbeat_service(heartbeat_ptr self, client_heartbeat_config cfg) {
                               return l.address() == dm.source;
                             }),
              ls.end());
+    auto& tps = self->state.transaction_producers;
+    for (auto i = tps.begin(); i != tps.end();) {
+      auto& xs = i->second;
+      xs.erase(std::remove_if(xs.begin(), xs.end(),
+                              [&](const transaction_check_listener_actor& x) {
+                                return x.address() == dm.source;
+                              }),
+               xs.end());
+      i = xs.empty() ? tps.erase(i) : std::next(i);
+    }
   });
   arm(self);
   return {
@@ -232,6 +242,35 @@ client_heartbeat_service(heartbeat_ptr self, client_heartbeat_config cfg) {
       round(self, [] {});
       arm(self);
     },
+    [=](const check_transaction_state& x) {
+      auto& st = self->state;
+      auto i = st.transaction_producers.find(x.producer_group);
+      if (i == st.transaction_producers.end()) {
+        // RocketMQ ClientRemotingProcessor: "pick producer by group
+        // failed", dropped; the broker asks another member or again later.
+        ++st.checks_dropped;
+        RMQ_WARN(component, "check-back of " << x.msg_id << " from "
+                                             << x.broker_addr
+                                             << ": no transaction producer "
+                                                "of group "
+                                             << x.producer_group);
+        return;
+      }
+      ++st.checks_forwarded;
+      // One producer answers, as RocketMQ's selectProducer (one per group
+      // and process); the first subscribed.
+      self->send(i->second.front(), x);
+    },
+    [=](caf::subscribe_atom, transaction_atom, const std::string& group,
+        const transaction_check_listener_actor& x) {
+      if (!x)
+        return;
+      auto& xs = self->state.transaction_producers[group];
+      if (std::find(xs.begin(), xs.end(), x) != xs.end())
+        return;
+      xs.push_back(x);
+      self->monitor(x);
+    },
     [=](push_reply_message& x) {
       auto& st = self->state;
       if (!st.cfg.requests) {
@@ -264,6 +303,9 @@ nlohmann::json client_heartbeat_state::dump_fields() const {
                     {"heartbeats", p.heartbeats},
                     {"failures", p.failures},
                     {"last_error", p.last_error}});
+  auto txn = nlohmann::json::object();
+  for (auto& [group, xs] : transaction_producers)
+    txn[group] = xs.size();
   return {
     {"client_id", cfg.client_id},
     {"producer_groups", groups},
@@ -274,6 +316,9 @@ nlohmann::json client_heartbeat_state::dump_fields() const {
     {"forwarded", forwarded},
     {"forwarded_replies", forwarded_replies},
     {"listeners", listeners.size()},
+    {"transaction_producers", txn},
+    {"checks_forwarded", checks_forwarded},
+    {"checks_dropped", checks_dropped},
     {"interval_ms", ms(cfg.interval)},
   };
 }

@@ -8,7 +8,9 @@
 // too) once it has one. Nothing is sent while it has no group. A group
 // added by two producers of the process is unregistered when the last one
 // leaves. It is the channel the brokers know the client by, so it gets
-// their consumer_ids_changed and forwards it to its listeners.
+// their consumer_ids_changed and forwards it to its listeners, and their
+// check_transaction_state, which it forwards to the transaction producers
+// of the message's group.
 #pragma once
 
 #include <cstdint>
@@ -69,6 +71,12 @@ struct client_heartbeat_state {
   int64_t rounds = 0;
   int64_t rounds_in_flight = 0;
   int64_t forwarded = 0;
+  /// Transaction producers by group: they get the brokers' check-backs.
+  std::map<std::string, std::vector<transaction_check_listener_actor>>
+    transaction_producers;
+  int64_t checks_forwarded = 0;
+  /// Check-backs for a group with no transaction producer here.
+  int64_t checks_dropped = 0;
   /// Pushed replies passed on to the request holder.
   int64_t forwarded_replies = 0;
 

@@ -701,9 +701,9 @@ send_loop_op single_op(loop_ptr self, const client_message& msg,
   return op;
 }
 
-caf::result<client_send_result> send_one(loop_ptr self,
-                                         const client_message& msg,
-                                         std::optional<message_queue> queue) {
+caf::result<client_send_result>
+send_one(loop_ptr self, const client_message& msg,
+         std::optional<message_queue> queue, bool half = false) {
   auto& st = self->state;
   if (st.stopping)
     return not_running();
@@ -713,6 +713,8 @@ caf::result<client_send_result> send_one(loop_ptr self,
     return make_error(errc::message_illegal,
                       "message's topic not equal mq's topic");
   auto op = single_op(self, msg, send_loop_op::kind::sync);
+  if (half)
+    mark_transaction_half(op.req, st.cfg.group);
   op.fixed_queue = std::move(queue);
   if (op.fixed_queue)
     op.attempts_total = 1;
@@ -1185,6 +1187,11 @@ send_loop(producer_actor::stateful_pointer<send_loop_state> self,
         flush_queued(self, broker, false);
     },
     [=](caf::tick_atom) { attempt_timer_fired(self); },
+    [=](send_atom, transaction_atom, client_message msg) {
+      // RocketMQ sendMessageInTransaction: a delay level is ignored.
+      msg.delay_level = 0;
+      return send_one(self, msg, std::nullopt, true);
+    },
     [=](request_atom, client_message& msg, caf::timespan timeout) {
       return request_one(self, std::move(msg), timeout);
     },

@@ -293,6 +293,9 @@ inline client_heartbeat_actor::behavior_type heartbeat_stub(
     [=](const consumer_ids_changed&) {},
     [=](caf::subscribe_atom, const caf::actor&) {},
     [=](caf::tick_atom) {},
+    [=](const check_transaction_state&) {},
+    [=](caf::subscribe_atom, transaction_atom, const std::string&,
+        const transaction_check_listener_actor&) {},
     [=](const push_reply_message&) {},
     [=](heartbeat_atom) {
       ++self->state.book->rounds;

@@ -177,4 +177,29 @@ TEST_SUITE("runtime.received_message") {
     reset_retry_topic(plain, "G");
     CHECK_EQ(plain.topic, "%RETRY%G");
   }
+
+  TEST_CASE("one record decodes alone, bytes after it ignored; a torn or "
+            "damaged one does not") {
+    auto res
+      = pulled({message("half", {{"UNIQ_KEY", "K1"}}), message("second")});
+    auto one = pulled({message("half", {{"UNIQ_KEY", "K1"}})});
+    auto msg = decode_record(one.buffer, "broker-a");
+    REQUIRE(msg);
+    CHECK_EQ(msg->body, "half");
+    CHECK_EQ(msg->msg_id, "K1");
+    CHECK_EQ(msg->broker_name, "broker-a");
+    CHECK_EQ(msg->commit_log_offset, 1000);
+    auto first = decode_record(res.buffer, "broker-a");
+    REQUIRE(first);
+    CHECK_EQ(first->body, "half");
+    auto damaged = one.buffer;
+    damaged[damaged.find("half")] ^= 0x1;
+    CHECK_EQ(decode_record(damaged, "broker-a").error(),
+             make_error(errc::corrupt_data));
+    auto torn = one.buffer.substr(0, one.buffer.size() - 1);
+    CHECK_EQ(decode_record(torn, "broker-a").error(),
+             make_error(errc::corrupt_data));
+    CHECK_EQ(decode_record("", "broker-a").error(),
+             make_error(errc::corrupt_data));
+  }
 }
