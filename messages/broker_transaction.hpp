@@ -10,11 +10,17 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "caf/atom.hpp"
 #include "caf/meta/type_name.hpp"
 
 #include "messages/message_decl.hpp"
 
 namespace rmq {
+
+/// A check: the broker's check service runs a round now (tests,
+/// operators); a transaction producer's worker runs the listener's
+/// check_local_transaction.
+using check_atom = caf::atom_constant<caf::atom("check")>;
 
 /// A local transaction's outcome (RocketMQ LocalTransactionState; on the
 /// wire, MessageSysFlag's TRANSACTION_COMMIT_TYPE / ROLLBACK / NOT_TYPE).

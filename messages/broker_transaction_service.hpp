@@ -24,9 +24,6 @@
 
 namespace rmq {
 
-/// Asks the check service for a check round now (tests, operators).
-using check_atom = caf::atom_constant<caf::atom("check")>;
-
 /// Unresolved half messages of one producer group.
 struct transaction_group_pending {
   std::string producer_group;

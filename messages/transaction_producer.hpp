@@ -25,9 +25,6 @@ namespace rmq {
 /// Runs the listener's execute_local_transaction on a worker.
 using execute_atom = caf::atom_constant<caf::atom("execute")>;
 
-/// Runs the listener's check_local_transaction on a worker.
-using check_atom = caf::atom_constant<caf::atom("check")>;
-
 // -- messages -----------------------------------------------------------------
 
 /// What the listener answered on a worker.
