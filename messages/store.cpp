@@ -8,6 +8,14 @@
 
 namespace rmq {
 
+bool is_stored(const put_result& r) {
+  return !r.error
+         || (r.phys_offset >= 0 && r.error.category() == errc_category
+             && (r.error == errc::flush_disk_timeout
+                 || r.error == errc::flush_slave_timeout
+                 || r.error == errc::slave_not_available));
+}
+
 namespace {
 
 // Bodies and record buffers are bytes, not text: JSON shows their sizes

@@ -80,6 +80,11 @@ typename Inspector::result_type inspect(Inspector& f, put_result& x) {
            x.phys_offset, x.size, x.store_timestamp, x.duplicate);
 }
 
+/// Whether the record is in the log: no error, or only a flush or slave
+/// timeout after the append (stored but not yet durable), as a re-put by
+/// the schedule, timer and transaction services counts it.
+bool is_stored(const put_result& r);
+
 bool operator==(const put_result& x, const put_result& y);
 void to_json(nlohmann::json& out, const put_result& x);
 

@@ -41,15 +41,6 @@ using job_ptr = std::shared_ptr<job>;
 
 void run(self_ptr self, job_ptr j);
 
-bool stored(const put_result& r) {
-  // Stored but not yet durable counts: the record is in the log.
-  return !r.error
-         || (r.phys_offset >= 0 && r.error.category() == errc_category
-             && (r.error == errc::flush_disk_timeout
-                 || r.error == errc::flush_slave_timeout
-                 || r.error == errc::slave_not_available));
-}
-
 void remember(end_transaction_processor_state& st, const std::string& key,
               transaction_state outcome) {
   auto [i, added] = st.outcomes.emplace(key, static_cast<uint8_t>(outcome));
@@ -111,7 +102,7 @@ void put(self_ptr self, store_message msg, const char* what,
                             + std::to_string(res.size()) + " results"));
           return;
         }
-        if (!stored(res.front())) {
+        if (!is_stored(res.front())) {
           log_request_failure("end_transaction", what, res.front().error);
           then(to_send_error(res.front().error));
           return;

@@ -138,15 +138,6 @@ void advance(self_ptr self, pass_ptr p) {
   finish(self, idx, gap || err, !gap && p->full);
 }
 
-bool stored(const put_result& r) {
-  // Stored but not yet durable counts: the record is in the log.
-  return !r.error
-         || (r.phys_offset >= 0 && r.error.category() == errc_category
-             && (r.error == errc::flush_disk_timeout
-                 || r.error == errc::flush_slave_timeout
-                 || r.error == errc::slave_not_available));
-}
-
 void put(self_ptr self, pass_ptr p) {
   auto& st = self->state;
   std::vector<store_message> batch;
@@ -168,7 +159,7 @@ void put(self_ptr self, pass_ptr p) {
       [self, p, which](std::vector<put_result>& res) {
         auto& lv = self->state.levels[p->level_index];
         for (size_t i = 0; i < which.size() && i < res.size(); ++i) {
-          if (stored(res[i])) {
+          if (is_stored(res[i])) {
             p->items[which[i]].done = true;
             ++lv.delivered;
           } else {

@@ -154,15 +154,6 @@ void pass_done(self_ptr self, pass_ptr p) {
   fire(self);
 }
 
-bool stored(const put_result& r) {
-  // Stored but not yet durable counts: the record is in the log.
-  return !r.error
-         || (r.phys_offset >= 0 && r.error.category() == errc_category
-             && (r.error == errc::flush_disk_timeout
-                 || r.error == errc::flush_slave_timeout
-                 || r.error == errc::slave_not_available));
-}
-
 void put(self_ptr self, pass_ptr p) {
   auto& st = self->state;
   std::vector<store_message> batch;
@@ -182,7 +173,7 @@ void put(self_ptr self, pass_ptr p) {
     .then(
       [self, p, which](std::vector<put_result>& res) {
         for (size_t i = 0; i < which.size() && i < res.size(); ++i) {
-          if (stored(res[i])) {
+          if (is_stored(res[i])) {
             p->items[which[i]].done = true;
             ++self->state.delivered;
           } else {

@@ -39,15 +39,6 @@ std::string table_key(const char* topic) {
   return std::string{topic} + "@" + progress_group;
 }
 
-bool stored(const put_result& r) {
-  // Stored but not yet durable counts: the record is in the log.
-  return !r.error
-         || (r.phys_offset >= 0 && r.error.category() == errc_category
-             && (r.error == errc::flush_disk_timeout
-                 || r.error == errc::flush_slave_timeout
-                 || r.error == errc::slave_not_available));
-}
-
 void save(transaction_check_service_state& st) {
   auto half = st.half_progress();
   while (!st.op_refs.empty() && st.op_refs.front().second < half)
@@ -344,7 +335,7 @@ void put_one(self_ptr self, store_message msg, const char* what,
               std::move(batch))
     .then(
       [self, what, then, failed](std::vector<put_result>& res) {
-        if (res.size() != 1 || !stored(res.front())) {
+        if (res.size() != 1 || !is_stored(res.front())) {
           ++self->state.failures;
           if (!res.empty())
             log_request_failure("transaction", what, res.front().error);

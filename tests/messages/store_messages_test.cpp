@@ -64,6 +64,24 @@ TEST_SUITE("messages.store") {
     CHECK_EQ(nlohmann::json(bad)["error"], "rmq::disk_full: 95%");
   }
 
+  TEST_CASE("a put counts as stored without error or with a flush or slave "
+            "timeout after the append") {
+    put_result r;
+    r.phys_offset = 4096;
+    CHECK(is_stored(r));
+    for (auto code : {errc::flush_disk_timeout, errc::flush_slave_timeout,
+                      errc::slave_not_available}) {
+      r.error = make_error(code);
+      CHECK(is_stored(r));
+    }
+    r.error = make_error(errc::disk_full);
+    CHECK_FALSE(is_stored(r));
+    // A timeout without an appended record is no store.
+    r.error = make_error(errc::flush_disk_timeout);
+    r.phys_offset = -1;
+    CHECK_FALSE(is_stored(r));
+  }
+
   TEST_CASE_FIXTURE(fixture, "read requests and results are registered, "
                              "serializable and dumpable") {
     check(get_message_request{"T", 1, 5, 32, 1024, {7}},
