@@ -77,8 +77,8 @@ struct timer_progress {
   int64_t next_due_ms = -1;
   /// The next slot to fire (wall ms).
   int64_t read_ms = 0;
-  /// now - read time when the read time is behind now, else 0
-  /// (timerReadBehind, in ms here).
+  /// How late the earliest pending timer is: now - next_due_ms when it is
+  /// due, else 0 (timerReadBehind, in ms here).
   int64_t dequeue_lag_ms = 0;
   /// The next timer-topic queue offset to enqueue.
   int64_t enqueue_offset = 0;

@@ -437,7 +437,11 @@ timer_progress timer_service_state::progress() const {
   out.pending = store->pending();
   out.next_due_ms = store->next_due_ms();
   out.read_ms = store->read_ms();
-  out.dequeue_lag_ms = std::max<int64_t>(now - out.read_ms, 0);
+  // Only a due timer not fired yet is late: an idle wheel does not move
+  // its read time, and that is no lag.
+  out.dequeue_lag_ms = out.pending > 0 && out.next_due_ms >= 0
+                         ? std::max<int64_t>(now - out.next_due_ms, 0)
+                         : 0;
   out.enqueue_offset = store->enqueue_offset();
   out.enqueue_behind = std::max<int64_t>(queue_max - out.enqueue_offset, 0);
   out.delivered = delivered;

@@ -245,9 +245,11 @@ TEST_SUITE("broker.timer_service") {
     auto d = dump();
     CHECK_EQ(d["delivered"], 1);
     CHECK_EQ(d["max_lateness_ms"], 0);
-    // Nothing more happens, however long we wait.
+    // Nothing more happens, however long we wait, and an idle wheel is
+    // not behind.
     pass(3h);
     CHECK_EQ(delivered(), 1u);
+    CHECK_EQ(progress().dequeue_lag_ms, 0);
   }
 
   TEST_CASE_FIXTURE(fixture, "a delay beyond timerMaxDelaySec is refused") {
