@@ -247,6 +247,10 @@ void topic_config_table_state::init(topic_config_table_options opts) {
                  perm::inherit));
   add(make_topic(trans_half, 1));
   add(make_topic(trans_op_half, 1));
+  // RocketMQ creates it at the first discard (TCMT_QUEUE_NUMS 1); here it
+  // is there from the start, so its messages are readable by topic at any
+  // time (docs/transactions.md).
+  add(make_topic(trans_check_max_time, 1));
   if (o.timer_wheel_enable)
     add(make_topic(wheel_timer, 1));
   // RocketMQ's DataVersion starts at "now", counter 0; the file overrides.

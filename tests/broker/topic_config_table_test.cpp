@@ -145,6 +145,7 @@ TEST_CASE_FIXTURE(fixture, "the table starts with RocketMQ's system topics") {
   CHECK_EQ(get("SCHEDULE_TOPIC_XXXX").write_queue_nums, 18);
   CHECK_EQ(get("RMQ_SYS_TRANS_HALF_TOPIC").write_queue_nums, 1);
   CHECK_EQ(get("RMQ_SYS_TRANS_OP_HALF_TOPIC").write_queue_nums, 1);
+  CHECK_EQ(get("TRANS_CHECK_MAX_TIME_TOPIC").write_queue_nums, 1);
   CHECK_EQ(get("DefaultCluster_REPLY_TOPIC").write_queue_nums, 1);
   CHECK_EQ(get("rmq_sys_REVIVE_LOG_DefaultCluster").write_queue_nums, 8);
   CHECK_EQ(get("rmq_sys_SYNC_BROKER_MEMBER_broker-a").perm, perm::inherit);

@@ -132,6 +132,54 @@ std::vector<std::string> pull_all(remote_client& client,
   }
 }
 
+std::vector<pulled_record>
+pull_records(remote_client& client, const broker_actor& front,
+             const std::string& topic, int32_t queues) {
+  std::vector<pulled_record> out;
+  for (int32_t q = 0; q < queues; ++q) {
+    pull_message_request req;
+    req.consumer_group = "SystemTestConsumer";
+    req.topic = topic;
+    req.queue_id = q;
+    req.max_msg_nums = 32;
+    for (;;) {
+      auto got = client.ask<pull_message_result>(front, req);
+      REQUIRE_MESSAGE(got, describe(got.error()));
+      if (got->status != static_cast<uint8_t>(pull_status::found))
+        break;
+      auto recs = storage::decode_records(got->buffer);
+      REQUIRE_MESSAGE(recs, describe(recs.error()));
+      for (auto& rec : *recs)
+        out.push_back({std::string{rec.body}, rec.store_timestamp,
+                       std::string{rec.properties}});
+      req.queue_offset = got->next_begin_offset;
+    }
+  }
+  return out;
+}
+
+int64_t stored_count(remote_client& client, const broker_actor& front,
+                     const std::string& topic, int32_t queues) {
+  int64_t n = 0;
+  for (int32_t q = 0; q < queues; ++q) {
+    auto got = client.ask<queue_offsets>(front, get_offset_request{topic, q});
+    if (!got)
+      return -1;
+    n += got->max_offset;
+  }
+  return n;
+}
+
+std::string broker_status(remote_client& client, const broker_actor& front,
+                          const std::string& key) {
+  auto got = client.ask<broker_runtime_info>(front,
+                                             broker_runtime_info_request{});
+  if (!got)
+    return "";
+  auto i = got->table.find(key);
+  return i == got->table.end() ? "" : i->second;
+}
+
 caf::expected<send_result>
 send_plain(remote_client& client, const broker_actor& front,
            const std::string& topic, const std::string& body,

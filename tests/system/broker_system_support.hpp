@@ -87,6 +87,30 @@ std::vector<std::string> pull_all(remote_client& client,
                                   const broker_actor& front,
                                   const std::string& topic, int32_t queue_id);
 
+/// A pulled record's owned fields.
+struct pulled_record {
+  std::string body;
+  int64_t store_timestamp = 0;
+  /// Encoded `k\x01v\x02...` (storage::find_property reads them).
+  std::string properties;
+};
+
+/// Every record of queues 0 .. `queues` - 1 of `topic`, each from offset 0
+/// to its end (REQUIREs each pull to succeed and every record to decode).
+std::vector<pulled_record>
+pull_records(remote_client& client, const broker_actor& front,
+             const std::string& topic, int32_t queues);
+
+/// Messages stored in queues 0 .. `queues` - 1 of `topic` (the sum of
+/// their max offsets); -1 when the broker does not answer.
+int64_t stored_count(remote_client& client, const broker_actor& front,
+                     const std::string& topic, int32_t queues);
+
+/// The value of `key` in the broker's brokerStatus table; empty when the
+/// broker does not answer or has no such key.
+std::string broker_status(remote_client& client, const broker_actor& front,
+                          const std::string& key);
+
 /// Sends a plain message of `body` to `topic` (queue id < 0: any queue)
 /// through `front`; answers the broker's result or error.
 caf::expected<send_result>

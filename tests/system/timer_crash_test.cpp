@@ -39,29 +39,6 @@ int64_t now_ms() {
     .count();
 }
 
-/// Messages in the real topic (sum of the queues' max offsets), -1 if the
-/// broker does not answer.
-int64_t stored(remote_client& client, const broker_actor& front) {
-  int64_t n = 0;
-  for (int32_t q = 0; q < queues; ++q) {
-    auto got = client.ask<queue_offsets>(front, get_offset_request{topic, q});
-    if (!got)
-      return -1;
-    n += got->max_offset;
-  }
-  return n;
-}
-
-std::string status(remote_client& client, const broker_actor& front,
-                   const std::string& key) {
-  auto got = client.ask<broker_runtime_info>(front,
-                                             broker_runtime_info_request{});
-  if (!got)
-    return "";
-  auto i = got->table.find(key);
-  return i == got->table.end() ? "" : i->second;
-}
-
 } // namespace
 
 TEST_SUITE("system.timer_crash") {
@@ -99,57 +76,42 @@ TEST_SUITE("system.timer_crash") {
       REQUIRE_MESSAGE(res, describe(res.error()));
       not_before[msg.body] = sent_at + msg.delay_ms;
     }
-    CHECK_EQ(stored(client, front) < total, true);
+    CHECK_EQ(stored_count(client, front, topic, queues) < total, true);
     // SIGTERM while the timers fire: a clean close of the wheel.
-    REQUIRE(wait_until([&] { return stored(client, front) >= total / 4; }, 30s,
-                       50ms));
+    REQUIRE(wait_until(
+      [&] { return stored_count(client, front, topic, queues) >= total / 4; },
+      30s, 50ms));
     broker.proc->signal(SIGTERM);
     CHECK_EQ(broker.proc->wait(), 0);
     restart_broker_node(broker, how);
     front = connect_broker(client, broker.port);
     // Then SIGKILL: the wheel is rebuilt from the timer log.
-    REQUIRE(wait_until([&] { return stored(client, front) >= total / 2; }, 30s,
-                       50ms));
+    REQUIRE(wait_until(
+      [&] { return stored_count(client, front, topic, queues) >= total / 2; },
+      30s, 50ms));
     broker.proc->signal(SIGKILL);
     CHECK_EQ(broker.proc->wait(), 128 + SIGKILL);
     restart_broker_node(broker, how);
     front = connect_broker(client, broker.port);
-    REQUIRE(
-      wait_until([&] { return stored(client, front) >= total; }, 60s, 100ms));
+    REQUIRE(wait_until(
+      [&] { return stored_count(client, front, topic, queues) >= total; }, 60s,
+      100ms));
     // Nothing is left in the wheel, so nothing more can come.
     REQUIRE(wait_until(
-      [&] { return status(client, front, "timerCongestNum") == "0"; }, 30s,
-      100ms));
-    CHECK_EQ(stored(client, front), total);
+      [&] { return broker_status(client, front, "timerCongestNum") == "0"; },
+      30s, 100ms));
+    CHECK_EQ(stored_count(client, front, topic, queues), total);
     std::set<std::string> seen;
-    for (int32_t q = 0; q < queues; ++q) {
-      pull_message_request req;
-      req.consumer_group = "TimerChecker";
-      req.topic = topic;
-      req.queue_id = q;
-      req.max_msg_nums = 32;
-      for (;;) {
-        auto got = client.ask<pull_message_result>(front, req);
-        REQUIRE_MESSAGE(got, describe(got.error()));
-        if (got->status != static_cast<uint8_t>(pull_status::found))
-          break;
-        auto recs = storage::decode_records(got->buffer);
-        REQUIRE(recs);
-        for (auto& rec : *recs) {
-          std::string body{rec.body};
-          CHECK_MESSAGE(seen.insert(body).second, body << " twice");
-          auto i = not_before.find(body);
-          REQUIRE(i != not_before.end());
-          CHECK_GE(rec.store_timestamp, i->second);
-          auto slot = storage::find_property(rec.properties,
-                                             property_timer_out_ms);
-          CHECK_GE(rec.store_timestamp, std::stoll(std::string{slot}));
-        }
-        req.queue_offset = got->next_begin_offset;
-      }
+    for (auto& rec : pull_records(client, front, topic, queues)) {
+      CHECK_MESSAGE(seen.insert(rec.body).second, rec.body << " twice");
+      auto i = not_before.find(rec.body);
+      REQUIRE(i != not_before.end());
+      CHECK_GE(rec.store_timestamp, i->second);
+      auto slot = storage::find_property(rec.properties, property_timer_out_ms);
+      CHECK_GE(rec.store_timestamp, std::stoll(std::string{slot}));
     }
     CHECK_EQ(seen.size(), static_cast<size_t>(total));
-    MESSAGE("timerDelivered after the restart: " << status(client, front,
-                                                           "timerDelivered"));
+    MESSAGE("timerDelivered after the restart: "
+            << broker_status(client, front, "timerDelivered"));
   }
 }

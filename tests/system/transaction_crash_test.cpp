@@ -118,15 +118,6 @@ void end(remote_client& client, const broker_actor& front,
   REQUIRE_MESSAGE(ok, describe(ok.error()));
 }
 
-std::string pending(remote_client& client, const broker_actor& front) {
-  auto info = client.ask<broker_runtime_info>(front,
-                                              broker_runtime_info_request{});
-  if (!info)
-    return "?";
-  auto i = info->table.find("transactionHalfPending");
-  return i == info->table.end() ? "?" : i->second;
-}
-
 } // namespace
 
 TEST_SUITE("system.transaction.crash") {
@@ -165,13 +156,18 @@ TEST_SUITE("system.transaction.crash") {
     }
     // Every open transaction checked once ("unknown"); none resolved yet.
     CHECK(wait_until([&] { return st->total.load() >= n - n / 3; }, 20s, 20ms));
-    CHECK_EQ(pending(client, front), std::to_string(n - n / 3));
+    CHECK_EQ(broker_status(client, front, "transactionHalfPending"),
+             std::to_string(n - n / 3));
     broker.proc->signal(SIGKILL);
     CHECK_EQ(broker.proc->wait(), 128 + SIGKILL);
     restart_broker_node(broker, how);
     front = connect_broker(client, broker.port);
     caf::anon_send(producer, caf::put_atom::value, front);
-    CHECK(wait_until([&] { return pending(client, front) == "0"; }, 30s, 50ms));
+    CHECK(wait_until(
+      [&] {
+        return broker_status(client, front, "transactionHalfPending") == "0";
+      },
+      30s, 50ms));
     auto got_list = pull_all(client, front, topic, 0);
     std::multiset<std::string> got(got_list.begin(), got_list.end());
     CHECK_EQ(got.size(), want.size());
