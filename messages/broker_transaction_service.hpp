@@ -24,6 +24,9 @@
 
 namespace rmq {
 
+/// Asks the check service whether a transaction was resolved.
+using resolved_atom = caf::atom_constant<caf::atom("resolved")>;
+
 /// Unresolved half messages of one producer group.
 struct transaction_group_pending {
   std::string producer_group;
@@ -85,6 +88,10 @@ using transaction_check_service_actor = dumpable_actor::extend<
   // The dispatcher's arrival notes for the half and op topics.
   caf::reacts_to<arrival_atom, int64_t>,
   // Its own check timer (generation).
-  caf::reacts_to<tick_atom, uint64_t>>;
+  caf::reacts_to<tick_atom, uint64_t>,
+  // Whether the transaction of UNIQ_KEY `key` whose half has queue offset
+  // `q` was resolved (committed, rolled back or discarded): true only when
+  // the queues read so far say so, after reading what arrived.
+  caf::replies_to<resolved_atom, std::string, int64_t>::with<bool>>;
 
 } // namespace rmq

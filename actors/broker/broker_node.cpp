@@ -217,9 +217,6 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
         opts.transaction_timeout)
         .count();
   eopts.wall_clock_ms = wall;
-  node.end_transaction = sys.spawn(end_transaction_processor, eopts,
-                                   node.store.dispatcher,
-                                   node.store.commit_log);
   schedule_service_options schopts;
   schopts.offsets_path = delay_offsets_json_path(opts.store_dir);
   schopts.message_delay_level = scfg.message_delay_level;
@@ -248,6 +245,9 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
       node.store.dispatcher, caf::subscribe_atom::value,
       caf::actor_cast<arrival_listener_actor>(node.transaction_check),
       std::string{topic});
+  node.end_transaction = sys.spawn(end_transaction_processor, eopts,
+                                   node.store.dispatcher, node.store.commit_log,
+                                   node.transaction_check);
   timer_service_options tmopts;
   tmopts.dir = timer_store_dir(opts.store_dir);
   tmopts.timer = opts.timer;

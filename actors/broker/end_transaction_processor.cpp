@@ -148,6 +148,52 @@ bool holds_commit(const query_message_result& res, const store_message& msg,
   return false;
 }
 
+void put_real(self_ptr self, job_ptr j, std::shared_ptr<store_message> real) {
+  put(self, std::move(*real), "putting the committed message",
+      [self, j](caf::error err) {
+        if (err) {
+          finish(self, j, std::move(err));
+          return;
+        }
+        ++self->state.commits;
+        // Known before the op record is: a second commit arriving
+        // meanwhile must not put it again.
+        remember(self->state, j->key, transaction_state::commit);
+        write_op(self, j, transaction_state::commit);
+      });
+}
+
+// No committed copy exists: unless the op records say the transaction
+// ended (a rollback or a discard this processor no longer remembers, e.g.
+// from before a restart), the message goes out now.
+void put_commit(self_ptr self, job_ptr j, std::shared_ptr<store_message> real) {
+  auto& st = self->state;
+  self
+    ->request(st.checks, st.options.request_timeout, resolved_atom::value,
+              j->key, j->rec.queue_offset)
+    .then(
+      [self, j, real](bool resolved) {
+        if (!resolved) {
+          put_real(self, j, real);
+          return;
+        }
+        RMQ_WARN("end_transaction", "commit of " << j->key
+                                                 << " refused: it was rolled "
+                                                    "back or discarded");
+        finish(self, j,
+               make_error(errc::system_error,
+                          "the transaction of " + j->key
+                            + " was rolled back or discarded before"),
+               true);
+      },
+      [self, j](caf::error& err) {
+        log_request_failure("end_transaction",
+                            "asking the check service about the transaction",
+                            err);
+        finish(self, j, to_send_error(err));
+      });
+}
+
 void commit(self_ptr self, job_ptr j) {
   auto& st = self->state;
   auto msg = from_half(j->rec);
@@ -176,18 +222,7 @@ void commit(self_ptr self, job_ptr j) {
           write_op(self, j, transaction_state::commit);
           return;
         }
-        put(self, std::move(*real), "putting the committed message",
-            [self, j](caf::error err) {
-              if (err) {
-                finish(self, j, std::move(err));
-                return;
-              }
-              ++self->state.commits;
-              // Known before the op record is: a second commit arriving
-              // meanwhile must not put it again.
-              remember(self->state, j->key, transaction_state::commit);
-              write_op(self, j, transaction_state::commit);
-            });
+        put_commit(self, j, real);
       },
       [self, j](caf::error& err) {
         log_request_failure("end_transaction", "looking the commit up", err);
@@ -305,11 +340,13 @@ end_transaction_processor(end_transaction_processor_actor::stateful_pointer<
                             self,
                           end_transaction_processor_options options,
                           dispatcher_actor dispatcher,
-                          commit_log_actor commit_log) {
+                          commit_log_actor commit_log,
+                          transaction_check_service_actor checks) {
   auto& st = self->state;
   st.options = std::move(options);
   st.dispatcher = std::move(dispatcher);
   st.commit_log = std::move(commit_log);
+  st.checks = std::move(checks);
   return {
     [self](end_transaction_request& req) -> caf::result<caf::ok_atom> {
       auto& st = self->state;

@@ -7,7 +7,9 @@
 // putting, it looks for an earlier commit's copy (recent ones in memory,
 // any other in the real topic through the store's index), so a second
 // commit, a check-back answer after the producer's own, or a commit after
-// a crash between put and op record delivers nothing again. Holds no
+// a crash between put and op record delivers nothing again; and a commit
+// of a transaction the check service holds as resolved without such a
+// copy (rolled back or discarded, also before a restart) is refused. Holds no
 // files: the node may spawn it on the shared scheduler. See
 // docs/transactions.md, "Broker side".
 #pragma once
@@ -57,6 +59,7 @@ struct end_transaction_processor_state {
   end_transaction_processor_options options;
   dispatcher_actor dispatcher;
   commit_log_actor commit_log;
+  transaction_check_service_actor checks;
   /// Recent outcomes by transaction (UNIQ_KEY): a transaction_state.
   std::unordered_map<std::string, uint8_t> outcomes;
   std::deque<std::string> outcome_order;
@@ -88,6 +91,7 @@ end_transaction_processor(end_transaction_processor_actor::stateful_pointer<
                             self,
                           end_transaction_processor_options options,
                           dispatcher_actor dispatcher,
-                          commit_log_actor commit_log);
+                          commit_log_actor commit_log,
+                          transaction_check_service_actor checks);
 
 } // namespace rmq

@@ -585,6 +585,22 @@ transaction_check_service_actor::behavior_type behavior(self_ptr self) {
       return rp;
     },
     [self](arrival_atom, int64_t) { scan(self, nullptr); },
+    [self](resolved_atom, std::string& key, int64_t q) -> caf::result<bool> {
+      auto rp = self->make_response_promise<bool>();
+      // Read what arrived first: the op record may be newer than the scan.
+      scan(self, [self, rp, key, q]() mutable {
+        auto& st = self->state;
+        if (st.by_key.count(key) > 0) {
+          rp.deliver(false); // a copy of it is pending
+          return;
+        }
+        // Below the scan, a half that is not pending was resolved; above,
+        // only an op record read ahead of its half says so.
+        rp.deliver(q < st.scan_half ? st.pending.count(q) == 0
+                                    : st.resolved_ahead.count(q) > 0);
+      });
+      return rp;
+    },
     [self](tick_atom, uint64_t gen) {
       if (gen == self->state.timer)
         start_round(self);

@@ -271,4 +271,22 @@ TEST_SUITE("broker.transaction") {
     CHECK_EQ(records(trans_op_half_topic).size(), 1u);
     CHECK_EQ(dump_of(node.end_transaction)["verified"], 1);
   }
+
+  TEST_CASE_FIXTURE(fixture, "a commit after a rollback and a restart is "
+                             "refused") {
+    auto a = ask<send_result>(node.send, half_req("a"));
+    auto b = ask<send_result>(node.send, half_req("b"));
+    ask<caf::ok_atom>(node.frontend, end_req(a, transaction_state::rollback));
+    // The processor remembers no outcome after a restart: only the op
+    // records (through the check service) know that `a` ended.
+    restart();
+    CHECK_EQ(ask_error<caf::ok_atom>(node.frontend,
+                                     end_req(a, transaction_state::commit)),
+             errc::system_error);
+    CHECK_EQ(bodies("T", 1), strings{});
+    // `b` is still open: its commit goes out.
+    ask<caf::ok_atom>(node.frontend, end_req(b, transaction_state::commit));
+    CHECK_EQ(bodies("T", 1), strings{"b"});
+    CHECK_EQ(dump_of(node.end_transaction)["refused"], 1);
+  }
 }
