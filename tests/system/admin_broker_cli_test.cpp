@@ -31,23 +31,6 @@ std::string pad(const std::string& x, size_t width) {
   return x + std::string(x.size() < width ? width - x.size() : 0, ' ');
 }
 
-// The dump of the actor named `name` anywhere in a node's dump.
-const nlohmann::json* find_actor(const nlohmann::json& x,
-                                 const std::string& name) {
-  if (x.is_object()) {
-    if (auto i = x.find("actor"); i != x.end() && *i == name)
-      return &x;
-    for (auto& [key, value] : x.items())
-      if (auto found = find_actor(value, name))
-        return found;
-  } else if (x.is_array()) {
-    for (auto& value : x)
-      if (auto found = find_actor(value, name))
-        return found;
-  }
-  return nullptr;
-}
-
 // The topic names in a broker dump's topic table.
 std::vector<std::string> dumped_topics(const std::string& text) {
   std::vector<std::string> out;

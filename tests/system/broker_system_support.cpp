@@ -180,6 +180,42 @@ std::string broker_status(remote_client& client, const broker_actor& front,
   return i == got->table.end() ? "" : i->second;
 }
 
+const nlohmann::json* find_actor(const nlohmann::json& dump,
+                                 const std::string& name) {
+  if (dump.is_object()) {
+    if (auto i = dump.find("actor"); i != dump.end() && *i == name)
+      return &dump;
+    for (auto& [key, value] : dump.items())
+      if (auto found = find_actor(value, name))
+        return found;
+  } else if (dump.is_array()) {
+    for (auto& value : dump)
+      if (auto found = find_actor(value, name))
+        return found;
+  }
+  return nullptr;
+}
+
+std::string admin_status_value(const std::string& out, const std::string& key) {
+  size_t pos = 0;
+  while (pos < out.size()) {
+    auto end = out.find('\n', pos);
+    if (end == std::string::npos)
+      end = out.size();
+    auto line = out.substr(pos, end - pos);
+    pos = end + 1;
+    auto colon = line.find(": ");
+    if (colon == std::string::npos)
+      continue;
+    auto name = line.substr(0, colon);
+    while (!name.empty() && name.back() == ' ')
+      name.pop_back();
+    if (name == key)
+      return line.substr(colon + 2);
+  }
+  return "";
+}
+
 caf::expected<send_result>
 send_plain(remote_client& client, const broker_actor& front,
            const std::string& topic, const std::string& body,

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "messages/broker.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/system/namesrv_system_support.hpp"
@@ -110,6 +112,15 @@ int64_t stored_count(remote_client& client, const broker_actor& front,
 /// broker does not answer or has no such key.
 std::string broker_status(remote_client& client, const broker_actor& front,
                           const std::string& key);
+
+/// The dump of the actor named `name` anywhere in a node's dump (the
+/// object whose "actor" is `name`); nullptr if there is none.
+const nlohmann::json* find_actor(const nlohmann::json& dump,
+                                 const std::string& name);
+
+/// The value of `key` in the output of `rmq-admin brokerStatus -b`
+/// ("%-32s: %s" lines); empty if no line has it.
+std::string admin_status_value(const std::string& out, const std::string& key);
 
 /// Sends a plain message of `body` to `topic` (queue id < 0: any queue)
 /// through `front`; answers the broker's result or error.

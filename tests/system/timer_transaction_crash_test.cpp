@@ -201,6 +201,27 @@ TEST_SUITE("system.timer_transaction_crash") {
         return stored_count(client, front, timer_topic, queues) >= total / 4;
       },
       30s, 50ms));
+    // rmq-admin shows the pending timers, the half messages pending per
+    // producer group and the dumps of the new actors.
+    auto admin
+      = run_admin({"-n", ns.addr(), "brokerStatus", "-b", broker.addr()});
+    CHECK_EQ(admin.rc, 0);
+    CHECK_EQ(admin_status_value(admin.out, "transactionHalfPending_PG_MIX_TXN"),
+             std::to_string(total / 2));
+    CHECK_NE(admin_status_value(admin.out, "timerCongestNum"), "");
+    CHECK_NE(admin_status_value(admin.out, "timerCongestNum"), "0");
+    CHECK_NE(admin_status_value(admin.out, "timerNextDueMs"), "");
+    CHECK_NE(admin_status_value(admin.out, "timerDequeueLagMs"), "");
+    admin = run_admin({"-n", ns.addr(), "dump", "-b", broker.addr()});
+    CHECK_EQ(admin.rc, 0);
+    auto dump = nlohmann::json::parse(admin.out, nullptr, false);
+    auto checks = find_actor(dump, "transaction_check_service");
+    REQUIRE(checks != nullptr);
+    CHECK_EQ((*checks)["pending"], total / 2);
+    auto timers = find_actor(dump, "timer_service");
+    REQUIRE(timers != nullptr);
+    CHECK_GT((*timers)["enqueued"].get<int64_t>(), 0);
+    CHECK(find_actor(dump, "end_transaction_processor") != nullptr);
     auto timed_before = stored_count(client, front, timer_topic, queues);
     CHECK_LT(timed_before, total);
     CHECK_EQ(stored_count(client, front, txn_topic, queues), total / 4);
