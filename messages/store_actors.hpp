@@ -53,7 +53,10 @@ using dispatcher_actor = dumpable_actor::extend<
   // thread, is not woken by every send).
   caf::reacts_to<caf::subscribe_atom, arrival_listener_actor, std::string>,
   // Consume-queue units without their records (the timer service).
-  caf::replies_to<queue_units_request>::with<queue_units>>;
+  caf::replies_to<queue_units_request>::with<queue_units>,
+  // Removes a deleted topic's consume queues (DELETE_TOPIC_IN_BROKER);
+  // answers how many it removed.
+  caf::replies_to<caf::delete_atom, std::string>::with<int64_t>>;
 
 using commit_log_actor = dumpable_actor::extend<
   // Appends a batch; one result per message, or an error for the whole

@@ -178,7 +178,8 @@ broker_frontend_actor::behavior_type broker_frontend(
                                caf::put_atom::value, std::move(req.config));
     },
     [self](delete_topic_in_broker_request& req) {
-      // Then its committed offsets, as RocketMQ's deleteTopic does.
+      // Then its committed offsets and its consume queues, as RocketMQ's
+      // deleteTopic does; answered once the queues are gone.
       ++self->state.admin_requests;
       auto rp = self->make_response_promise<data_version>();
       self
@@ -194,7 +195,18 @@ broker_frontend_actor::behavior_type broker_frontend(
                       log_request_failure(
                         "broker", "forget a deleted topic's offsets", err);
                     });
-            rp.deliver(std::move(v));
+            self
+              ->request(self->state.peers.store.dispatcher, table_timeout,
+                        caf::delete_atom::value, topic)
+              .then([rp, v](int64_t) mutable { rp.deliver(std::move(v)); },
+                    [rp, topic](caf::error& err) mutable {
+                      log_request_failure(
+                        "broker", "remove a deleted topic's queues", err);
+                      rp.deliver(make_error(
+                        errc::system_error,
+                        "topic " + topic + " deleted, its consume queues not: "
+                          + describe(err)));
+                    });
           },
           [rp](caf::error& err) mutable {
             log_request_failure("broker", "delete topic", err);

@@ -142,6 +142,16 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
     [=](const queue_units_request& req) {
       return self->state.store->units(req);
     },
+    [=](caf::delete_atom, const std::string& topic) -> caf::result<int64_t> {
+      auto res = self->state.store->delete_topic(topic);
+      if (!res) {
+        self->state.last_error = describe(res.error());
+        RMQ_ERROR("store", "deleting the queues of "
+                             << topic << " failed: " << self->state.last_error);
+        return std::move(res.error());
+      }
+      return static_cast<int64_t>(*res);
+    },
     dump_handler(self),
   };
 }

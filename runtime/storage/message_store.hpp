@@ -115,6 +115,12 @@ public:
   /// Moves queue minimums past deleted segments and drops unused files.
   void clean_consume_queues();
 
+  /// Removes the consume queues of `topic` (files included) and its next
+  /// queue offsets; its records written so far build no queue again, also
+  /// after a restart (a tombstone, kept until retention removed them).
+  /// Answers how many queues it removed.
+  caf::expected<size_t> delete_topic(std::string_view topic);
+
   /// Records of a queue from `req.offset`, as stored (no body CRC: the
   /// consumer checks it, see `decode_pulled`). A read that starts at a
   /// record recovery found damaged, or whose header is invalid, answers
@@ -193,6 +199,11 @@ private:
   caf::error fill_damaged_slots(consume_queue& cq, int64_t queue_offset,
                                 int64_t phys, std::vector<corruption>& damage);
   caf::error dispatch_locked(int64_t up_to);
+  // Deleted topics (message_store_topics.cpp).
+  caf::error load_tombstones();
+  caf::error save_tombstones();
+  bool deleted_record(std::string_view topic, int64_t phys) const;
+  void prune_tombstones(int64_t log_min);
   caf::error save_checkpoint_locked();
   put_result put_locked(const store_message& msg, int64_t store_ts,
                         int64_t now_ms);
@@ -214,6 +225,8 @@ private:
   std::mutex reader_mtx_;
   using queue_list = std::vector<std::unique_ptr<consume_queue>>;
   std::map<std::string, queue_list, std::less<>> queues_;
+  // Deleted topic -> commit-log offset below which its records are skipped.
+  std::map<std::string, int64_t, std::less<>> tombstones_;
   std::atomic<int64_t> dispatched_{0};
   int64_t last_store_ts_ = 0;
 

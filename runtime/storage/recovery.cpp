@@ -64,6 +64,8 @@ caf::error message_store::recover(int64_t now_ms) {
     return err;
   if (auto err = load_consume_queues())
     return err;
+  if (auto err = load_tombstones())
+    return err;
   auto each_queue = [this](auto f) {
     for (auto& kvp : queues_)
       for (auto& cq : kvp.second)
@@ -124,6 +126,10 @@ caf::error message_store::recover(int64_t now_ms) {
     from, cfg_.check_crc_on_recover,
     [&](const record_view& rec, int64_t phys, bool intact) {
       if (dispatch_err)
+        return;
+      // A deleted topic's record: no queue, no damage (its queue offset
+      // may clash with the topic's new queue).
+      if (deleted_record(rec.topic, phys))
         return;
       auto seg_base = phys - phys % seg_size;
       auto cq = find_queue(rec.topic, rec.queue_id);
@@ -239,6 +245,8 @@ message_store::get_or_create_queue(std::string_view topic, int32_t queue_id) {
 
 caf::error message_store::dispatch_record(const record_view& rec,
                                           int64_t phys) {
+  if (deleted_record(rec.topic, phys))
+    return caf::none;
   auto cq = get_or_create_queue(rec.topic, rec.queue_id);
   if (!cq)
     return std::move(cq.error());
@@ -370,6 +378,7 @@ void message_store::clean_consume_queues() {
       if (cq)
         cq->correct_min_offset(min);
   index_.delete_below(min);
+  prune_tombstones(min);
 }
 
 int64_t message_store::topic_max_total(std::string_view topic) {

@@ -217,10 +217,15 @@ TEST_SUITE("broker.frontend") {
     CHECK_EQ(progress.queues[1].consumer_offset, 0);
     // No pulls by G yet.
     CHECK_EQ(progress.consume_tps, 0.0);
-    // Deleting the topic forgets the group's offsets of it.
+    // Deleting the topic forgets the group's offsets of it, and its
+    // consume queues: created again, it starts at offset 0.
     ask<data_version>(front(), delete_topic_in_broker_request{"TopicS"});
     CHECK(ask<consume_stats>(front(), consume_stats_request{"G", ""})
             .queues.empty());
+    CHECK_EQ(ask<queue_offsets>(front(), get_offset_request{"TopicS", 0}),
+             queue_offsets{0, 0});
+    make_topic("TopicS", 2);
+    CHECK_EQ(send_to("TopicS", 0, "again").queue_offset, 0);
     // A topic named explicitly is reported even without commits.
     make_topic("TopicT", 1);
     auto one = ask<consume_stats>(front(),
