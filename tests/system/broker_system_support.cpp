@@ -10,6 +10,12 @@
 
 namespace rmq::test {
 
+namespace {
+
+constexpr std::chrono::seconds start_timeout{30};
+
+} // namespace
+
 broker_process start_broker_node(const broker_launch& how) {
   REQUIRE_FALSE(how.store_dir.empty());
   broker_process result;
@@ -33,13 +39,15 @@ broker_process start_broker_node(const broker_launch& how) {
     argv.insert(argv.begin(), {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"});
   result.proc = std::make_unique<child_process>(std::move(argv));
   std::string rest;
+  // Bounded generously: a start under CI load (store recovery, segment
+  // allocation) once took more than the 10 s default.
   REQUIRE(result.proc->wait_for(
-    "broker " + how.name + " listening on 127.0.0.1:", rest));
+    "broker " + how.name + " listening on 127.0.0.1:", rest, start_timeout));
   result.port = static_cast<uint16_t>(std::stoi(rest));
   std::set<std::string> registered;
   std::string addr;
   while (how.wait_registered && registered.size() < how.namesrvs.size()) {
-    REQUIRE(result.proc->wait_for("registered with ", addr));
+    REQUIRE(result.proc->wait_for("registered with ", addr, start_timeout));
     registered.insert(addr);
   }
   return result;
