@@ -203,8 +203,9 @@ using pull_processor_actor = dumpable_actor::extend<
 using pull_hold_actor = dumpable_actor::extend<
   caf::replies_to<suspend_atom, pull_message_request,
                   pull_processor_actor>::with<pull_message_result>,
-  // From the dispatcher: queues reach this commit-log offset now.
-  caf::reacts_to<arrival_atom, int64_t>,
+  // From the dispatcher, on the hold's watch: this queue has messages up to
+  // this max offset now.
+  caf::reacts_to<arrival_atom, std::string, int32_t, int64_t>,
   // Timer of the pulls whose deadline is this actor-clock instant (ns
   // since the clock's epoch).
   caf::reacts_to<expire_atom, int64_t>>;

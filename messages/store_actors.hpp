@@ -30,6 +30,14 @@ using warm_actor = dumpable_actor::extend<caf::reacts_to<tick_atom>>;
 using arrival_listener_actor
   = caf::typed_actor<caf::reacts_to<arrival_atom, int64_t>>;
 
+/// Asks the dispatcher to tell a watcher when a queue got a message.
+using watch_atom = caf::atom_constant<caf::atom("watch")>;
+
+/// What a queue watcher accepts: queue (topic, queue id) has messages up
+/// to this max offset now.
+using queue_watcher_actor = caf::typed_actor<
+  caf::reacts_to<arrival_atom, std::string, int32_t, int64_t>>;
+
 using dispatcher_actor = dumpable_actor::extend<
   // New records up to an offset are in the commit log; answers how far the
   // queues now reach (the writer keeps one such request in flight).
@@ -52,6 +60,13 @@ using dispatcher_actor = dumpable_actor::extend<
   // added messages to that topic (the schedule service, which has its own
   // thread, is not woken by every send).
   caf::reacts_to<caf::subscribe_atom, arrival_listener_actor, std::string>,
+  // Once queue (topic, queue id) has a message at `offset` or later (its
+  // max offset is above it), tells the watcher (monitored) one note
+  // (arrival_atom, topic, queue id, max offset): the long-polling hold
+  // service, which so learns which queue moved without asking. A new
+  // watch of the same watcher and queue replaces the old one.
+  caf::reacts_to<watch_atom, queue_watcher_actor, std::string, int32_t,
+                 int64_t>,
   // Consume-queue units without their records (the timer service).
   caf::replies_to<queue_units_request>::with<queue_units>,
   // Removes a deleted topic's consume queues (DELETE_TOPIC_IN_BROKER);

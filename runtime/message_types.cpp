@@ -90,6 +90,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<flush_actor>("rmq.flush_actor");
   cfg.add_message_type<dispatcher_actor>("rmq.dispatcher_actor");
   cfg.add_message_type<arrival_listener_actor>("rmq.arrival_listener_actor");
+  cfg.add_message_type<queue_watcher_actor>("rmq.queue_watcher_actor");
   cfg.add_message_type<warm_actor>("rmq.warm_actor");
   // -- broker: topics ---------------------------------------------------------
   cfg.add_message_type<topic_config_set>("rmq.topic_config_set");

@@ -260,8 +260,6 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
                  std::string{timer_topic});
   node.hold = sys.spawn(pull_hold_service, node.store.dispatcher,
                         std::chrono::seconds{10});
-  caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
-                 caf::actor_cast<arrival_listener_actor>(node.hold));
   node.pull = sys.spawn(pull_processor, pull_processor_config{}, node.topics,
                         node.store.dispatcher, node.offsets, node.hold);
   namesrv_registrar_options ropts;

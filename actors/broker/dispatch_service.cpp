@@ -20,6 +20,26 @@ int64_t to_ms(caf::timespan x) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(x).count();
 }
 
+using self_ptr = dispatcher_actor::stateful_pointer<dispatch_state>;
+
+// Tells the watchers of queues that passed their offsets, once each.
+void notify_watches(self_ptr self) {
+  auto& st = self->state;
+  for (auto i = st.watches.begin(); i != st.watches.end();) {
+    auto& [topic, qid] = i->first;
+    auto max = st.store->offsets(topic, qid).max_offset;
+    auto& ws = i->second;
+    for (auto j = ws.begin(); j != ws.end();)
+      if (max > j->above) {
+        self->send(j->hdl, arrival_atom::value, topic, qid, max);
+        j = ws.erase(j);
+      } else {
+        ++j;
+      }
+    i = ws.empty() ? st.watches.erase(i) : std::next(i);
+  }
+}
+
 } // namespace
 
 dispatcher_actor::behavior_type
@@ -49,6 +69,19 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
                                return x.hdl.address() == msg.source;
                              }),
               tls.end());
+    auto& known = self->state.watchers;
+    known.erase(std::remove(known.begin(), known.end(), msg.source),
+                known.end());
+    auto& watches = self->state.watches;
+    for (auto i = watches.begin(); i != watches.end();) {
+      auto& ws = i->second;
+      ws.erase(std::remove_if(ws.begin(), ws.end(),
+                              [&](const dispatch_state::queue_watch& x) {
+                                return x.hdl.address() == msg.source;
+                              }),
+               ws.end());
+      i = ws.empty() ? watches.erase(i) : std::next(i);
+    }
   });
   auto checkpoint = [self]() -> caf::error {
     auto& st = self->state;
@@ -86,6 +119,8 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
             tl.seen = total;
             self->send(tl.hdl, arrival_atom::value, after);
           }
+        if (!st.watches.empty())
+          notify_watches(self);
       }
       return after;
     },
@@ -107,6 +142,32 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
       self->monitor(listener);
       auto seen = self->state.store->topic_max_total(topic);
       tls.push_back({listener, std::move(topic), seen});
+    },
+    [=](watch_atom, const queue_watcher_actor& watcher, std::string& topic,
+        int32_t qid, int64_t above) {
+      auto& st = self->state;
+      if (!watcher)
+        return;
+      // A message may be there already (it came between the watcher's
+      // read and this watch).
+      auto max = st.store->offsets(topic, qid).max_offset;
+      if (max > above) {
+        self->send(watcher, arrival_atom::value, topic, qid, max);
+        return;
+      }
+      auto& ws = st.watches[{std::move(topic), qid}];
+      for (auto& w : ws)
+        if (w.hdl == watcher) {
+          w.above = above;
+          return;
+        }
+      auto& known = st.watchers;
+      if (std::find(known.begin(), known.end(), watcher.address())
+          == known.end()) {
+        self->monitor(watcher);
+        known.push_back(watcher.address());
+      }
+      ws.push_back({watcher, above});
     },
     [=](tick_atom) {
       if (auto err = checkpoint())
@@ -168,6 +229,7 @@ nlohmann::json dispatch_state::dump_fields() const {
     {"last_error", last_error},
     {"listeners", listeners.size()},
     {"topic_listeners", topic_listeners.size()},
+    {"queue_watches", watches.size()},
     {"recovery_corrupt_ranges", store->recovery().corruptions.size()},
     {"corrupt_reads", store->corrupt_reads()},
   };

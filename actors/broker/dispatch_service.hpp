@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -40,6 +42,15 @@ struct dispatch_state {
     int64_t seen = 0; // the topic's max-offset total when last told
   };
   std::vector<topic_listener> topic_listeners;
+  /// Watches of single queues: told once the queue's max offset passes
+  /// `above`.
+  struct queue_watch {
+    queue_watcher_actor hdl;
+    int64_t above = 0;
+  };
+  std::map<std::pair<std::string, int32_t>, std::vector<queue_watch>> watches;
+  /// The watchers monitored (once each: they watch again and again).
+  std::vector<caf::actor_addr> watchers;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;

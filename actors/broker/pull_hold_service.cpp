@@ -1,5 +1,8 @@
 #include "actors/broker/pull_hold_service.hpp"
 
+#include <algorithm>
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "messages/errors.hpp"
@@ -54,8 +57,10 @@ void wake(self_ptr self, const std::string& key, int64_t id) {
       });
 }
 
+void watch_queue(self_ptr self, const std::string& key);
+
 // Looks for a parked pull's message from the offset its tags were checked
-// up to; wakes the pull when one matches.
+// up to; wakes the pull when one matches, else watches its queue again.
 void check_tags(self_ptr self, const std::string& key, int64_t id) {
   auto& pull = self->state.held[key][id];
   pull.checking = true;
@@ -87,49 +92,60 @@ void check_tags(self_ptr self, const std::string& key, int64_t id) {
         } else if (st == get_status::no_matched_message) {
           p->checked_offset = got.next_begin_offset;
         }
+        watch_queue(self, key);
       },
       [=](caf::error& err) {
         log_request_failure("pull-hold", "tags check of " + key, err);
         if (auto p = still_held())
           p->checking = false;
+        watch_queue(self, key);
       });
 }
 
-// Wakes or checks every parked pull of a queue that new messages passed.
-void check_queue(self_ptr self, const std::string& key) {
+// Asks the dispatcher to tell this service once the queue has a message
+// at the lowest offset a parked pull (not being checked) still waits
+// for; a watch replaces the queue's previous one.
+void watch_queue(self_ptr self, const std::string& key) {
   auto i = self->state.held.find(key);
   if (i == self->state.held.end() || i->second.empty())
     return;
+  auto lowest = std::numeric_limits<int64_t>::max();
+  for (auto& [id, pull] : i->second)
+    if (!pull.checking)
+      lowest = std::min(lowest,
+                        std::max(pull.checked_offset, pull.req.queue_offset));
+  if (lowest == std::numeric_limits<int64_t>::max())
+    return; // every one is being checked: each watches again when done
   auto& any = i->second.begin()->second.req;
-  self
-    ->request(self->state.dispatcher, self->state.request_timeout,
-              get_offset_request{any.topic, any.queue_id})
-    .then(
-      [=](const queue_offsets& qo) {
-        auto i = self->state.held.find(key);
-        if (i == self->state.held.end())
-          return;
-        std::vector<int64_t> ready;
-        std::vector<int64_t> to_check;
-        for (auto& [id, pull] : i->second) {
-          if (pull.checking || pull.req.queue_offset >= qo.max_offset
-              || pull.checked_offset >= qo.max_offset)
-            continue;
-          if (pull.tag_codes.empty())
-            ready.push_back(id);
-          else
-            to_check.push_back(id);
-        }
-        for (auto id : to_check)
-          check_tags(self, key, id);
-        for (auto id : ready) {
-          ++self->state.woken_on_arrival;
-          wake(self, key, id);
-        }
-      },
-      [=](caf::error& err) {
-        log_request_failure("pull-hold", "queue offsets of " + key, err);
-      });
+  self->send(self->state.dispatcher, watch_atom::value,
+             caf::actor_cast<queue_watcher_actor>(self), any.topic,
+             any.queue_id, lowest);
+}
+
+// The queue has messages up to `max`: wakes (or checks the tags of) every
+// parked pull that waits for one below it, and watches for the others.
+void on_arrival(self_ptr self, const std::string& key, int64_t max) {
+  auto i = self->state.held.find(key);
+  if (i == self->state.held.end())
+    return;
+  std::vector<int64_t> ready;
+  std::vector<int64_t> to_check;
+  for (auto& [id, pull] : i->second) {
+    if (pull.checking || pull.req.queue_offset >= max
+        || pull.checked_offset >= max)
+      continue;
+    if (pull.tag_codes.empty())
+      ready.push_back(id);
+    else
+      to_check.push_back(id);
+  }
+  for (auto id : to_check)
+    check_tags(self, key, id);
+  for (auto id : ready) {
+    ++self->state.woken_on_arrival;
+    wake(self, key, id);
+  }
+  watch_queue(self, key);
 }
 
 } // namespace
@@ -174,18 +190,14 @@ pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
       // One timer per distinct deadline, none while nothing is parked.
       if (st.armed.insert(deadline).second)
         self->delayed_send(self, timeout, expire_atom::value, deadline);
-      // A message may have arrived between the pull's read and now.
-      check_queue(self, key);
+      // The dispatcher answers at once if a message arrived between the
+      // pull's read and now.
+      watch_queue(self, key);
       return rp;
     },
-    [=](arrival_atom, int64_t) {
-      auto& st = self->state;
-      ++st.arrivals;
-      std::vector<std::string> keys;
-      for (auto& [key, pulls] : st.held)
-        keys.push_back(key);
-      for (auto& key : keys)
-        check_queue(self, key);
+    [=](arrival_atom, const std::string& topic, int32_t qid, int64_t max) {
+      ++self->state.arrivals;
+      on_arrival(self, key_of(topic, qid), max);
     },
     [=](expire_atom, int64_t deadline) {
       auto& st = self->state;

@@ -58,9 +58,9 @@ struct pull_hold_state {
   static const char* name;
 };
 
-/// Spawned by the broker node, which also subscribes it to the dispatcher
-/// (`subscribe_atom`); `dispatcher` answers the reads that decide whether
-/// a new message is one a parked pull waits for.
+/// Spawned by the broker node; it watches the queues of its parked pulls
+/// at `dispatcher` (`watch_atom`), which also answers the reads that decide
+/// whether a new message is one a parked pull waits for.
 pull_hold_actor::behavior_type
 pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
                   dispatcher_actor dispatcher,

@@ -57,8 +57,6 @@ struct fixture : test::deterministic_fixture {
     hold = spawn(pull_hold_service, actors.dispatcher, 10s);
     processor = spawn(pull_processor, pull_processor_config{}, topics,
                       actors.dispatcher, offsets, hold);
-    caf::anon_send(actors.dispatcher, caf::subscribe_atom::value,
-                   caf::actor_cast<arrival_listener_actor>(hold));
     sched.run();
   }
 
@@ -343,6 +341,9 @@ TEST_SUITE("broker.pull_processor") {
     auto rh = suspend(2);
     CHECK(self->mailbox().empty());
     CHECK_EQ(dump(hold)["held"], 1);
+    // The hold watches its queue at the dispatcher, which tells it when a
+    // message arrives there, and only there.
+    CHECK_EQ(dump(actors.dispatcher)["queue_watches"], 1);
     advance_time(10s, 1s);
     CHECK(self->mailbox().empty());
     // Another queue's message does not wake it.
@@ -356,7 +357,9 @@ TEST_SUITE("broker.pull_processor") {
     auto d = dump(hold);
     CHECK_EQ(d["held"], 0);
     CHECK_EQ(d["woken_on_arrival"], 1);
+    CHECK_EQ(d["arrivals"], 1);
     CHECK_EQ(dump(processor)["suspended"], 1);
+    CHECK_EQ(dump(actors.dispatcher)["queue_watches"], 0);
   }
 
   TEST_CASE_FIXTURE(fixture, "a held pull waits for a matching tag") {

@@ -57,6 +57,7 @@ TEST_SUITE("messages.broker_pull") {
     CHECK_EQ(name_of<pull_processor_actor>(), "rmq.pull_processor_actor");
     CHECK_EQ(name_of<pull_hold_actor>(), "rmq.pull_hold_actor");
     CHECK_EQ(name_of<arrival_listener_actor>(), "rmq.arrival_listener_actor");
+    CHECK_EQ(name_of<queue_watcher_actor>(), "rmq.queue_watcher_actor");
   }
 
   TEST_CASE_FIXTURE(fixture, "offset messages are registered and round-trip") {
