@@ -1,11 +1,12 @@
 // Stand-ins for a client instance's actors and for brokers, for the
 // virtual-time tests of the send loop (client_stubs.hpp has the client
-// instance's own): a route cache answering from a map,
-// a peer directory mapping addresses to stub brokers, a heartbeat sender
-// that records groups, and brokers that answer, fail or stay silent as
-// their script says. The scripts are shared with the test (one thread on
-// the deterministic coordinator), so a test changes a broker's behaviour
-// and reads what it received between steps.
+// instance's own, and the refusals every stub broker shares): a route
+// cache answering from a map, a peer directory mapping addresses to stub
+// brokers, a heartbeat sender that records groups, and brokers that
+// answer, fail or stay silent as their script says. The scripts are
+// shared with the test (one thread on the deterministic coordinator), so
+// a test changes a broker's behaviour and reads what it received between
+// steps.
 #pragma once
 
 #include <atomic>
@@ -28,6 +29,7 @@
 #include "messages/errors.hpp"
 #include "runtime/message_batch.hpp"
 #include "runtime/message_properties.hpp"
+#include "tests/client/client_stubs.hpp"
 
 namespace rmq::test::send_stubs {
 
@@ -54,22 +56,14 @@ struct broker_script {
 /// The UNIQ_KEYs of a request, one per message (a batch has several).
 inline std::vector<std::string> uniq_keys_of(const send_message_request& req) {
   std::vector<std::string> out;
-  auto key_of = [](const std::string& props) {
-    auto xs = decode_properties(props);
-    if (xs)
-      for (auto& [k, v] : *xs)
-        if (k == property_uniq_key)
-          return v;
-    return std::string{};
-  };
   if (!req.batch) {
-    out.push_back(key_of(req.properties));
+    out.push_back(property_of(req.properties, property_uniq_key));
     return out;
   }
   auto entries = decode_batch(req.body);
   if (entries)
     for (auto& e : *entries)
-      out.push_back(key_of(e.properties));
+      out.push_back(property_of(e.properties, property_uniq_key));
   return out;
 }
 
@@ -118,10 +112,7 @@ inline broker_stub_actor::behavior_type
 broker_stub(broker_stub_actor::stateful_pointer<broker_stub_state> self,
             std::shared_ptr<broker_script> script) {
   self->state.script = std::move(script);
-  auto refuse = [] {
-    return make_error(errc::request_code_not_supported, "stub broker");
-  };
-  return {
+  return refusing_consumer_requests<broker_stub_actor>(
     [=](dump_atom) { return std::string{"{}"}; },
     [=](release_atom) { release_held(*self->state.script); },
     [=](const send_message_request& req) -> caf::result<send_result> {
@@ -147,36 +138,8 @@ broker_stub(broker_stub_actor::stateful_pointer<broker_stub_state> self,
       s.replies.push_back(x.request);
       return answer_for(s, x.request);
     },
-    [=](const pull_message_request&) -> caf::result<pull_message_result> {
-      return refuse();
-    },
-    [=](const consumer_send_back_request&) -> caf::result<caf::ok_atom> {
-      return refuse();
-    },
     [=](const client_heartbeat&) { return caf::ok_atom::value; },
-    [=](const unregister_client_request&) { return caf::ok_atom::value; },
-    [=](const get_consumer_list_request&) -> caf::result<consumer_list> {
-      return refuse();
-    },
-    [=](const lock_batch_request&) -> caf::result<locked_queues> {
-      return refuse();
-    },
-    [=](const unlock_batch_request&) -> caf::result<caf::ok_atom> {
-      return refuse();
-    },
-    [=](const query_offset_request&) -> caf::result<int64_t> {
-      return refuse();
-    },
-    [=](const update_offset_request&) -> caf::result<caf::ok_atom> {
-      return refuse();
-    },
-    [=](const get_offset_request&) -> caf::result<queue_offsets> {
-      return refuse();
-    },
-    [=](const search_offset_request&) -> caf::result<int64_t> {
-      return refuse();
-    },
-  };
+    [=](const unregister_client_request&) { return caf::ok_atom::value; });
 }
 
 // -- route cache --------------------------------------------------------------
