@@ -19,12 +19,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "caf/actor.hpp"
+#include "caf/actor_cast.hpp"
+#include "caf/actor_system.hpp"
 #include "caf/sec.hpp"
 #include "caf/stateful_actor.hpp"
 #include "caf/typed_event_based_actor.hpp"
 #include "caf/typed_response_promise.hpp"
 
 #include "actors/client/client_instance.hpp"
+#include "actors/client/latency_fault_service.hpp"
 #include "messages/client.hpp"
 #include "messages/errors.hpp"
 #include "runtime/message_batch.hpp"
@@ -264,6 +268,37 @@ inline client_heartbeat_actor::behavior_type heartbeat_stub(
       ++self->state.book->rounds;
       return caf::ok_atom::value;
     },
+  };
+}
+
+// -- client instance ----------------------------------------------------------
+
+/// The books of a stub client instance, for a fixture to inherit.
+struct instance_books {
+  std::shared_ptr<route_book> routes = std::make_shared<route_book>();
+  std::shared_ptr<directory_book> dir = std::make_shared<directory_book>();
+  std::shared_ptr<heartbeat_book> hb = std::make_shared<heartbeat_book>();
+
+  /// Fills `inst` with the stub directory, route cache and heartbeat
+  /// sender over these books and the real latency-fault service, each
+  /// made by `spawn(fn, args...)` (a fixture's spawn, or one that also
+  /// keeps the handle for shutdown).
+  template <class Spawn>
+  void spawn_instance(client_instance& inst, Spawn spawn) const {
+    inst.directory = spawn(directory_stub, dir);
+    inst.routes = spawn(route_stub, routes);
+    inst.heartbeats = spawn(heartbeat_stub, hb);
+    inst.faults = spawn(latency_fault_service, inst.config.faults);
+  }
+};
+
+/// A spawn for spawn_instance on a threaded actor system: keeps each
+/// handle in `out`, for the fixture to stop.
+inline auto spawn_into(caf::actor_system& sys, std::vector<caf::actor>& out) {
+  return [&sys, &out](auto&&... xs) {
+    auto hdl = sys.spawn(std::forward<decltype(xs)>(xs)...);
+    out.push_back(caf::actor_cast<caf::actor>(hdl));
+    return hdl;
   };
 }
 

@@ -34,13 +34,7 @@ namespace {
 // RocketMQ MessageSysFlag.COMPRESSED_FLAG.
 constexpr int32_t compressed_flag = 0x1;
 
-struct fixture : test::deterministic_fixture {
-  std::shared_ptr<stubs::route_book> routes
-    = std::make_shared<stubs::route_book>();
-  std::shared_ptr<stubs::directory_book> dir
-    = std::make_shared<stubs::directory_book>();
-  std::shared_ptr<stubs::heartbeat_book> hb
-    = std::make_shared<stubs::heartbeat_book>();
+struct fixture : test::deterministic_fixture, stubs::instance_books {
   std::map<std::string, std::shared_ptr<broker_script>> brokers;
   std::map<std::string, stubs::broker_stub_actor> broker_handles;
   client_instance inst;
@@ -106,10 +100,9 @@ struct fixture : test::deterministic_fixture {
 
   void start() {
     inst.client_id = "10.0.0.9@test";
-    inst.directory = spawn(stubs::directory_stub, dir);
-    inst.routes = spawn(stubs::route_stub, routes);
-    inst.heartbeats = spawn(stubs::heartbeat_stub, hb);
-    inst.faults = spawn(latency_fault_service, inst.config.faults);
+    spawn_instance(inst, [this](auto&&... xs) {
+      return spawn(std::forward<decltype(xs)>(xs)...);
+    });
     producer = spawn(send_loop, pcfg, inst);
   }
 
