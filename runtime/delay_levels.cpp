@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 
 #include "messages/errors.hpp"
 #include "runtime/message_properties.hpp"
+#include "runtime/real_topic_message.hpp"
 #include "runtime/send_checks.hpp"
 #include "runtime/storage/log_format.hpp"
 
@@ -101,42 +103,8 @@ caf::expected<int32_t> to_schedule(store_message& msg, int32_t max_level) {
 }
 
 caf::expected<store_message> from_schedule(const storage::record_view& rec) {
-  auto fail = [&](const char* what) {
-    return make_error(errc::corrupt_data, "schedule record at "
-                                            + std::to_string(rec.phys_offset)
-                                            + ": " + what);
-  };
-  auto topic = storage::find_property(rec.properties, property_real_topic);
-  if (topic.empty())
-    return fail("no REAL_TOPIC");
-  auto qid_text = storage::find_property(rec.properties,
-                                         property_real_queue_id);
-  int32_t qid = -1;
-  auto [end, ec] = std::from_chars(qid_text.data(),
-                                   qid_text.data() + qid_text.size(), qid);
-  if (qid_text.empty() || ec != std::errc{}
-      || end != qid_text.data() + qid_text.size() || qid < 0)
-    return fail("no valid REAL_QID");
-  auto props = decode_properties(rec.properties);
-  if (!props)
-    return fail("malformed properties");
-  props->erase(
-    std::remove_if(props->begin(), props->end(),
-                   [](auto& kv) { return kv.first == property_delay; }),
-    props->end());
-  store_message msg;
-  msg.topic = std::string{topic};
-  msg.queue_id = qid;
-  msg.flag = rec.flag;
-  msg.sys_flag = rec.sys_flag;
-  msg.born_timestamp = rec.born_timestamp;
-  msg.born_ip = rec.born_ip;
-  msg.born_port = rec.born_port;
-  msg.reconsume_times = rec.reconsume_times;
-  msg.prepared_transaction_offset = rec.prepared_transaction_offset;
-  msg.body = std::string{rec.body};
-  msg.properties = encode_properties(*props);
-  return msg;
+  return real_topic_message(rec, "schedule record", INT32_MAX,
+                            {property_delay});
 }
 
 } // namespace rmq

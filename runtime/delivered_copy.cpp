@@ -7,6 +7,11 @@
 
 namespace rmq {
 
+bool has_uniq_key(const store_message& msg) {
+  return !storage::find_property(msg.properties, storage::property_uniq_key)
+            .empty();
+}
+
 query_message_request delivered_copy_query(const store_message& msg) {
   query_message_request q;
   q.topic = msg.topic;

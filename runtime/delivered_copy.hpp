@@ -11,6 +11,10 @@
 
 namespace rmq {
 
+/// Returns whether `msg` has a UNIQ_KEY, which the lookup needs (a message
+/// without one cannot be checked).
+bool has_uniq_key(const store_message& msg);
+
 /// The index lookup of `msg`'s UNIQ_KEY in its real topic; `msg` must
 /// have a UNIQ_KEY.
 query_message_request delivered_copy_query(const store_message& msg);

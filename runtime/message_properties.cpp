@@ -1,6 +1,7 @@
 #include "runtime/message_properties.hpp"
 
 #include <array>
+#include <charconv>
 
 #include "messages/errors.hpp"
 #include "runtime/storage/log_format.hpp"
@@ -118,6 +119,11 @@ void set_property(std::string& props, std::string_view key,
   }
   storage::append_property(result, key, value);
   props = std::move(result);
+}
+
+bool parse_int64(std::string_view text, int64_t& out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return !text.empty() && ec == std::errc{} && end == text.data() + text.size();
 }
 
 } // namespace rmq

@@ -4,6 +4,7 @@
 // lives beside the record format (runtime/storage/message_record.hpp).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -52,6 +53,10 @@ caf::expected<property_list> decode_properties(std::string_view props);
 
 /// Encodes `xs` in order.
 std::string encode_properties(const property_list& xs);
+
+/// Parses a whole property value as a decimal number; false if it is
+/// empty, out of range or has anything else.
+bool parse_int64(std::string_view text, int64_t& out);
 
 /// Sets `key` to `value`, replacing every earlier value of `key`.
 void set_property(std::string& props, std::string_view key,

@@ -1,23 +1,19 @@
 #include "runtime/timer_message.hpp"
 
 #include <algorithm>
-#include <charconv>
+#include <cstdint>
 #include <string>
 
 #include "messages/errors.hpp"
 #include "runtime/delay_levels.hpp"
 #include "runtime/message_properties.hpp"
+#include "runtime/real_topic_message.hpp"
 #include "runtime/send_checks.hpp"
 #include "runtime/storage/log_format.hpp"
 
 namespace rmq {
 
 namespace {
-
-bool parse_int64(std::string_view text, int64_t& out) {
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return !text.empty() && ec == std::errc{} && end == text.data() + text.size();
-}
 
 bool has(std::string_view props, std::string_view key) {
   return !storage::find_property(props, key).empty();
@@ -119,41 +115,8 @@ int64_t stored_timer_out_ms(std::string_view properties) {
 }
 
 caf::expected<store_message> from_timer(const storage::record_view& rec) {
-  auto fail = [&](const char* what) {
-    return make_error(errc::corrupt_data, "timer record at "
-                                            + std::to_string(rec.phys_offset)
-                                            + ": " + what);
-  };
-  auto topic = storage::find_property(rec.properties, property_real_topic);
-  if (topic.empty())
-    return fail("no REAL_TOPIC");
-  int64_t qid = -1;
-  if (!parse_int64(
-        storage::find_property(rec.properties, property_real_queue_id), qid)
-      || qid < 0 || qid > INT32_MAX)
-    return fail("no valid REAL_QID");
-  auto props = decode_properties(rec.properties);
-  if (!props)
-    return fail("malformed properties");
-  props->erase(std::remove_if(props->begin(), props->end(),
-                              [](auto& kv) {
-                                return kv.first == property_real_topic
-                                       || kv.first == property_real_queue_id;
-                              }),
-               props->end());
-  store_message msg;
-  msg.topic = std::string{topic};
-  msg.queue_id = static_cast<int32_t>(qid);
-  msg.flag = rec.flag;
-  msg.sys_flag = rec.sys_flag;
-  msg.born_timestamp = rec.born_timestamp;
-  msg.born_ip = rec.born_ip;
-  msg.born_port = rec.born_port;
-  msg.reconsume_times = rec.reconsume_times;
-  msg.prepared_transaction_offset = rec.prepared_transaction_offset;
-  msg.body = std::string{rec.body};
-  msg.properties = encode_properties(*props);
-  return msg;
+  return real_topic_message(rec, "timer record", INT32_MAX,
+                            {property_real_topic, property_real_queue_id});
 }
 
 } // namespace rmq

@@ -9,14 +9,13 @@
 #include "caf/exit_reason.hpp"
 
 #include "messages/errors.hpp"
-#include "runtime/delivered_copy.hpp"
 #include "runtime/json_file.hpp"
 #include "runtime/log.hpp"
-#include "runtime/message_properties.hpp"
 #include "runtime/request_failure.hpp"
 #include "runtime/storage/message_record.hpp"
 #include "runtime/storage/message_store.hpp"
 
+#include "actors/broker/due_message_pass.hpp"
 #include "actors/common/dump.hpp"
 
 namespace rmq {
@@ -32,11 +31,8 @@ using self_ptr
 constexpr int32_t read_bytes = 16 * 1024 * 1024;
 
 // One record of a pass, in queue order.
-struct item {
+struct item : due_message {
   int64_t queue_offset = 0;
-  int64_t store_ts = 0;
-  store_message msg;
-  bool done = false; // delivered, found delivered, or dropped
 };
 
 // The due records of one pass, and whether more records follow them.
@@ -140,101 +136,35 @@ void advance(self_ptr self, pass_ptr p) {
 
 void put(self_ptr self, pass_ptr p) {
   auto& st = self->state;
-  std::vector<store_message> batch;
-  std::vector<size_t> which;
-  for (size_t i = 0; i < p->items.size(); ++i)
-    if (!p->items[i].done) {
-      // A retry reads the records again: the pass no longer needs them.
-      batch.push_back(std::move(p->items[i].msg));
-      which.push_back(i);
-    }
-  if (batch.empty()) {
-    advance(self, p);
-    return;
-  }
-  self
-    ->request(st.commit_log, st.options.request_timeout, caf::put_atom::value,
-              std::move(batch))
-    .then(
-      [self, p, which](std::vector<put_result>& res) {
-        auto& lv = self->state.levels[p->level_index];
-        for (size_t i = 0; i < which.size() && i < res.size(); ++i) {
-          if (is_stored(res[i])) {
-            p->items[which[i]].done = true;
-            ++lv.delivered;
-          } else {
-            log_request_failure("schedule", "re-putting a due message",
-                                res[i].error);
-          }
-        }
-        advance(self, p);
-      },
-      [self, p](caf::error& err) {
-        log_request_failure("schedule", "re-putting due messages", err);
-        advance(self, p);
-      });
+  put_due_messages(self, st.commit_log, st.options.request_timeout, "schedule",
+                   p, [self, p](int64_t stored) {
+                     self->state.levels[p->level_index].delivered += stored;
+                     advance(self, p);
+                   });
 }
 
 // After a start: looks each due record up in its real topic by UNIQ_KEY
 // (the store's index) and marks the ones already there as done.
 void verify(self_ptr self, pass_ptr p) {
   auto& st = self->state;
-  struct tally {
-    size_t pending = 0;
-    bool failed = false;
-    bool found = false;
-  };
-  auto t = std::make_shared<tally>();
-  std::vector<size_t> asks;
-  for (size_t i = 0; i < p->items.size(); ++i)
-    if (!p->items[i].done
-        && !storage::find_property(p->items[i].msg.properties,
-                                   property_uniq_key)
-              .empty())
-      asks.push_back(i);
-  if (asks.empty()) {
-    st.levels[p->level_index].verifying = false;
-    put(self, p);
-    return;
-  }
-  t->pending = asks.size();
-  auto one_done = [self, p, t] {
-    if (--t->pending > 0)
-      return;
-    auto idx = p->level_index;
-    if (t->failed) {
-      finish(self, idx, true, false);
-      return;
-    }
-    if (!t->found)
-      self->state.levels[idx].verifying = false;
-    put(self, p);
-  };
-  for (auto i : asks) {
-    auto& it = p->items[i];
-    self
-      ->request(st.dispatcher, st.options.request_timeout,
-                delivered_copy_query(it.msg))
-      .then(
-        [self, p, t, i, one_done](query_message_result& res) {
-          auto& it = p->items[i];
-          if (holds_delivered_copy(res, it.msg, it.store_ts)) {
-            it.done = true;
-            t->found = true;
-            ++self->state.levels[p->level_index].verified;
-            RMQ_INFO("schedule", "level "
-                                   << self->state.levels[p->level_index].level
-                                   << " offset " << it.queue_offset
-                                   << " was delivered before the restart");
-          }
-          one_done();
-        },
-        [t, one_done](caf::error& err) {
-          log_request_failure("schedule", "checking the real queue", err);
-          t->failed = true;
-          one_done();
-        });
-  }
+  find_delivered_copies(
+    self, st.dispatcher, st.options.request_timeout, "schedule", p,
+    [self, p](const item& it) {
+      auto& lv = self->state.levels[p->level_index];
+      ++lv.verified;
+      RMQ_INFO("schedule", "level " << lv.level << " offset " << it.queue_offset
+                                    << " was delivered before the restart");
+    },
+    [self, p](bool failed, bool found) {
+      auto idx = p->level_index;
+      if (failed) {
+        finish(self, idx, true, false);
+        return;
+      }
+      if (!found)
+        self->state.levels[idx].verifying = false;
+      put(self, p);
+    });
 }
 
 // The record at the level's offset cannot be read: it is lost, and

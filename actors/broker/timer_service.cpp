@@ -8,13 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "messages/errors.hpp"
-#include "runtime/delivered_copy.hpp"
 #include "runtime/log.hpp"
-#include "runtime/message_properties.hpp"
 #include "runtime/request_failure.hpp"
 #include "runtime/storage/message_record.hpp"
 #include "runtime/storage/message_store.hpp"
 
+#include "actors/broker/due_message_pass.hpp"
 #include "actors/common/dump.hpp"
 
 namespace rmq {
@@ -30,11 +29,8 @@ constexpr int32_t fire_tick = 1;
 constexpr int32_t flush_tick = 2;
 
 // One message of a pass over a slot.
-struct item {
+struct item : due_message {
   storage::timer_entry entry;
-  int64_t store_ts = 0;
-  store_message msg;
-  bool done = false; // delivered, found delivered, or dropped
 };
 
 // One pass: up to fire_batch messages of the slot at `slot_ms`.
@@ -156,96 +152,34 @@ void pass_done(self_ptr self, pass_ptr p) {
 
 void put(self_ptr self, pass_ptr p) {
   auto& st = self->state;
-  std::vector<store_message> batch;
-  std::vector<size_t> which;
-  for (size_t i = 0; i < p->items.size(); ++i)
-    if (!p->items[i].done) {
-      batch.push_back(std::move(p->items[i].msg));
-      which.push_back(i);
-    }
-  if (batch.empty()) {
-    pass_done(self, p);
-    return;
-  }
-  self
-    ->request(st.commit_log, st.options.request_timeout, caf::put_atom::value,
-              std::move(batch))
-    .then(
-      [self, p, which](std::vector<put_result>& res) {
-        for (size_t i = 0; i < which.size() && i < res.size(); ++i) {
-          if (is_stored(res[i])) {
-            p->items[which[i]].done = true;
-            ++self->state.delivered;
-          } else {
-            log_request_failure("timer", "re-putting a due message",
-                                res[i].error);
-          }
-        }
-        pass_done(self, p);
-      },
-      [self, p](caf::error& err) {
-        log_request_failure("timer", "re-putting due messages", err);
-        pass_done(self, p);
-      });
+  put_due_messages(self, st.commit_log, st.options.request_timeout, "timer", p,
+                   [self, p](int64_t stored) {
+                     self->state.delivered += stored;
+                     pass_done(self, p);
+                   });
 }
 
 // After a start: looks each message up in its real topic by UNIQ_KEY and
 // marks the ones already there as done.
 void verify(self_ptr self, pass_ptr p) {
   auto& st = self->state;
-  std::vector<size_t> asks;
-  for (size_t i = 0; i < p->items.size(); ++i)
-    if (!p->items[i].done
-        && !storage::find_property(p->items[i].msg.properties,
-                                   property_uniq_key)
-              .empty())
-      asks.push_back(i);
-  if (asks.empty()) {
-    st.verifying = false;
-    put(self, p);
-    return;
-  }
-  struct tally {
-    size_t pending = 0;
-    bool failed = false;
-    bool found = false;
-  };
-  auto t = std::make_shared<tally>();
-  t->pending = asks.size();
-  auto one_done = [self, p, t] {
-    if (--t->pending > 0)
-      return;
-    if (t->failed) {
-      back_off(self);
-      return;
-    }
-    if (!t->found)
-      self->state.verifying = false;
-    put(self, p);
-  };
-  for (auto i : asks) {
-    self
-      ->request(st.dispatcher, st.options.request_timeout,
-                delivered_copy_query(p->items[i].msg))
-      .then(
-        [self, p, t, i, one_done](query_message_result& res) {
-          auto& it = p->items[i];
-          if (holds_delivered_copy(res, it.msg, it.store_ts)) {
-            it.done = true;
-            t->found = true;
-            ++self->state.verified;
-            RMQ_INFO("timer", "timer-topic offset "
-                                << it.entry.queue_offset
-                                << " was delivered before the restart");
-          }
-          one_done();
-        },
-        [t, one_done](caf::error& err) {
-          log_request_failure("timer", "checking the real queue", err);
-          t->failed = true;
-          one_done();
-        });
-  }
+  find_delivered_copies(
+    self, st.dispatcher, st.options.request_timeout, "timer", p,
+    [self](const item& it) {
+      ++self->state.verified;
+      RMQ_INFO("timer", "timer-topic offset "
+                          << it.entry.queue_offset
+                          << " was delivered before the restart");
+    },
+    [self, p](bool failed, bool found) {
+      if (failed) {
+        back_off(self);
+        return;
+      }
+      if (!found)
+        self->state.verifying = false;
+      put(self, p);
+    });
 }
 
 void drop(timer_service_state& st, item& it, const std::string& why) {
@@ -274,8 +208,11 @@ void start_pass(self_ptr self, pass_ptr p) {
   for (auto& e : p->entries) {
     if (p->items.size() >= static_cast<size_t>(st.options.fire_batch))
       break;
-    if (st.delivered_in_slot.count(e.queue_offset) == 0)
-      p->items.push_back(item{e, 0, {}, false});
+    if (st.delivered_in_slot.count(e.queue_offset) == 0) {
+      item it;
+      it.entry = e;
+      p->items.push_back(std::move(it));
+    }
   }
   p->pending_reads = p->items.size();
   if (p->items.empty()) {

@@ -31,6 +31,7 @@
 #include "caf/actor_system.hpp"
 
 #include "actors/client/consumer.hpp"
+#include "apps/examples/example_start.hpp"
 #include "messages/errors.hpp"
 #include "runtime/node_config.hpp"
 
@@ -84,24 +85,13 @@ std::vector<rmq::message_queue> parse_queues(const std::string& topic,
 
 // Not CAF_MAIN: CAF 0.17's exec_main drops caf_main's exit code.
 int main(int argc, char** argv) {
-  // Only sigtimedwait() in the main thread sees the shutdown signals.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Before CAF starts its threads (apps/examples/example_start.hpp).
+  auto signals = rmq::examples::block_shutdown_signals();
   config cfg;
-  if (auto err = cfg.parse_command_line(argc, argv)) {
-    std::cerr << "pull_consumer_example: "
-              << caf::actor_system_config::render(err) << std::endl;
-    return 2;
-  }
-  if (cfg.cli_helptext_printed)
-    return 0;
-  if (auto why = cfg.load_network(); !why.empty()) {
-    std::cerr << "pull_consumer_example: " << why << std::endl;
-    return 2;
-  }
+  if (auto rc = rmq::examples::read_config(cfg, argc, argv,
+                                           "pull_consumer_example");
+      rc >= 0)
+    return rc;
   std::vector<rmq::message_queue> queues;
   if (!cfg.assign.empty()) {
     queues = parse_queues(cfg.topic, cfg.assign);

@@ -35,6 +35,7 @@
 
 #include "actors/client/consumer.hpp"
 #include "actors/client/producer.hpp"
+#include "apps/examples/example_start.hpp"
 #include "messages/errors.hpp"
 #include "runtime/node_config.hpp"
 #include "runtime/reply_message.hpp"
@@ -122,10 +123,7 @@ int requester(caf::actor_system& sys, const config& cfg) {
 }
 
 int replier(caf::actor_system& sys, const config& cfg) {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
+  auto signals = rmq::examples::shutdown_signals();
   rmq::producer_config pc;
   pc.group = cfg.group + "-replier";
   pc.client.namesrv = cfg.namesrv;
@@ -192,27 +190,16 @@ int replier(caf::actor_system& sys, const config& cfg) {
 
 // Not CAF_MAIN: CAF 0.17's exec_main drops caf_main's exit code.
 int main(int argc, char** argv) {
-  // Only sigtimedwait() in the main thread sees the shutdown signals.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Before CAF starts its threads (apps/examples/example_start.hpp).
+  auto signals = rmq::examples::block_shutdown_signals();
   config cfg;
-  if (auto err = cfg.parse_command_line(argc, argv)) {
-    std::cerr << "request_reply_example: "
-              << caf::actor_system_config::render(err) << std::endl;
-    return 2;
-  }
-  if (cfg.cli_helptext_printed)
-    return 0;
+  if (auto rc = rmq::examples::read_config(cfg, argc, argv,
+                                           "request_reply_example");
+      rc >= 0)
+    return rc;
   if (cfg.role != "requester" && cfg.role != "replier") {
     std::cerr << "request_reply_example: --role is 'requester' or 'replier'"
               << std::endl;
-    return 2;
-  }
-  if (auto why = cfg.load_network(); !why.empty()) {
-    std::cerr << "request_reply_example: " << why << std::endl;
     return 2;
   }
   caf::actor_system sys{cfg};

@@ -35,6 +35,7 @@
 #include "caf/send.hpp"
 
 #include "actors/broker/namesrv_registrar.hpp"
+#include "apps/examples/example_start.hpp"
 #include "messages/errors.hpp"
 #include "runtime/host_port.hpp"
 #include "runtime/node_config.hpp"
@@ -123,21 +124,13 @@ rmq::namesrv_registrar_options make_options(const config& cfg,
 
 // Not CAF_MAIN: CAF 0.17's exec_main drops caf_main's exit code.
 int main(int argc, char** argv) {
-  // Block the shutdown signals before CAF starts threads, so that only
-  // sigwait() in the main thread sees them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Before CAF starts its threads (apps/examples/example_start.hpp).
+  auto signals = rmq::examples::block_shutdown_signals();
   config cfg;
-  if (auto err = cfg.parse_command_line(argc, argv)) {
-    std::cerr << "standin_broker: " << caf::actor_system_config::render(err)
-              << std::endl;
-    return 2;
-  }
-  if (cfg.cli_helptext_printed)
-    return 0;
+  if (auto rc = rmq::examples::read_config(cfg, argc, argv, "standin_broker",
+                                           false);
+      rc >= 0)
+    return rc;
   auto addrs = rmq::parse_host_port_list(cfg.namesrv);
   if (!addrs) {
     std::cerr << "standin_broker: bad --namesrv '" << cfg.namesrv << "'\n";

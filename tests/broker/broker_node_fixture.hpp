@@ -1,10 +1,12 @@
 // A whole broker node (spawn_broker) on the deterministic coordinator with
 // a temp store dir and an in-process NameServer reached through a fake
-// connector. Shared by the node and the front-actor tests.
+// connector (tests/support/fake_connector.hpp). Shared by the node, the
+// front-actor and the transaction tests.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -21,38 +23,21 @@
 #include "actors/namesrv/namesrv_node.hpp"
 #include "messages/errors.hpp"
 #include "messages/namesrv.hpp"
+#include "runtime/message_properties.hpp"
+#include "runtime/storage/message_record.hpp"
+#include "runtime/transaction_rules.hpp"
 #include "tests/runtime/store_test_util.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/fake_connector.hpp"
 
 namespace rmq::test {
 
 inline const std::string namesrv_addr = "10.0.0.1:9876";
 
-// Hands out the in-process NameServer behind an address, like the
-// middleman's connect; refuses every other address.
-inline caf::behavior
-fake_connector(caf::event_based_actor* self,
-               std::shared_ptr<std::map<std::string, namesrv_actor>> up) {
-  return {
-    [=](caf::connect_atom, const std::string& host, uint16_t port) {
-      auto rp = self->make_response_promise();
-      auto i = up->find(host + ":" + std::to_string(port));
-      if (i == up->end()) {
-        rp.deliver(caf::make_error(caf::sec::cannot_connect_to_node));
-        return rp;
-      }
-      rp.deliver(caf::node_id{},
-                 caf::actor_cast<caf::strong_actor_ptr>(i->second),
-                 self->system().message_types(i->second));
-      return rp;
-    },
-  };
-}
-
 struct broker_node_fixture : deterministic_fixture {
   temp_dir dir;
-  std::shared_ptr<std::map<std::string, namesrv_actor>> up
-    = std::make_shared<std::map<std::string, namesrv_actor>>();
+  /// The in-process NameServer behind namesrv_addr.
+  std::shared_ptr<fake_net> net = std::make_shared<fake_net>();
   namesrv_actor namesrv;
   broker_node node;
 
@@ -64,7 +49,7 @@ struct broker_node_fixture : deterministic_fixture {
     for (auto& hdl : ns.actors)
       track(hdl);
     namesrv = ns.frontend;
-    (*up)[namesrv_addr] = namesrv;
+    net->publish(namesrv_addr, namesrv);
     sched.run();
     start();
   }
@@ -84,20 +69,28 @@ struct broker_node_fixture : deterministic_fixture {
     opts.store = small_config(store_dir);
     opts.namesrv_addr = namesrv_addr;
     opts.detach_io = false;
-    opts.connector = spawn(fake_connector, up);
-    // Wall time moves with the virtual clock: delay levels come due.
-    opts.wall_clock_ms = [this] {
-      auto since = sched.clock().now().time_since_epoch();
-      return int64_t{1'700'000'000'000}
-             + std::chrono::duration_cast<std::chrono::milliseconds>(since)
-                 .count();
-    };
+    opts.connector = spawn(fake_connector, net);
+    opts.wall_clock_ms = [this] { return now_ms(); };
     opts.seed = 42;
     return opts;
   }
 
-  void start() {
-    auto started = spawn_broker(sys, options_for(dir.path()));
+  /// Returns the node's wall clock in ms. It moves with the virtual
+  /// clock: delay levels and transaction timeouts come due.
+  int64_t now_ms() {
+    auto since = sched.clock().now().time_since_epoch();
+    return int64_t{1'700'000'000'000}
+           + std::chrono::duration_cast<std::chrono::milliseconds>(since)
+               .count();
+  }
+
+  /// Starts the node on the fixture's store, with `tweak` applied to its
+  /// options.
+  void start(const std::function<void(broker_options&)>& tweak = nullptr) {
+    auto opts = options_for(dir.path());
+    if (tweak)
+      tweak(opts);
+    auto started = spawn_broker(sys, opts);
     REQUIRE_MESSAGE(started, describe(started.error()));
     node = std::move(*started);
     track(node.supervisor);
@@ -117,6 +110,14 @@ struct broker_node_fixture : deterministic_fixture {
         done = dm.source == stopper.address();
       });
     REQUIRE(done);
+  }
+
+  /// Stops the node and starts it again on the same store, with `tweak`
+  /// applied to its options.
+  void restart(const std::function<void(broker_options&)>& tweak = nullptr) {
+    stop();
+    node = broker_node{};
+    start(tweak);
   }
 
   bool registered() {
@@ -143,6 +144,23 @@ struct broker_node_fixture : deterministic_fixture {
     return ask<send_result>(node.send, req);
   }
 
+  /// A transaction's half message of `group` to topic T, queue
+  /// `queue_id`, born now, with UNIQ_KEY "TXN<n>" for the n-th one.
+  send_message_request half_req(const std::string& body,
+                                const std::string& group, int32_t queue_id) {
+    send_message_request req;
+    req.producer_group = group;
+    req.topic = "T";
+    req.queue_id = queue_id;
+    req.body = body;
+    req.born_timestamp = now_ms();
+    storage::append_property(req.properties, property_tran_msg, "true");
+    storage::append_property(req.properties, property_producer_group, group);
+    storage::append_property(req.properties, property_uniq_key,
+                             "TXN" + std::to_string(++halves_));
+    return req;
+  }
+
   static pull_message_request pull_req(const std::string& topic,
                                        int64_t offset) {
     pull_message_request req;
@@ -153,6 +171,9 @@ struct broker_node_fixture : deterministic_fixture {
     req.subscription = "*";
     return req;
   }
+
+private:
+  int halves_ = 0;
 };
 
 } // namespace rmq::test

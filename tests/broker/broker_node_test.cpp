@@ -213,9 +213,8 @@ TEST_CASE("on the threaded scheduler the node serves and stops") {
   opts.store = test::small_config(dir.path());
   // No NameServer; a connector, as this system has no middleman.
   opts.namesrv_addr = test::namesrv_addr;
-  opts.connector
-    = sys.spawn(test::fake_connector,
-                std::make_shared<std::map<std::string, namesrv_actor>>());
+  opts.connector = sys.spawn(test::fake_connector,
+                             std::make_shared<test::fake_net>());
   auto started = spawn_broker(sys, opts);
   REQUIRE_MESSAGE(started, describe(started.error()));
   auto node = std::move(*started);

@@ -25,6 +25,7 @@
 #include "messages/errors.hpp"
 #include "messages/namesrv.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/fake_connector.hpp"
 
 using namespace rmq;
 using namespace std::chrono_literals;
@@ -34,38 +35,6 @@ namespace {
 const std::string addr_a = "10.0.0.1:9876";
 const std::string addr_b = "10.0.0.2:9876";
 const std::string broker = "broker-a";
-
-/// The network as the fake connector sees it.
-struct fake_net {
-  std::map<std::string, namesrv_actor> up;
-  std::set<std::string> hung;
-  std::vector<caf::response_promise> stalled;
-  int connects = 0;
-};
-
-caf::behavior fake_connector(caf::event_based_actor* self,
-                             std::shared_ptr<fake_net> net) {
-  return {
-    [=](caf::connect_atom, const std::string& host, uint16_t port) {
-      ++net->connects;
-      auto rp = self->make_response_promise();
-      auto addr = host + ":" + std::to_string(port);
-      if (net->hung.count(addr) > 0) {
-        net->stalled.push_back(rp);
-        return rp;
-      }
-      auto i = net->up.find(addr);
-      if (i == net->up.end()) {
-        rp.deliver(caf::make_error(caf::sec::cannot_connect_to_node));
-        return rp;
-      }
-      rp.deliver(caf::node_id{},
-                 caf::actor_cast<caf::strong_actor_ptr>(i->second),
-                 self->system().message_types(i->second));
-      return rp;
-    },
-  };
-}
 
 /// A NameServer that refuses the first `refusals` registrations with
 /// broker_not_found and then accepts them, answering a slave's view.
@@ -92,14 +61,14 @@ topic_config topic(const std::string& name) {
 }
 
 struct fixture : test::deterministic_fixture {
-  std::shared_ptr<fake_net> net = std::make_shared<fake_net>();
+  std::shared_ptr<test::fake_net> net = std::make_shared<test::fake_net>();
   caf::actor connector;
   std::map<std::string, namesrv_node> nodes;
   std::vector<std::string> events;
   namesrv_registrar_actor registrar;
 
   fixture() {
-    connector = spawn(fake_connector, net);
+    connector = spawn(test::fake_connector, net);
   }
 
   /// Starts an empty NameServer behind `addr` (replacing a stopped one).
@@ -111,7 +80,7 @@ struct fixture : test::deterministic_fixture {
     for (auto& hdl : node.actors)
       track(hdl);
     sched.run();
-    net->up[addr] = node.frontend;
+    net->publish(addr, node.frontend);
     nodes[addr] = node;
     return node.frontend;
   }
@@ -146,14 +115,14 @@ struct fixture : test::deterministic_fixture {
   }
 
   bool knows_broker(const std::string& addr) {
-    auto info = ask<cluster_info>(net->up.at(addr),
+    auto info = ask<cluster_info>(net->at<namesrv_actor>(addr),
                                   get_broker_cluster_info_request{});
     return info.broker_addr_table.count(broker) > 0;
   }
 
   bool routes(const std::string& addr, const std::string& topic) {
     bool result = false;
-    request(net->up.at(addr), get_route_info_request{topic})
+    request(net->at<namesrv_actor>(addr), get_route_info_request{topic})
       .receive(
         [&](const topic_route_data& route) {
           for (auto& qd : route.queue_datas)
@@ -280,7 +249,7 @@ TEST_SUITE("broker.namesrv_registrar") {
     // the connection stays up.
     unregister_broker_request req{"DefaultCluster", "127.0.0.1:10911", broker,
                                   master_id};
-    ask<caf::ok_atom>(net->up.at(addr_b), req);
+    ask<caf::ok_atom>(net->at<namesrv_actor>(addr_b), req);
     REQUIRE_FALSE(knows_broker(addr_b));
     advance_time(1s, 100ms);
     CHECK(knows_broker(addr_b));
@@ -374,7 +343,7 @@ TEST_SUITE("broker.namesrv_registrar") {
       return caf::behavior{[](int) {}};
     });
     track(silent);
-    net->up[addr_b] = caf::actor_cast<namesrv_actor>(silent);
+    net->publish(addr_b, caf::actor_cast<namesrv_actor>(silent));
     start_registrar({addr_a, addr_b});
     REQUIRE(knows_broker(addr_a));
     REQUIRE_EQ(peer(addr_b).at("connected"), true);
@@ -401,7 +370,7 @@ TEST_SUITE("broker.namesrv_registrar") {
     auto calls = std::make_shared<int>(0);
     auto fake = sys.spawn(forgetful_namesrv, calls, 1);
     track(fake);
-    net->up[addr_a] = caf::actor_cast<namesrv_actor>(fake);
+    net->publish(addr_a, caf::actor_cast<namesrv_actor>(fake));
     start_registrar({addr_a});
     CHECK_EQ(*calls, 2);
     auto p = peer(addr_a);
@@ -415,7 +384,7 @@ TEST_SUITE("broker.namesrv_registrar") {
     auto calls = std::make_shared<int>(0);
     auto fake = sys.spawn(forgetful_namesrv, calls, 1000);
     track(fake);
-    net->up[addr_a] = caf::actor_cast<namesrv_actor>(fake);
+    net->publish(addr_a, caf::actor_cast<namesrv_actor>(fake));
     start_registrar({addr_a});
     CHECK_EQ(*calls, 2);
     advance_time(29s, 1s);

@@ -25,6 +25,7 @@
 #include "runtime/delay_levels.hpp"
 #include "runtime/json_file.hpp"
 #include "runtime/message_properties.hpp"
+#include "tests/broker/store_clock_fixture.hpp"
 #include "tests/broker/topic_table_stub.hpp"
 #include "tests/runtime/store_test_util.hpp"
 #include "tests/support/deterministic_fixture.hpp"
@@ -34,8 +35,6 @@ using namespace rmq;
 using namespace std::chrono_literals;
 
 namespace {
-
-constexpr int64_t base_ms = 1'796'083'200'000;
 
 // A commit log in front of the real one that refuses whole batches with
 // system_busy while `refusing` is set.
@@ -67,21 +66,12 @@ flaky_commit_log(commit_log_actor::stateful_pointer<flaky_state> self,
   };
 }
 
-std::string prop(const storage::record_view& rec, std::string_view key) {
-  return std::string{storage::find_property(rec.properties, key)};
-}
-
-struct fixture : test::deterministic_fixture {
-  test::temp_dir dir;
-  storage::store_config store_cfg = test::small_config(dir.path());
-  std::shared_ptr<storage::message_store> store;
-  store_actors actors;
+struct fixture : test::store_clock_fixture {
   schedule_service_options sopts;
   schedule_service_actor service;
   delay_table delays = *parse_delay_levels(default_message_delay_level);
 
   fixture() {
-    store_cfg.wall_clock = [this] { return wall(); };
     sopts.offsets_path = delay_offsets_json_path(dir.path());
     sopts.wall_clock_ms = [this] { return wall(); };
     start();
@@ -91,25 +81,11 @@ struct fixture : test::deterministic_fixture {
     stop();
   }
 
-  int64_t wall() {
-    auto since = sched.clock().now().time_since_epoch();
-    return base_ms
-           + std::chrono::duration_cast<std::chrono::milliseconds>(since)
-               .count();
-  }
-
   /// Opens the store and starts the service; with `refusing`, the
   /// service's puts go through a commit log that refuses them while
   /// `*refusing` holds.
   void start(std::shared_ptr<bool> refusing = nullptr) {
-    auto opened = storage::message_store::open(store_cfg, wall());
-    REQUIRE(opened);
-    store = *opened;
-    actors = spawn_store_actors(sys, store, false, 1s);
-    track(actors.commit_log);
-    track(actors.flusher);
-    track(actors.dispatcher);
-    sched.run();
+    open_store(1s);
     commit_log_actor log = actors.commit_log;
     if (refusing)
       log = spawn(flaky_commit_log, refusing, actors.commit_log);
@@ -126,13 +102,8 @@ struct fixture : test::deterministic_fixture {
     if (!actors.commit_log)
       return;
     caf::anon_send_exit(service, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(actors.commit_log, crash
-                                             ? caf::exit_reason::kill
-                                             : caf::exit_reason::user_shutdown);
-    sched.run();
-    actors = store_actors{};
+    close_store(crash);
     service = nullptr;
-    store.reset();
   }
 
   void restart(bool crash = false) {
@@ -183,12 +154,6 @@ struct fixture : test::deterministic_fixture {
     for (auto& rec : read(topic, queue, keep))
       out.emplace_back(rec.body);
     return out;
-  }
-
-  /// Advances the virtual clock by `d` in one step and lets actors react.
-  void pass(caf::timespan d) {
-    sched.advance_time(d);
-    sched.run();
   }
 
   nlohmann::json dump() {

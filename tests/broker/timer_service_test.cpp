@@ -24,6 +24,7 @@
 #include "messages/errors.hpp"
 #include "runtime/message_properties.hpp"
 #include "runtime/timer_message.hpp"
+#include "tests/broker/store_clock_fixture.hpp"
 #include "tests/broker/topic_table_stub.hpp"
 #include "tests/runtime/store_test_util.hpp"
 #include "tests/support/deterministic_fixture.hpp"
@@ -34,18 +35,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// A whole second: slots fall on the delays.
-constexpr int64_t base_ms = 1'796'083'200'000;
-
-std::string prop(const storage::record_view& rec, std::string_view key) {
-  return std::string{storage::find_property(rec.properties, key)};
-}
-
-struct fixture : test::deterministic_fixture {
-  test::temp_dir dir;
-  storage::store_config store_cfg = test::small_config(dir.path());
-  std::shared_ptr<storage::message_store> store;
-  store_actors actors;
+struct fixture : test::store_clock_fixture {
   timer_service_options topts;
   timer_service_actor service;
   send_processor_actor proc;
@@ -55,7 +45,6 @@ struct fixture : test::deterministic_fixture {
     store_cfg.cq_units_per_file = 200'000;
     store_cfg.index_slots = 100'003;
     store_cfg.index_entries = 400'000;
-    store_cfg.wall_clock = [this] { return wall(); };
     // A day of virtual time must not age segments out under the timers.
     store_cfg.retention = std::chrono::hours{24 * 365};
     store_cfg.disk_clean_ratio = 0.999;
@@ -70,23 +59,9 @@ struct fixture : test::deterministic_fixture {
     stop();
   }
 
-  int64_t wall() {
-    auto since = sched.clock().now().time_since_epoch();
-    return base_ms
-           + std::chrono::duration_cast<std::chrono::milliseconds>(since)
-               .count();
-  }
-
   void start() {
-    auto opened = storage::message_store::open(store_cfg, wall());
-    REQUIRE(opened);
-    store = *opened;
     // Hourly store checkpoints: a virtual day would make 86,400 of them.
-    actors = spawn_store_actors(sys, store, false, 1h);
-    track(actors.commit_log);
-    track(actors.flusher);
-    track(actors.dispatcher);
-    sched.run();
+    open_store(1h);
     service = spawn(timer_service, topts, actors.dispatcher, actors.commit_log);
     caf::anon_send(actors.dispatcher, caf::subscribe_atom::value,
                    caf::actor_cast<arrival_listener_actor>(service),
@@ -111,12 +86,9 @@ struct fixture : test::deterministic_fixture {
       return;
     caf::anon_send_exit(service, caf::exit_reason::user_shutdown);
     caf::anon_send_exit(proc, caf::exit_reason::user_shutdown);
-    caf::anon_send_exit(actors.commit_log, caf::exit_reason::user_shutdown);
-    sched.run();
-    actors = store_actors{};
+    close_store();
     service = nullptr;
     proc = nullptr;
-    store.reset();
   }
 
   /// Sends `body` with TIMER_DELAY_MS `delay_ms` through the send
@@ -183,11 +155,6 @@ struct fixture : test::deterministic_fixture {
   size_t delivered() {
     std::vector<get_message_result> keep;
     return read(keep).size();
-  }
-
-  void pass(caf::timespan d) {
-    sched.advance_time(d);
-    sched.run();
   }
 
   timer_progress progress() {

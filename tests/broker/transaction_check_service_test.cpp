@@ -68,7 +68,6 @@ caf::behavior fake_producer(caf::event_based_actor* self,
 }
 
 struct fixture : test::broker_node_fixture {
-  int uniq = 0;
   producer_log_ptr log = std::make_shared<producer_log>();
   caf::actor producer;
 
@@ -76,21 +75,10 @@ struct fixture : test::broker_node_fixture {
     create_topic("T");
   }
 
+  /// A restart also takes the producer's channel away.
   void restart() {
-    stop();
-    node = broker_node{};
-    auto started = spawn_broker(sys, options_for(dir.path()));
-    REQUIRE_MESSAGE(started, describe(started.error()));
-    node = std::move(*started);
-    track(node.supervisor);
-    for (auto& hdl : node.actors)
-      track(hdl);
-    sched.run();
+    broker_node_fixture::restart();
     producer = caf::actor{};
-  }
-
-  int64_t now_ms() {
-    return options_for(dir.path()).wall_clock_ms();
   }
 
   /// Puts a producer of `group` online (again).
@@ -102,16 +90,7 @@ struct fixture : test::broker_node_fixture {
 
   send_result half(const std::string& body, const std::string& group = "PG",
                    const std::string& immunity_s = "") {
-    send_message_request req;
-    req.producer_group = group;
-    req.topic = "T";
-    req.queue_id = 0;
-    req.body = body;
-    req.born_timestamp = now_ms();
-    storage::append_property(req.properties, property_tran_msg, "true");
-    storage::append_property(req.properties, property_producer_group, group);
-    storage::append_property(req.properties, property_uniq_key,
-                             "TXN" + std::to_string(++uniq));
+    auto req = half_req(body, group, 0);
     if (!immunity_s.empty())
       storage::append_property(req.properties, property_check_immunity_time,
                                immunity_s);
@@ -369,13 +348,7 @@ TEST_SUITE("broker.transaction_check_service") {
       std::ofstream out{path, std::ios::trunc};
       out << "{not json";
     }
-    auto started = spawn_broker(sys, options_for(dir.path()));
-    REQUIRE(started);
-    node = std::move(*started);
-    track(node.supervisor);
-    for (auto& hdl : node.actors)
-      track(hdl);
-    sched.run();
+    start();
     CHECK(std::ifstream{path + ".corrupt.1"}.good());
     auto p = progress();
     CHECK_EQ(p.pending, 1);

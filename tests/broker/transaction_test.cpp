@@ -2,7 +2,6 @@
 // node (tests/broker/broker_node_fixture.hpp): half messages on send,
 // END_TRANSACTION's commit and rollback exactly once (also across a
 // restart between the committed put and the op record).
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,46 +22,13 @@ using namespace rmq;
 namespace {
 
 struct fixture : test::broker_node_fixture {
-  int uniq = 0;
-
   fixture() {
     create_topic("T");
   }
 
-  /// Stops the node and starts it again on the same store, with
-  /// `tweak` applied to its options.
-  void restart(std::function<void(broker_options&)> tweak = nullptr) {
-    stop();
-    node = broker_node{};
-    auto opts = options_for(dir.path());
-    if (tweak)
-      tweak(opts);
-    auto started = spawn_broker(sys, opts);
-    REQUIRE_MESSAGE(started, describe(started.error()));
-    node = std::move(*started);
-    track(node.supervisor);
-    for (auto& hdl : node.actors)
-      track(hdl);
-    sched.run();
-  }
-
-  int64_t now_ms() {
-    return options_for(dir.path()).wall_clock_ms();
-  }
-
   send_message_request half_req(const std::string& body,
                                 const std::string& group = "PG") {
-    send_message_request req;
-    req.producer_group = group;
-    req.topic = "T";
-    req.queue_id = 1;
-    req.body = body;
-    req.born_timestamp = now_ms();
-    storage::append_property(req.properties, property_tran_msg, "true");
-    storage::append_property(req.properties, property_producer_group, group);
-    storage::append_property(req.properties, property_uniq_key,
-                             "TXN" + std::to_string(++uniq));
-    return req;
+    return broker_node_fixture::half_req(body, group, 1);
   }
 
   end_transaction_request end_req(const send_result& res,

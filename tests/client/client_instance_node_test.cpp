@@ -17,36 +17,12 @@
 #include "caf/event_based_actor.hpp"
 #include "caf/send.hpp"
 
-#include "actors/client/peer_directory.hpp"
-#include "tests/broker/broker_node_fixture.hpp"
+#include "tests/client/node_client_fixture.hpp"
 
 using namespace rmq;
 using namespace std::chrono_literals;
 
 namespace {
-
-const std::string broker_addr = "127.0.0.1:10911";
-
-/// Hands out the fixture's NameServer and broker by address.
-caf::behavior node_connector(caf::event_based_actor* self, namesrv_actor ns,
-                             broker_actor broker) {
-  return {
-    [=](caf::connect_atom, const std::string& host, uint16_t port) {
-      auto rp = self->make_response_promise();
-      auto addr = host + ":" + std::to_string(port);
-      if (addr == test::namesrv_addr)
-        rp.deliver(caf::node_id{}, caf::actor_cast<caf::strong_actor_ptr>(ns),
-                   self->system().message_types(ns));
-      else if (addr == broker_addr)
-        rp.deliver(caf::node_id{},
-                   caf::actor_cast<caf::strong_actor_ptr>(broker),
-                   self->system().message_types(broker));
-      else
-        rp.deliver(caf::make_error(caf::sec::cannot_connect_to_node));
-      return rp;
-    },
-  };
-}
 
 caf::behavior recorder(caf::event_based_actor*,
                        std::shared_ptr<std::vector<std::string>> out) {
@@ -55,17 +31,7 @@ caf::behavior recorder(caf::event_based_actor*,
   };
 }
 
-struct fixture : test::broker_node_fixture {
-  peer_directory_actor directory;
-
-  fixture() {
-    peer_directory_config dc;
-    dc.connector = spawn(node_connector, namesrv, node.frontend);
-    directory = spawn(peer_directory, dc);
-    create_topic("TopicA");
-    sched.run();
-  }
-
+struct fixture : test::node_client_fixture {
   std::shared_ptr<client_instance> instance(const std::string& name) {
     client_config cfg;
     cfg.namesrv = test::namesrv_addr;
@@ -80,11 +46,6 @@ struct fixture : test::broker_node_fixture {
       track(hdl);
     sched.run();
     return *inst;
-  }
-
-  nlohmann::json clients() {
-    return nlohmann::json::parse(
-      ask<std::string>(node.clients, dump_atom::value));
   }
 };
 
@@ -106,7 +67,7 @@ TEST_SUITE("client.client_instance_node") {
     auto route = ask<topic_route_data>(inst->routes, route_atom::value,
                                        std::string{"TopicA"});
     REQUIRE_EQ(route.broker_datas.size(), 1u);
-    CHECK_EQ(route.broker_datas[0].broker_addrs.at(0), broker_addr);
+    CHECK_EQ(route.broker_datas[0].broker_addrs.at(0), test::node_broker_addr);
     ask<caf::ok_atom>(inst->heartbeats, producer_atom::value,
                       std::string{"PG"});
     auto d = clients();

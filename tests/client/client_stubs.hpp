@@ -2,13 +2,15 @@
 // NameServers (client_namesrv_actor) and brokers (client_broker_actor)
 // whose answers a test sets, and a peer directory that hands them out by
 // address, refuses the addresses that are down and records what it is
-// asked.
+// asked. Also what the other stub brokers share (send_loop_stubs.hpp,
+// transaction_stubs.hpp): the refusals of the requests they do not script.
 #pragma once
 
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "caf/actor_cast.hpp"
@@ -20,8 +22,66 @@
 
 #include "messages/client.hpp"
 #include "messages/errors.hpp"
+#include "runtime/message_properties.hpp"
 
 namespace rmq::test {
+
+// -- shared by the stub brokers -----------------------------------------------
+
+/// The value of property `key` in encoded properties, empty if none.
+inline std::string property_of(const std::string& props,
+                               const std::string& key) {
+  auto xs = decode_properties(props);
+  if (xs)
+    for (auto& [k, v] : *xs)
+      if (k == key)
+        return v;
+  return {};
+}
+
+/// A stub broker's answer to a request it does not script.
+inline caf::error refused_by_stub() {
+  return make_error(errc::request_code_not_supported, "stub broker");
+}
+
+/// Returns `Actor`'s behaviour: `handlers` (sends, heartbeats, and what
+/// `Actor` adds to client_broker_actor) plus refusals of the consumer's
+/// requests (pulls, send-backs, members, locks, offsets).
+template <class Actor, class... Handlers>
+typename Actor::behavior_type refusing_consumer_requests(Handlers... handlers) {
+  return {
+    std::move(handlers)...,
+    [](const pull_message_request&) -> caf::result<pull_message_result> {
+      return refused_by_stub();
+    },
+    [](const consumer_send_back_request&) -> caf::result<caf::ok_atom> {
+      return refused_by_stub();
+    },
+    [](const get_consumer_list_request&) -> caf::result<consumer_list> {
+      return refused_by_stub();
+    },
+    [](const lock_batch_request&) -> caf::result<locked_queues> {
+      return refused_by_stub();
+    },
+    [](const unlock_batch_request&) -> caf::result<caf::ok_atom> {
+      return refused_by_stub();
+    },
+    [](const query_offset_request&) -> caf::result<int64_t> {
+      return refused_by_stub();
+    },
+    [](const update_offset_request&) -> caf::result<caf::ok_atom> {
+      return refused_by_stub();
+    },
+    [](const get_offset_request&) -> caf::result<queue_offsets> {
+      return refused_by_stub();
+    },
+    [](const search_offset_request&) -> caf::result<int64_t> {
+      return refused_by_stub();
+    },
+  };
+}
+
+// -- client instance network --------------------------------------------------
 
 /// What a stub NameServer knows and was asked.
 struct namesrv_stub {
@@ -77,9 +137,6 @@ struct broker_stub {
 inline client_broker_actor::behavior_type
 stub_broker(client_broker_actor::pointer self,
             std::shared_ptr<broker_stub> st) {
-  auto unsupported = [] {
-    return make_error(errc::request_code_not_supported, "stub broker");
-  };
   auto answer = [=]() {
     auto rp = self->make_response_promise<caf::ok_atom>();
     if (st->hung)
@@ -88,15 +145,9 @@ stub_broker(client_broker_actor::pointer self,
       rp.deliver(caf::ok_atom::value);
     return rp;
   };
-  return {
+  return refusing_consumer_requests<client_broker_actor>(
     [=](const send_message_request&) -> caf::result<send_result> {
-      return unsupported();
-    },
-    [=](const pull_message_request&) -> caf::result<pull_message_result> {
-      return unsupported();
-    },
-    [=](const consumer_send_back_request&) -> caf::result<caf::ok_atom> {
-      return unsupported();
+      return refused_by_stub();
     },
     [=](const client_heartbeat& hb) {
       st->heartbeats.push_back(hb);
@@ -108,29 +159,7 @@ stub_broker(client_broker_actor::pointer self,
       st->unregistrations.push_back(req);
       return answer();
     },
-    [=](const get_consumer_list_request&) -> caf::result<consumer_list> {
-      return unsupported();
-    },
-    [=](const lock_batch_request&) -> caf::result<locked_queues> {
-      return unsupported();
-    },
-    [=](const unlock_batch_request&) -> caf::result<caf::ok_atom> {
-      return unsupported();
-    },
-    [=](const query_offset_request&) -> caf::result<int64_t> {
-      return unsupported();
-    },
-    [=](const update_offset_request&) -> caf::result<caf::ok_atom> {
-      return unsupported();
-    },
-    [=](const get_offset_request&) -> caf::result<queue_offsets> {
-      return unsupported();
-    },
-    [=](const search_offset_request&) -> caf::result<int64_t> {
-      return unsupported();
-    },
-    [](dump_atom) { return std::string{"{}"}; },
-  };
+    [](dump_atom) { return std::string{"{}"}; });
 }
 
 /// The network as the stub directory sees it.

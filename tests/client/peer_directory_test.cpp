@@ -23,6 +23,7 @@
 #include "messages/errors.hpp"
 #include "tests/client/client_stubs.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/fake_connector.hpp"
 
 using namespace rmq;
 using namespace std::chrono_literals;
@@ -31,38 +32,6 @@ namespace {
 
 const std::string broker_addr = "10.0.0.1:10911";
 const std::string namesrv_addr = "10.0.0.2:9876";
-
-struct fake_net {
-  /// The actor behind an address and the interface it was published with.
-  std::map<std::string, std::pair<caf::actor, std::set<std::string>>> up;
-  std::set<std::string> hung;
-  std::vector<caf::response_promise> stalled;
-  int connects = 0;
-};
-
-caf::behavior fake_connector(caf::event_based_actor* self,
-                             std::shared_ptr<fake_net> net) {
-  return {
-    [=](caf::connect_atom, const std::string& host, uint16_t port) {
-      ++net->connects;
-      auto rp = self->make_response_promise();
-      auto addr = host + ":" + std::to_string(port);
-      if (net->hung.count(addr) > 0) {
-        net->stalled.push_back(rp);
-        return rp;
-      }
-      auto i = net->up.find(addr);
-      if (i == net->up.end()) {
-        rp.deliver(caf::make_error(caf::sec::cannot_connect_to_node));
-        return rp;
-      }
-      rp.deliver(caf::node_id{},
-                 caf::actor_cast<caf::strong_actor_ptr>(i->second.first),
-                 i->second.second);
-      return rp;
-    },
-  };
-}
 
 peer_listener_actor::behavior_type
 lost_recorder(peer_listener_actor::pointer,
@@ -73,25 +42,20 @@ lost_recorder(peer_listener_actor::pointer,
 }
 
 struct fixture : test::deterministic_fixture {
-  std::shared_ptr<fake_net> net = std::make_shared<fake_net>();
+  std::shared_ptr<test::fake_net> net = std::make_shared<test::fake_net>();
   client_broker_actor broker;
   client_namesrv_actor namesrv;
   peer_directory_actor directory;
 
   fixture() {
     peer_directory_config cfg;
-    cfg.connector = spawn(fake_connector, net);
+    cfg.connector = spawn(test::fake_connector, net);
     cfg.connect_timeout = 3s;
     directory = spawn(peer_directory, cfg);
     broker = spawn(test::stub_broker, std::make_shared<test::broker_stub>());
     namesrv = spawn(test::stub_namesrv, std::make_shared<test::namesrv_stub>());
-    publish(broker_addr, broker);
-    publish(namesrv_addr, namesrv);
-  }
-
-  template <class Handle>
-  void publish(const std::string& addr, const Handle& hdl) {
-    net->up[addr] = {caf::actor_cast<caf::actor>(hdl), sys.message_types(hdl)};
+    net->publish(broker_addr, broker);
+    net->publish(namesrv_addr, namesrv);
   }
 
   client_broker_actor connect_broker(const std::string& addr) {
@@ -151,7 +115,7 @@ TEST_SUITE("client.peer_directory") {
     REQUIRE_EQ(d["peers"].size(), 1u);
     CHECK_EQ(d["peers"][0]["state"], "failed");
     CHECK_NE(d["peers"][0]["last_error"], "");
-    publish("10.0.0.9:10911", broker);
+    net->publish("10.0.0.9:10911", broker);
     CHECK_EQ(connect_broker("10.0.0.9:10911"), broker);
     CHECK_EQ(net->connects, 2);
   }
@@ -187,7 +151,7 @@ TEST_SUITE("client.peer_directory") {
     // The next connect opens a new connection.
     auto again = spawn(test::stub_broker,
                        std::make_shared<test::broker_stub>());
-    publish(broker_addr, again);
+    net->publish(broker_addr, again);
     CHECK_EQ(connect_broker(broker_addr), again);
     CHECK_EQ(net->connects, 2);
     CHECK_EQ(dump()["listeners"], 1);

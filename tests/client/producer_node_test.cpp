@@ -15,46 +15,17 @@
 
 #include "caf/event_based_actor.hpp"
 
-#include "actors/client/peer_directory.hpp"
-#include "tests/broker/broker_node_fixture.hpp"
+#include "tests/client/node_client_fixture.hpp"
 
 using namespace rmq;
 using namespace std::chrono_literals;
 
 namespace {
 
-const std::string broker_addr = "127.0.0.1:10911";
-
-/// Hands out the fixture's NameServer and broker by address.
-caf::behavior node_connector(caf::event_based_actor* self, namesrv_actor ns,
-                             broker_actor broker) {
-  return {
-    [=](caf::connect_atom, const std::string& host, uint16_t port) {
-      auto rp = self->make_response_promise();
-      auto addr = host + ":" + std::to_string(port);
-      if (addr == test::namesrv_addr)
-        rp.deliver(caf::node_id{}, caf::actor_cast<caf::strong_actor_ptr>(ns),
-                   self->system().message_types(ns));
-      else if (addr == broker_addr)
-        rp.deliver(caf::node_id{},
-                   caf::actor_cast<caf::strong_actor_ptr>(broker),
-                   self->system().message_types(broker));
-      else
-        rp.deliver(caf::make_error(caf::sec::cannot_connect_to_node));
-      return rp;
-    },
-  };
-}
-
-struct fixture : test::broker_node_fixture {
+struct fixture : test::node_client_fixture {
   producer_actor producer;
 
   fixture() {
-    peer_directory_config dc;
-    dc.connector = spawn(node_connector, namesrv, node.frontend);
-    auto directory = spawn(peer_directory, dc);
-    create_topic("TopicA");
-    sched.run();
     producer_config pcfg;
     pcfg.group = "PG";
     pcfg.client.namesrv = test::namesrv_addr;
@@ -89,11 +60,6 @@ struct fixture : test::broker_node_fixture {
     for (int32_t q = 0; q < 4; ++q)
       n += stored(q);
     return n;
-  }
-
-  nlohmann::json clients() {
-    return nlohmann::json::parse(
-      ask<std::string>(node.clients, dump_atom::value));
   }
 };
 

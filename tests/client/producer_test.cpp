@@ -30,15 +30,9 @@ namespace stubs = rmq::test::send_stubs;
 
 namespace {
 
-struct fixture {
+struct fixture : stubs::instance_books {
   node_config cfg;
   caf::actor_system sys{cfg};
-  std::shared_ptr<stubs::route_book> routes
-    = std::make_shared<stubs::route_book>();
-  std::shared_ptr<stubs::directory_book> dir
-    = std::make_shared<stubs::directory_book>();
-  std::shared_ptr<stubs::heartbeat_book> hb
-    = std::make_shared<stubs::heartbeat_book>();
   std::map<std::string, std::shared_ptr<stubs::broker_script>> brokers;
   std::map<std::string, stubs::broker_stub_actor> broker_handles;
   std::vector<caf::actor> spawned;
@@ -61,15 +55,7 @@ struct fixture {
     }
     routes->routes["TopicA"] = stubs::make_route(specs);
     inst.client_id = "10.0.0.9@facade";
-    inst.directory = sys.spawn(stubs::directory_stub, dir);
-    inst.routes = sys.spawn(stubs::route_stub, routes);
-    inst.heartbeats = sys.spawn(stubs::heartbeat_stub, hb);
-    inst.faults = sys.spawn(latency_fault_service, inst.config.faults);
-    for (auto hdl : {caf::actor_cast<caf::actor>(inst.directory),
-                     caf::actor_cast<caf::actor>(inst.routes),
-                     caf::actor_cast<caf::actor>(inst.heartbeats),
-                     caf::actor_cast<caf::actor>(inst.faults)})
-      spawned.push_back(hdl);
+    spawn_instance(inst, stubs::spawn_into(sys, spawned));
   }
 
   ~fixture() {

@@ -119,6 +119,26 @@ struct fixture : test::deterministic_fixture {
     return start(std::move(opts));
   }
 
+  /// A concurrent consumer given queue 0, where its group's offset is 0.
+  push_consumer_actor concurrent_on_queue0(
+    std::function<consume_status(const std::vector<received_message>&)> f,
+    push_consumer_config cfg) {
+    broker->committed[{topic, 0}] = 0;
+    auto c = start_concurrent(std::move(f), std::move(cfg));
+    assign(c, {0});
+    return c;
+  }
+
+  /// An orderly consumer given queue 0, where its group's offset is 0.
+  push_consumer_actor orderly_on_queue0(
+    std::function<orderly_status(const std::vector<received_message>&)> f,
+    push_consumer_config cfg) {
+    broker->committed[{topic, 0}] = 0;
+    auto c = start_orderly(std::move(f), std::move(cfg));
+    assign(c, {0});
+    return c;
+  }
+
   void assign(const push_consumer_actor& c, std::vector<int32_t> ids) {
     queue_assignment a;
     a.topic = topic;
@@ -175,6 +195,10 @@ auto ok = [](const std::vector<received_message>&) {
   return consume_status::consume_success;
 };
 
+auto orderly_ok = [](const std::vector<received_message>&) {
+  return orderly_status::success;
+};
+
 } // namespace
 
 TEST_SUITE("client.push_consumer") {
@@ -219,9 +243,7 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "a long poll is answered when a message "
                              "arrives") {
-    broker->committed[{topic, 0}] = 0;
-    auto c = start_concurrent(ok, config());
-    assign(c, {0});
+    auto c = concurrent_on_queue0(ok, config());
     REQUIRE_EQ(broker->pulls.size(), 1u);
     auto& p = broker->pulls[0];
     CHECK_EQ(p.consumer_group, "G");
@@ -244,9 +266,7 @@ TEST_SUITE("client.push_consumer") {
   TEST_CASE_FIXTURE(fixture, "a lost connection fails the pull in flight at "
                              "once: it backs off and pulls again, and a "
                              "late answer to the old pull is ignored") {
-    broker->committed[{topic, 0}] = 0;
-    auto c = start_concurrent(ok, config());
-    assign(c, {0});
+    auto c = concurrent_on_queue0(ok, config());
     REQUIRE_EQ(broker->pulls.size(), 1u);
     REQUIRE_EQ(broker->held.size(), 1u);
     caf::anon_send(c, peer_lost_atom::value, std::string{"a:10911"});
@@ -302,11 +322,9 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "a tag the broker let through by hash is "
                              "filtered by the client") {
-    broker->committed[{topic, 0}] = 0;
     auto cfg = config();
     cfg.subscriptions = {{topic, "Aa"}};
-    auto c = start_concurrent(ok, cfg);
-    assign(c, {0});
+    auto c = concurrent_on_queue0(ok, cfg);
     CHECK_EQ(broker->pulls[0].subscription, "Aa");
     put(0, "collides", "BB"); // "BB" has the hash code of "Aa"
     put(0, "wanted", "Aa");
@@ -317,10 +335,9 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "offsets are committed every persist interval "
                              "and never pass an unprocessed message") {
-    broker->committed[{topic, 0}] = 0;
     broker->fail_send_back = true;
     bool first = true;
-    auto c = start_concurrent(
+    auto c = concurrent_on_queue0(
       [&](const std::vector<received_message>& b) {
         // Offset 0 fails once: it stays in process for 5 s.
         if (b[0].queue_offset == 0 && first) {
@@ -330,7 +347,6 @@ TEST_SUITE("client.push_consumer") {
         return consume_status::consume_success;
       },
       config());
-    assign(c, {0});
     for (int i = 0; i < 5; ++i)
       broker->append(topic, 0, "m" + std::to_string(i));
     wake();
@@ -356,13 +372,11 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "reconsume_later sends the message back with "
                              "its reconsume times, then it is done") {
-    broker->committed[{topic, 0}] = 0;
-    auto c = start_concurrent(
+    auto c = concurrent_on_queue0(
       [](const std::vector<received_message>&) {
         return consume_status::reconsume_later;
       },
       config());
-    assign(c, {0});
     put(0, "bad");
     REQUIRE_EQ(broker->send_backs.size(), 1u);
     auto& sb = broker->send_backs[0];
@@ -379,15 +393,13 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "a throwing listener counts as reconsume_later "
                              "and the consumer goes on") {
-    broker->committed[{topic, 0}] = 0;
-    auto c = start_concurrent(
+    auto c = concurrent_on_queue0(
       [](const std::vector<received_message>& b) -> consume_status {
         if (b[0].body == "boom")
           throw std::runtime_error("boom");
         return consume_status::consume_success;
       },
       config());
-    assign(c, {0});
     put(0, "boom");
     put(0, "fine");
     CHECK_EQ(batches.size(), 2u);
@@ -398,16 +410,14 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "a send-back that fails is consumed again "
                              "locally after 5 s, never lost") {
-    broker->committed[{topic, 0}] = 0;
     broker->fail_send_back = true;
     int calls = 0;
-    auto c = start_concurrent(
+    auto c = concurrent_on_queue0(
       [&](const std::vector<received_message>&) {
         return ++calls == 1 ? consume_status::reconsume_later
                             : consume_status::consume_success;
       },
       config());
-    assign(c, {0});
     put(0, "x");
     CHECK_EQ(calls, 1);
     advance_time(4500ms, 500ms);
@@ -479,9 +489,7 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "shutdown commits, unregisters the group and "
                              "answers ok") {
-    broker->committed[{topic, 0}] = 0;
-    auto c = start_concurrent(ok, config());
-    assign(c, {0});
+    auto c = concurrent_on_queue0(ok, config());
     put(0, "a");
     ask<caf::ok_atom>(c, shutdown_atom::value);
     CHECK_EQ(last_commit(0), 1);
@@ -531,15 +539,9 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "orderly: no consumption without the queue's "
                              "lock; renewed every 20 s") {
-    broker->committed[{topic, 0}] = 0;
     broker->grant_locks = false;
     broker->append(topic, 0, "a");
-    auto c = start_orderly(
-      [](const std::vector<received_message>&) {
-        return orderly_status::success;
-      },
-      config());
-    assign(c, {0});
+    auto c = orderly_on_queue0(orderly_ok, config());
     REQUIRE_EQ(broker->locks.size(), 1u);
     CHECK_EQ(broker->locks[0].group, "G");
     CHECK_EQ(broker->locks[0].client_id, inst->client_id);
@@ -558,13 +560,7 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "orderly: a pull due while a lock renewal is "
                              "out goes out when the renewal is answered") {
-    broker->committed[{topic, 0}] = 0;
-    auto c = start_orderly(
-      [](const std::vector<received_message>&) {
-        return orderly_status::success;
-      },
-      config());
-    assign(c, {0});
+    auto c = orderly_on_queue0(orderly_ok, config());
     put(0, "a");
     CHECK_EQ(consumed().size(), 1u);
     // The 20 s renewal stays unanswered while the held pull returns "b".
@@ -582,13 +578,7 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "orderly: a lock not renewed for 30 s stops "
                              "consumption") {
-    broker->committed[{topic, 0}] = 0;
-    auto c = start_orderly(
-      [](const std::vector<received_message>&) {
-        return orderly_status::success;
-      },
-      config());
-    assign(c, {0});
+    auto c = orderly_on_queue0(orderly_ok, config());
     put(0, "a");
     CHECK_EQ(consumed().size(), 1u);
     // The broker stops answering renewals: the lock ages out.
@@ -666,18 +656,12 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "orderly: one batch at a time, in queue "
                              "order") {
-    broker->committed[{topic, 0}] = 0;
     for (int i = 0; i < 6; ++i)
       broker->append(topic, 0, "m" + std::to_string(i));
     auto cfg = config();
     cfg.consume_batch_max = 2;
     cfg.consume_threads = 3;
-    auto c = start_orderly(
-      [&](const std::vector<received_message>&) {
-        return orderly_status::success;
-      },
-      cfg);
-    assign(c, {0});
+    auto c = orderly_on_queue0(orderly_ok, cfg);
     REQUIRE_EQ(batches.size(), 3u);
     CHECK_EQ(consumed(), std::vector<int64_t>{0, 1, 2, 3, 4, 5});
     for (auto& b : batches)
@@ -720,19 +704,17 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "orderly: past max reconsume times a message "
                              "is sent back, then committed") {
-    broker->committed[{topic, 0}] = 0;
     broker->append(topic, 0, "poison");
     broker->append(topic, 0, "next");
     auto cfg = config();
     cfg.max_reconsume_times = 2;
-    auto c = start_orderly(
+    auto c = orderly_on_queue0(
       [](const std::vector<received_message>& b) {
         return b[0].body == "poison"
                  ? orderly_status::suspend_current_queue_a_moment
                  : orderly_status::success;
       },
       cfg);
-    assign(c, {0});
     advance_time(3s, 100ms);
     // Consumed with reconsume times 0, 1, 2; the third failure is past
     // the limit: sent back, and the queue moves on.
@@ -745,11 +727,7 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "orderly: shutdown unlocks the queues") {
     broker->committed[{topic, 0}] = 0;
-    auto c = start_orderly(
-      [](const std::vector<received_message>&) {
-        return orderly_status::success;
-      },
-      config());
+    auto c = start_orderly(orderly_ok, config());
     assign(c, {0, 1});
     ask<caf::ok_atom>(c, shutdown_atom::value);
     REQUIRE_EQ(broker->unlocks.size(), 1u);

@@ -41,13 +41,7 @@ std::string prop(const send_message_request& req, const char* key) {
   return std::string{storage::find_property(req.properties, key)};
 }
 
-struct fixture : test::deterministic_fixture {
-  std::shared_ptr<stubs::route_book> routes
-    = std::make_shared<stubs::route_book>();
-  std::shared_ptr<stubs::directory_book> dir
-    = std::make_shared<stubs::directory_book>();
-  std::shared_ptr<stubs::heartbeat_book> hb
-    = std::make_shared<stubs::heartbeat_book>();
+struct fixture : test::deterministic_fixture, stubs::instance_books {
   std::shared_ptr<broker_script> script = std::make_shared<broker_script>();
   client_instance inst;
   producer_config pcfg;
@@ -61,10 +55,9 @@ struct fixture : test::deterministic_fixture {
     route("TopicA");
     route(reply_topic("DefaultCluster"));
     inst.client_id = "10.0.0.9@requester";
-    inst.directory = spawn(stubs::directory_stub, dir);
-    inst.routes = spawn(stubs::route_stub, routes);
-    inst.heartbeats = spawn(stubs::heartbeat_stub, hb);
-    inst.faults = spawn(latency_fault_service, inst.config.faults);
+    spawn_instance(inst, [this](auto&&... xs) {
+      return spawn(std::forward<decltype(xs)>(xs)...);
+    });
     inst.requests = spawn(request_holder);
     producer = spawn(send_loop, pcfg, inst);
     sched.run();

@@ -1,11 +1,12 @@
 // Stand-ins for a client instance's actors and for brokers, for the
 // virtual-time tests of the send loop (client_stubs.hpp has the client
-// instance's own): a route cache answering from a map,
-// a peer directory mapping addresses to stub brokers, a heartbeat sender
-// that records groups, and brokers that answer, fail or stay silent as
-// their script says. The scripts are shared with the test (one thread on
-// the deterministic coordinator), so a test changes a broker's behaviour
-// and reads what it received between steps.
+// instance's own, and the refusals every stub broker shares): a route
+// cache answering from a map, a peer directory mapping addresses to stub
+// brokers, a heartbeat sender that records groups, and brokers that
+// answer, fail or stay silent as their script says. The scripts are
+// shared with the test (one thread on the deterministic coordinator), so
+// a test changes a broker's behaviour and reads what it received between
+// steps.
 #pragma once
 
 #include <atomic>
@@ -18,16 +19,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "caf/actor.hpp"
+#include "caf/actor_cast.hpp"
+#include "caf/actor_system.hpp"
 #include "caf/sec.hpp"
 #include "caf/stateful_actor.hpp"
 #include "caf/typed_event_based_actor.hpp"
 #include "caf/typed_response_promise.hpp"
 
 #include "actors/client/client_instance.hpp"
+#include "actors/client/latency_fault_service.hpp"
 #include "messages/client.hpp"
 #include "messages/errors.hpp"
 #include "runtime/message_batch.hpp"
 #include "runtime/message_properties.hpp"
+#include "tests/client/client_stubs.hpp"
 
 namespace rmq::test::send_stubs {
 
@@ -54,22 +60,14 @@ struct broker_script {
 /// The UNIQ_KEYs of a request, one per message (a batch has several).
 inline std::vector<std::string> uniq_keys_of(const send_message_request& req) {
   std::vector<std::string> out;
-  auto key_of = [](const std::string& props) {
-    auto xs = decode_properties(props);
-    if (xs)
-      for (auto& [k, v] : *xs)
-        if (k == property_uniq_key)
-          return v;
-    return std::string{};
-  };
   if (!req.batch) {
-    out.push_back(key_of(req.properties));
+    out.push_back(property_of(req.properties, property_uniq_key));
     return out;
   }
   auto entries = decode_batch(req.body);
   if (entries)
     for (auto& e : *entries)
-      out.push_back(key_of(e.properties));
+      out.push_back(property_of(e.properties, property_uniq_key));
   return out;
 }
 
@@ -118,10 +116,7 @@ inline broker_stub_actor::behavior_type
 broker_stub(broker_stub_actor::stateful_pointer<broker_stub_state> self,
             std::shared_ptr<broker_script> script) {
   self->state.script = std::move(script);
-  auto refuse = [] {
-    return make_error(errc::request_code_not_supported, "stub broker");
-  };
-  return {
+  return refusing_consumer_requests<broker_stub_actor>(
     [=](dump_atom) { return std::string{"{}"}; },
     [=](release_atom) { release_held(*self->state.script); },
     [=](const send_message_request& req) -> caf::result<send_result> {
@@ -147,36 +142,8 @@ broker_stub(broker_stub_actor::stateful_pointer<broker_stub_state> self,
       s.replies.push_back(x.request);
       return answer_for(s, x.request);
     },
-    [=](const pull_message_request&) -> caf::result<pull_message_result> {
-      return refuse();
-    },
-    [=](const consumer_send_back_request&) -> caf::result<caf::ok_atom> {
-      return refuse();
-    },
     [=](const client_heartbeat&) { return caf::ok_atom::value; },
-    [=](const unregister_client_request&) { return caf::ok_atom::value; },
-    [=](const get_consumer_list_request&) -> caf::result<consumer_list> {
-      return refuse();
-    },
-    [=](const lock_batch_request&) -> caf::result<locked_queues> {
-      return refuse();
-    },
-    [=](const unlock_batch_request&) -> caf::result<caf::ok_atom> {
-      return refuse();
-    },
-    [=](const query_offset_request&) -> caf::result<int64_t> {
-      return refuse();
-    },
-    [=](const update_offset_request&) -> caf::result<caf::ok_atom> {
-      return refuse();
-    },
-    [=](const get_offset_request&) -> caf::result<queue_offsets> {
-      return refuse();
-    },
-    [=](const search_offset_request&) -> caf::result<int64_t> {
-      return refuse();
-    },
-  };
+    [=](const unregister_client_request&) { return caf::ok_atom::value; });
 }
 
 // -- route cache --------------------------------------------------------------
@@ -301,6 +268,37 @@ inline client_heartbeat_actor::behavior_type heartbeat_stub(
       ++self->state.book->rounds;
       return caf::ok_atom::value;
     },
+  };
+}
+
+// -- client instance ----------------------------------------------------------
+
+/// The books of a stub client instance, for a fixture to inherit.
+struct instance_books {
+  std::shared_ptr<route_book> routes = std::make_shared<route_book>();
+  std::shared_ptr<directory_book> dir = std::make_shared<directory_book>();
+  std::shared_ptr<heartbeat_book> hb = std::make_shared<heartbeat_book>();
+
+  /// Fills `inst` with the stub directory, route cache and heartbeat
+  /// sender over these books and the real latency-fault service, each
+  /// made by `spawn(fn, args...)` (a fixture's spawn, or one that also
+  /// keeps the handle for shutdown).
+  template <class Spawn>
+  void spawn_instance(client_instance& inst, Spawn spawn) const {
+    inst.directory = spawn(directory_stub, dir);
+    inst.routes = spawn(route_stub, routes);
+    inst.heartbeats = spawn(heartbeat_stub, hb);
+    inst.faults = spawn(latency_fault_service, inst.config.faults);
+  }
+};
+
+/// A spawn for spawn_instance on a threaded actor system: keeps each
+/// handle in `out`, for the fixture to stop.
+inline auto spawn_into(caf::actor_system& sys, std::vector<caf::actor>& out) {
+  return [&sys, &out](auto&&... xs) {
+    auto hdl = sys.spawn(std::forward<decltype(xs)>(xs)...);
+    out.push_back(caf::actor_cast<caf::actor>(hdl));
+    return hdl;
   };
 }
 

@@ -34,13 +34,7 @@ namespace {
 // RocketMQ MessageSysFlag.COMPRESSED_FLAG.
 constexpr int32_t compressed_flag = 0x1;
 
-struct fixture : test::deterministic_fixture {
-  std::shared_ptr<stubs::route_book> routes
-    = std::make_shared<stubs::route_book>();
-  std::shared_ptr<stubs::directory_book> dir
-    = std::make_shared<stubs::directory_book>();
-  std::shared_ptr<stubs::heartbeat_book> hb
-    = std::make_shared<stubs::heartbeat_book>();
+struct fixture : test::deterministic_fixture, stubs::instance_books {
   std::map<std::string, std::shared_ptr<broker_script>> brokers;
   std::map<std::string, stubs::broker_stub_actor> broker_handles;
   client_instance inst;
@@ -63,9 +57,23 @@ struct fixture : test::deterministic_fixture {
     return *script;
   }
 
+  /// A stub broker "broker-x" that fails every send with `err`.
+  broker_script& add_failing_broker(const std::string& x, caf::error err) {
+    auto& s = add_broker(x);
+    s.how = broker_script::mode::fail;
+    s.error = std::move(err);
+    return s;
+  }
+
   /// Lets broker x answer what it holds (at the next run).
   void release(const std::string& x) {
     self->send(broker_handles.at(x), stubs::release_atom::value);
+  }
+
+  /// Lets broker x answer what it holds, and runs until all is quiet.
+  void answer_held(const std::string& x) {
+    release(x);
+    sched.run();
   }
 
   broker_script& broker(const std::string& x) {
@@ -81,12 +89,20 @@ struct fixture : test::deterministic_fixture {
     routes->routes[topic] = stubs::make_route(specs);
   }
 
+  /// Broker a fails every send with `err`, broker b answers; TopicA has a
+  /// queue on each. Starts the send loop.
+  void start_failing_a_then_b(caf::error err) {
+    add_failing_broker("a", std::move(err));
+    add_broker("b");
+    route("TopicA", {"a", "b"});
+    start();
+  }
+
   void start() {
     inst.client_id = "10.0.0.9@test";
-    inst.directory = spawn(stubs::directory_stub, dir);
-    inst.routes = spawn(stubs::route_stub, routes);
-    inst.heartbeats = spawn(stubs::heartbeat_stub, hb);
-    inst.faults = spawn(latency_fault_service, inst.config.faults);
+    spawn_instance(inst, [this](auto&&... xs) {
+      return spawn(std::forward<decltype(xs)>(xs)...);
+    });
     producer = spawn(send_loop, pcfg, inst);
   }
 
@@ -116,6 +132,29 @@ struct fixture : test::deterministic_fixture {
     auto rh = self->request(producer, caf::infinite, std::forward<Ts>(xs)...);
     sched.run();
     return rh;
+  }
+
+  /// Broker a never answers, broker b does; sends have 3 s, an attempt
+  /// 1 s. Starts the send loop and a send, which goes to broker a.
+  auto send_to_silent_a_then_b() {
+    add_broker("a").how = broker_script::mode::silent;
+    add_broker("b");
+    route("TopicA", {"a", "b"});
+    pcfg.send_timeout = 3s;
+    pcfg.attempt_timeout = 1s;
+    start();
+    auto rh = pending(send_atom::value, msg());
+    CHECK(broker("b").received.empty());
+    return rh;
+  }
+
+  /// Receives the answer to a pending send; an error fails the test.
+  template <class Handle>
+  client_send_result result_of(Handle& rh) {
+    client_send_result out;
+    rh.receive([&](client_send_result& res) { out = std::move(res); },
+               [&](const caf::error& err) { FAIL(sys.render(err)); });
+    return out;
   }
 
   nlohmann::json dump() {
@@ -166,11 +205,7 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "a failing broker makes the retry go to the "
                              "other one, with the same UNIQ_KEY") {
-    add_broker("a").how = broker_script::mode::fail;
-    broker("a").error = busy();
-    add_broker("b");
-    route("TopicA", {"a", "b"});
-    start();
+    start_failing_a_then_b(busy());
     auto res = send_ok(msg());
     CHECK_EQ(res.queue.broker_name, "broker-b");
     REQUIRE_EQ(broker("a").received.size(), 1u);
@@ -182,11 +217,7 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "a failed broker stays avoided for its fault "
                              "duration and is used again after it") {
-    add_broker("a").how = broker_script::mode::fail;
-    broker("a").error = busy();
-    add_broker("b");
-    route("TopicA", {"a", "b"});
-    start();
+    start_failing_a_then_b(busy());
     send_ok(msg());
     broker("a").how = broker_script::mode::answer;
     // An isolated broker is out for 10 s (RocketMQ's isolation latency).
@@ -205,10 +236,8 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "three single-queue brokers and two retries "
                              "try all three, then report them all") {
-    for (auto x : {"a", "b", "c"}) {
-      add_broker(x).how = broker_script::mode::fail;
-      broker(x).error = busy();
-    }
+    for (auto x : {"a", "b", "c"})
+      add_failing_broker(x, busy());
     route("TopicA", {"a", "b", "c"});
     start();
     auto err = send_error(msg());
@@ -225,8 +254,7 @@ TEST_SUITE("client.send_loop") {
                              "retried elsewhere only when configured") {
     add_broker("a").status
       = static_cast<uint8_t>(send_status::flush_disk_timeout);
-    add_broker("b").how = broker_script::mode::fail;
-    broker("b").error = busy();
+    add_failing_broker("b", busy());
     route("TopicA", {"a", "b"});
     start();
     auto res = send_ok(msg());
@@ -238,8 +266,7 @@ TEST_SUITE("client.send_loop") {
                              "the stored result answers when retries fail") {
     add_broker("a").status
       = static_cast<uint8_t>(send_status::flush_disk_timeout);
-    add_broker("b").how = broker_script::mode::fail;
-    broker("b").error = busy();
+    add_failing_broker("b", busy());
     route("TopicA", {"a", "b"});
     pcfg.retry_another_broker_when_not_store_ok = true;
     pcfg.retries = 1;
@@ -252,11 +279,7 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "an error that is not retryable returns at "
                              "once") {
-    add_broker("a").how = broker_script::mode::fail;
-    broker("a").error = make_error(errc::message_illegal, "too big");
-    add_broker("b");
-    route("TopicA", {"a", "b"});
-    start();
+    start_failing_a_then_b(make_error(errc::message_illegal, "too big"));
     auto err = send_error(msg());
     CHECK(err == errc::message_illegal);
     CHECK_EQ(error_detail(err), "too big");
@@ -265,25 +288,14 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "a silent broker's attempt ends at the cap, the "
                              "retry goes elsewhere") {
-    add_broker("a").how = broker_script::mode::silent;
-    add_broker("b");
-    route("TopicA", {"a", "b"});
-    pcfg.send_timeout = 3s;
-    pcfg.attempt_timeout = 1s;
-    start();
-    auto rh = pending(send_atom::value, msg());
-    CHECK(broker("b").received.empty());
+    auto rh = send_to_silent_a_then_b();
     advance_time(900ms, 100ms);
     CHECK(broker("b").received.empty());
     CHECK(self->mailbox().empty());
     advance_time(100ms, 100ms);
     REQUIRE_EQ(broker("b").received.size(), 1u);
     REQUIRE_FALSE(self->mailbox().empty());
-    rh.receive(
-      [](const client_send_result& res) {
-        CHECK_EQ(res.queue.broker_name, "broker-b");
-      },
-      [&](const caf::error& err) { FAIL(sys.render(err)); });
+    CHECK_EQ(result_of(rh).queue.broker_name, "broker-b");
     // The silent broker did not answer: kept out, and known unreachable.
     auto d = dump();
     auto found = false;
@@ -298,14 +310,7 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "a lost connection fails its attempts at once: "
                              "the retry goes elsewhere before the cap") {
-    add_broker("a").how = broker_script::mode::silent;
-    add_broker("b");
-    route("TopicA", {"a", "b"});
-    pcfg.send_timeout = 3s;
-    pcfg.attempt_timeout = 1s;
-    start();
-    auto rh = pending(send_atom::value, msg());
-    CHECK(broker("b").received.empty());
+    auto rh = send_to_silent_a_then_b();
     advance_time(100ms, 100ms);
     CHECK(broker("b").received.empty());
     // The peer directory reports the connection to broker-a closed.
@@ -313,11 +318,7 @@ TEST_SUITE("client.send_loop") {
     sched.run();
     REQUIRE_EQ(broker("b").received.size(), 1u);
     REQUIRE_FALSE(self->mailbox().empty());
-    rh.receive(
-      [](const client_send_result& res) {
-        CHECK_EQ(res.queue.broker_name, "broker-b");
-      },
-      [&](const caf::error& err) { FAIL(sys.render(err)); });
+    CHECK_EQ(result_of(rh).queue.broker_name, "broker-b");
   }
 
   TEST_CASE_FIXTURE(fixture, "silent brokers: each attempt within its cap, "
@@ -358,28 +359,22 @@ TEST_SUITE("client.send_loop") {
     // They wait for the request in flight.
     CHECK_EQ(broker("a").received.size(), 1u);
     CHECK_EQ(dump()["brokers"]["broker-a"]["queued"], 3);
-    release("a");
-    sched.run();
-    first.receive(
-      [](const client_send_result& res) { CHECK_EQ(res.queue_offset, 0); },
-      [&](const caf::error& err) { FAIL(sys.render(err)); });
+    answer_held("a");
+    CHECK_EQ(result_of(first).queue_offset, 0);
     REQUIRE_EQ(broker("a").received.size(), 2u);
     auto& batch = broker("a").received[1];
     CHECK(batch.batch);
     auto keys = stubs::uniq_keys_of(batch);
     REQUIRE_EQ(keys.size(), 3u);
-    release("a");
-    sched.run();
-    for (size_t i = 0; i < rest.size(); ++i)
-      rest[i].receive(
-        [&](const client_send_result& res) {
-          CHECK_EQ(res.msg_id, keys[i]);
-          CHECK_EQ(res.queue_offset, static_cast<int64_t>(i + 1));
-          CHECK_EQ(res.queue.broker_name, "broker-a");
-          REQUIRE_EQ(res.entries.size(), 1u);
-          CHECK_EQ(res.entries[0].msg_id, keys[i]);
-        },
-        [&](const caf::error& err) { FAIL(sys.render(err)); });
+    answer_held("a");
+    for (size_t i = 0; i < rest.size(); ++i) {
+      auto res = result_of(rest[i]);
+      CHECK_EQ(res.msg_id, keys[i]);
+      CHECK_EQ(res.queue_offset, static_cast<int64_t>(i + 1));
+      CHECK_EQ(res.queue.broker_name, "broker-a");
+      REQUIRE_EQ(res.entries.size(), 1u);
+      CHECK_EQ(res.entries[0].msg_id, keys[i]);
+    }
     auto d = dump();
     CHECK_EQ(d["counters"]["batches"], 1);
     CHECK_EQ(d["counters"]["batched_messages"], 3);
@@ -398,8 +393,7 @@ TEST_SUITE("client.send_loop") {
       rest.push_back(pending(async_atom::value, m));
     }
     for (int i = 0; i < 3; ++i) {
-      release("a");
-      sched.run();
+      answer_held("a");
     }
     auto& got = broker("a").received;
     REQUIRE_EQ(got.size(), 3u);
@@ -413,8 +407,7 @@ TEST_SUITE("client.send_loop") {
                  : 0;
     CHECK_EQ(timed, 2);
     for (auto& rh : rest)
-      rh.receive([](const client_send_result&) {},
-                 [&](const caf::error& err) { FAIL(sys.render(err)); });
+      result_of(rh);
   }
 
   TEST_CASE_FIXTURE(fixture, "full auto-batches go while fewer than "
@@ -439,15 +432,12 @@ TEST_SUITE("client.send_loop") {
     rhs.push_back(pending(async_atom::value, msg("m4")));
     CHECK_EQ(broker("a").received.size(), 2u);
     CHECK_EQ(dump()["brokers"]["broker-a"]["queued"], 2);
-    release("a");
-    sched.run();
+    answer_held("a");
     REQUIRE_EQ(broker("a").received.size(), 3u);
     CHECK_EQ(stubs::uniq_keys_of(broker("a").received[2]).size(), 2u);
-    release("a");
-    sched.run();
+    answer_held("a");
     for (auto& rh : rhs)
-      rh.receive([](const client_send_result&) {},
-                 [&](const caf::error& err) { FAIL(sys.render(err)); });
+      result_of(rh);
     auto d = dump();
     CHECK_EQ(d["counters"]["batches"], 2);
     CHECK_EQ(d["in_flight"]["async_messages"], 0);
@@ -468,18 +458,12 @@ TEST_SUITE("client.send_loop") {
     advance_time(1s, 100ms);
     REQUIRE_EQ(broker("b").received.size(), 1u);
     // Broker a answers late: its attempt has ended, nothing changes.
-    release("a");
-    sched.run();
+    answer_held("a");
     CHECK(self->mailbox().empty());
     CHECK_EQ(dump()["in_flight"]["attempts"], 1);
-    release("b");
-    sched.run();
+    answer_held("b");
     REQUIRE_FALSE(self->mailbox().empty());
-    rh.receive(
-      [](const client_send_result& res) {
-        CHECK_EQ(res.queue.broker_name, "broker-b");
-      },
-      [&](const caf::error& err) { FAIL(sys.render(err)); });
+    CHECK_EQ(result_of(rh).queue.broker_name, "broker-b");
     auto d = dump();
     CHECK_EQ(d["in_flight"]["attempts"], 0);
     CHECK_EQ(d["brokers"]["broker-a"]["in_flight"], 0);
@@ -512,8 +496,7 @@ TEST_SUITE("client.send_loop") {
     REQUIRE_EQ(broker("a").received.size(), 1u);
     CHECK(broker("a").received[0].batch);
     for (auto* rh : {&r0, &r1})
-      rh->receive([](const client_send_result&) {},
-                  [&](const caf::error& err) { FAIL(sys.render(err)); });
+      result_of(*rh);
     CHECK(dump()["lingering"].empty());
   }
 
@@ -528,8 +511,7 @@ TEST_SUITE("client.send_loop") {
     REQUIRE_EQ(broker("a").received.size(), 1u);
     CHECK_EQ(stubs::uniq_keys_of(broker("a").received[0]).size(), 2u);
     for (auto* rh : {&r0, &r1})
-      rh->receive([](const client_send_result&) {},
-                  [&](const caf::error& err) { FAIL(sys.render(err)); });
+      result_of(*rh);
   }
 
   TEST_CASE_FIXTURE(fixture, "a failed auto-batch retries on another broker, "
@@ -551,22 +533,19 @@ TEST_SUITE("client.send_loop") {
     broker("a").how = broker_script::mode::fail;
     broker("a").error = busy();
     sched.run();
-    first.receive([](const client_send_result&) {},
-                  [&](const caf::error& err) { FAIL(sys.render(err)); });
+    result_of(first);
     REQUIRE_EQ(broker("a").received.size(), 2u);
     CHECK(broker("a").received[1].batch);
     REQUIRE_EQ(broker("b").received.size(), 1u);
     CHECK(broker("b").received[0].batch);
     auto keys = stubs::uniq_keys_of(broker("b").received[0]);
     REQUIRE_EQ(keys.size(), 3u);
-    for (size_t i = 0; i < rest.size(); ++i)
-      rest[i].receive(
-        [&](const client_send_result& res) {
-          CHECK_EQ(res.msg_id, keys[i]);
-          CHECK_EQ(res.queue.broker_name, "broker-b");
-          CHECK_EQ(res.queue_offset, static_cast<int64_t>(i));
-        },
-        [&](const caf::error& err) { FAIL(sys.render(err)); });
+    for (size_t i = 0; i < rest.size(); ++i) {
+      auto res = result_of(rest[i]);
+      CHECK_EQ(res.msg_id, keys[i]);
+      CHECK_EQ(res.queue.broker_name, "broker-b");
+      CHECK_EQ(res.queue_offset, static_cast<int64_t>(i));
+    }
     CHECK_EQ(dump()["counters"]["retried"], 1);
   }
 
@@ -582,22 +561,17 @@ TEST_SUITE("client.send_loop") {
                                              msg("m2"));
     CHECK(err == errc::system_busy);
     CHECK_EQ(broker("a").received.size(), 1u);
-    release("a");
-    sched.run();
-    release("a");
-    sched.run();
+    answer_held("a");
+    answer_held("a");
     for (auto* rh : {&r0, &r1})
-      rh->receive([](const client_send_result&) {},
-                  [&](const caf::error& err) { FAIL(sys.render(err)); });
+      result_of(*rh);
     // Room again; the bytes bound counts too.
     auto r3 = pending(async_atom::value, msg(std::string(60, 'x')));
     err = ask_error<client_send_result>(producer, async_atom::value,
                                         msg(std::string(50, 'y')));
     CHECK(err == errc::system_busy);
-    release("a");
-    sched.run();
-    r3.receive([](const client_send_result&) {},
-               [&](const caf::error& err) { FAIL(sys.render(err)); });
+    answer_held("a");
+    result_of(r3);
     CHECK_EQ(dump()["counters"]["rejected_busy"], 2);
   }
 
@@ -670,11 +644,7 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "topic_not_exist from a broker refreshes the "
                              "route and retries elsewhere") {
-    add_broker("a").how = broker_script::mode::fail;
-    broker("a").error = make_error(errc::topic_not_exist, "gone");
-    add_broker("b");
-    route("TopicA", {"a", "b"});
-    start();
+    start_failing_a_then_b(make_error(errc::topic_not_exist, "gone"));
     CHECK_EQ(send_ok(msg()).queue.broker_name, "broker-b");
     CHECK_EQ(routes->refreshed, std::vector<std::string>{"TopicA"});
   }
@@ -696,8 +666,7 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "a send to a given queue has one attempt on its "
                              "broker") {
-    add_broker("a").how = broker_script::mode::fail;
-    broker("a").error = busy();
+    add_failing_broker("a", busy());
     add_broker("b");
     route("TopicA", {"a", "b"}, 4);
     start();
@@ -714,11 +683,7 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "a batch is one request, retried like one "
                              "send") {
-    add_broker("a").how = broker_script::mode::fail;
-    broker("a").error = busy();
-    add_broker("b");
-    route("TopicA", {"a", "b"});
-    start();
+    start_failing_a_then_b(busy());
     std::vector<client_message> msgs{msg("x"), msg("y"), msg("z")};
     auto res = send_ok(msgs);
     CHECK_EQ(res.queue.broker_name, "broker-b");
@@ -730,11 +695,7 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "a oneway send has one attempt and no "
                              "answer") {
-    add_broker("a").how = broker_script::mode::fail;
-    broker("a").error = busy();
-    add_broker("b");
-    route("TopicA", {"a", "b"});
-    start();
+    start_failing_a_then_b(busy());
     self->send(producer, oneway_atom::value, msg());
     sched.run();
     CHECK_EQ(broker("a").received.size(), 1u);
@@ -781,10 +742,8 @@ TEST_SUITE("client.send_loop") {
     CHECK(self->mailbox().empty());
     CHECK(send_error(msg()) == errc::service_not_available);
     CHECK(hb->unregistered.empty());
-    release("a");
-    sched.run();
-    s.receive([](const client_send_result&) {},
-              [&](const caf::error& err) { FAIL(sys.render(err)); });
+    answer_held("a");
+    result_of(s);
     stop.receive([](caf::ok_atom) {},
                  [&](const caf::error& err) { FAIL(sys.render(err)); });
     CHECK_EQ(hb->unregistered, std::vector<std::string>{"PG"});
@@ -808,12 +767,9 @@ TEST_SUITE("client.send_loop") {
     CHECK_EQ(d["brokers"]["broker-a"]["in_flight"], 1);
     CHECK_EQ(d["brokers"]["broker-a"]["queued"], 1);
     CHECK_EQ(d["topics"][0]["topic"], "TopicA");
-    release("a");
-    sched.run();
-    release("a");
-    sched.run();
+    answer_held("a");
+    answer_held("a");
     for (auto* rh : {&r0, &r1})
-      rh->receive([](const client_send_result&) {},
-                  [&](const caf::error& err) { FAIL(sys.render(err)); });
+      result_of(*rh);
   }
 }

@@ -28,15 +28,9 @@ namespace txn = rmq::test::txn_stubs;
 
 namespace {
 
-struct fixture {
+struct fixture : stubs::instance_books {
   node_config cfg;
   caf::actor_system sys{cfg};
-  std::shared_ptr<stubs::route_book> routes
-    = std::make_shared<stubs::route_book>();
-  std::shared_ptr<stubs::directory_book> dir
-    = std::make_shared<stubs::directory_book>();
-  std::shared_ptr<stubs::heartbeat_book> hb
-    = std::make_shared<stubs::heartbeat_book>();
   std::shared_ptr<txn::broker_script> broker
     = std::make_shared<txn::broker_script>();
   std::shared_ptr<txn::scripted_listener> listener
@@ -51,16 +45,8 @@ struct fixture {
     dir->brokers["addr-a"] = b;
     routes->routes["TopicA"] = stubs::make_route({{"broker-a", "addr-a", 2}});
     inst.client_id = "10.0.0.9@facade";
-    inst.directory = sys.spawn(stubs::directory_stub, dir);
-    inst.routes = sys.spawn(stubs::route_stub, routes);
-    inst.heartbeats = sys.spawn(stubs::heartbeat_stub, hb);
-    inst.faults = sys.spawn(latency_fault_service, inst.config.faults);
-    for (auto hdl : {caf::actor_cast<caf::actor>(b),
-                     caf::actor_cast<caf::actor>(inst.directory),
-                     caf::actor_cast<caf::actor>(inst.routes),
-                     caf::actor_cast<caf::actor>(inst.heartbeats),
-                     caf::actor_cast<caf::actor>(inst.faults)})
-      spawned.push_back(hdl);
+    spawned.push_back(caf::actor_cast<caf::actor>(b));
+    spawn_instance(inst, stubs::spawn_into(sys, spawned));
   }
 
   ~fixture() {

@@ -22,6 +22,7 @@
 #include "runtime/message_id.hpp"
 #include "runtime/message_properties.hpp"
 #include "runtime/storage/message_record.hpp"
+#include "tests/client/client_stubs.hpp"
 
 namespace rmq::test::txn_stubs {
 
@@ -54,25 +55,14 @@ struct broker_state {
   std::shared_ptr<broker_script> script;
 };
 
-/// The value of property `key` in encoded properties, empty if none.
-inline std::string property_of(const std::string& props,
-                               const std::string& key) {
-  auto xs = decode_properties(props);
-  if (xs)
-    for (auto& [k, v] : *xs)
-      if (k == key)
-        return v;
-  return {};
-}
+/// For the tests (txn_stubs::property_of).
+using test::property_of;
 
 inline broker_actor::behavior_type
 broker(broker_actor::stateful_pointer<broker_state> self,
        std::shared_ptr<broker_script> script) {
   self->state.script = std::move(script);
-  auto refuse = [] {
-    return make_error(errc::request_code_not_supported, "stub broker");
-  };
-  return {
+  return refusing_consumer_requests<broker_actor>(
     [=](dump_atom) { return std::string{"{}"}; },
     [=](const send_message_request& req) -> caf::result<send_result> {
       auto& s = *self->state.script;
@@ -93,36 +83,8 @@ broker(broker_actor::stateful_pointer<broker_state> self,
       self->state.script->ends.push_back(req);
       ++self->state.script->end_count;
     },
-    [=](const pull_message_request&) -> caf::result<pull_message_result> {
-      return refuse();
-    },
-    [=](const consumer_send_back_request&) -> caf::result<caf::ok_atom> {
-      return refuse();
-    },
     [=](const client_heartbeat&) { return caf::ok_atom::value; },
-    [=](const unregister_client_request&) { return caf::ok_atom::value; },
-    [=](const get_consumer_list_request&) -> caf::result<consumer_list> {
-      return refuse();
-    },
-    [=](const lock_batch_request&) -> caf::result<locked_queues> {
-      return refuse();
-    },
-    [=](const unlock_batch_request&) -> caf::result<caf::ok_atom> {
-      return refuse();
-    },
-    [=](const query_offset_request&) -> caf::result<int64_t> {
-      return refuse();
-    },
-    [=](const update_offset_request&) -> caf::result<caf::ok_atom> {
-      return refuse();
-    },
-    [=](const get_offset_request&) -> caf::result<queue_offsets> {
-      return refuse();
-    },
-    [=](const search_offset_request&) -> caf::result<int64_t> {
-      return refuse();
-    },
-  };
+    [=](const unregister_client_request&) { return caf::ok_atom::value; });
 }
 
 // -- listener -----------------------------------------------------------------

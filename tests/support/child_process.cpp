@@ -1,9 +1,21 @@
 #include "tests/support/child_process.hpp"
 
+#include <sstream>
+
 namespace rmq::test {
 
 std::string bin_dir() {
   return RMQ_BIN_DIR;
+}
+
+std::vector<std::string> output_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in{text};
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty())
+      out.push_back(line);
+  return out;
 }
 
 std::string source_dir() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "runtime/child_process.hpp"
 
@@ -13,6 +14,9 @@ using rmq::run_command;
 
 /// Directory that holds the built executables (rmq-node, rmq-admin, ...).
 std::string bin_dir();
+
+/// The non-empty lines of a process's output, in order.
+std::vector<std::string> output_lines(const std::string& text);
 
 /// The source tree (for scripts such as apps/rmq-node/make-dev-certs.sh).
 std::string source_dir();

@@ -89,11 +89,7 @@ TEST_SUITE("system.admin") {
     temp_dir dir;
     auto ns = start_namesrv();
     auto n = ns.addr();
-    broker_launch how;
-    how.namesrvs = {n};
-    how.store_dir = dir.path() + "/a";
-    // The test is about rmq-admin, not a nearly full shared disk.
-    how.extra = {"--disk-space-warning-level-ratio=1"};
+    auto how = one_broker(ns, dir.path() + "/a");
     auto a = start_broker_node(how);
     how.name = "broker-b";
     how.store_dir = dir.path() + "/b";
@@ -345,11 +341,7 @@ TEST_SUITE("system.admin") {
     temp_dir dir;
     auto ns = start_namesrv();
     auto n = ns.addr();
-    broker_launch how;
-    how.namesrvs = {n};
-    how.store_dir = dir.path() + "/a";
-    // The test is about rmq-admin, not a nearly full shared disk.
-    how.extra = {"--disk-space-warning-level-ratio=1"};
+    auto how = one_broker(ns, dir.path() + "/a");
     auto a = start_broker_node(how);
     // Unknown cluster, topic, broker name.
     auto res

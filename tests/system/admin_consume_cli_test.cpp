@@ -11,7 +11,6 @@
 
 #include "messages/errors.hpp"
 #include "tests/support/temp_dir.hpp"
-#include "tests/support/wait_until.hpp"
 #include "tests/system/broker_system_support.hpp"
 
 using namespace rmq;
@@ -47,17 +46,10 @@ TEST_SUITE("system.admin") {
     temp_dir dir;
     auto ns = start_namesrv();
     auto n = ns.addr();
-    broker_launch how;
-    how.namesrvs = {n};
-    how.store_dir = dir.path() + "/a";
-    how.extra = {"--disk-space-warning-level-ratio=1"};
-    auto a = start_broker_node(how);
+    auto a = start_broker_node(one_broker(ns, dir.path() + "/a"));
     remote_client client;
     auto front = connect_broker(client, a.port);
-    create_topic(client, front, "TopicC", 4);
-    REQUIRE(wait_until(
-      [&] { return !route_brokers(client, ns.port, "TopicC").empty(); }, 5s,
-      20ms));
+    create_routed_topic(client, front, ns.port, "TopicC", 4);
     constexpr int total = 20;
     std::set<std::string> sent;
     for (int i = 0; i < total; ++i) {

@@ -67,6 +67,15 @@ broker_actor connect_broker(remote_client& client, uint16_t port) {
   return *front;
 }
 
+broker_launch one_broker(const namesrv_process& ns,
+                         const std::string& store_dir) {
+  broker_launch how;
+  how.namesrvs = {ns.addr()};
+  how.store_dir = store_dir;
+  how.extra = {"--disk-space-warning-level-ratio=1"};
+  return how;
+}
+
 void create_topic(remote_client& client, const broker_actor& front,
                   const std::string& topic, int32_t queues) {
   update_topic_request req;
@@ -75,6 +84,15 @@ void create_topic(remote_client& client, const broker_actor& front,
   req.config.write_queue_nums = queues;
   auto version = client.ask<data_version>(front, std::move(req));
   REQUIRE_MESSAGE(version, describe(version.error()));
+}
+
+void create_routed_topic(remote_client& client, const broker_actor& front,
+                         uint16_t namesrv_port, const std::string& topic,
+                         int32_t queues) {
+  create_topic(client, front, topic, queues);
+  REQUIRE(wait_until(
+    [&] { return route_brokers(client, namesrv_port, topic).size() == 1; },
+    std::chrono::seconds{10}));
 }
 
 std::set<std::string> route_brokers(remote_client& client, uint16_t port,

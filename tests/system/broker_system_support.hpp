@@ -50,6 +50,12 @@ struct broker_process {
   }
 };
 
+/// The launch of one broker that registers with `ns` and stores in
+/// `store_dir`, with the disk-space checks off: the tests are not about a
+/// nearly full shared disk.
+broker_launch one_broker(const namesrv_process& ns,
+                         const std::string& store_dir);
+
 /// Starts `rmq-node --role=broker` as `how` says (64 MiB segments);
 /// REQUIREs that it listens and registered with every NameServer in
 /// `how.namesrvs` (rmq-node prints the registrar's events on stdout).
@@ -66,6 +72,12 @@ broker_actor connect_broker(remote_client& client, uint16_t port);
 /// broker (UPDATE_AND_CREATE_TOPIC); REQUIREs success.
 void create_topic(remote_client& client, const broker_actor& front,
                   const std::string& topic, int32_t queues);
+
+/// Creates `topic` as create_topic does and waits (10 s) until the
+/// NameServer on `namesrv_port` routes it to one broker; REQUIREs both.
+void create_routed_topic(remote_client& client, const broker_actor& front,
+                         uint16_t namesrv_port, const std::string& topic,
+                         int32_t queues);
 
 /// The broker names of `topic`'s queue datas on the NameServer at `port`;
 /// empty when it does not answer or does not know the topic.

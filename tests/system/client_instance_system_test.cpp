@@ -112,17 +112,10 @@ TEST_SUITE("system.client_instance") {
             "broker, and its end unregisters it") {
     temp_dir dir;
     auto ns = start_namesrv();
-    broker_launch how;
-    how.namesrvs = {ns.addr()};
-    how.store_dir = dir.path() + "/a";
-    how.extra = {"--disk-space-warning-level-ratio=1"};
-    auto broker = start_broker_node(how);
+    auto broker = start_broker_node(one_broker(ns, dir.path() + "/a"));
     remote_client client;
     auto front = connect_broker(client, broker.port);
-    create_topic(client, front, "TopicA", 4);
-    REQUIRE(wait_until(
-      [&] { return route_brokers(client, ns.port, "TopicA").size() == 1; },
-      10s));
+    create_routed_topic(client, front, ns.port, "TopicA", 4);
     client_config cfg;
     cfg.namesrv = ns.addr();
     cfg.instance_name = "system";

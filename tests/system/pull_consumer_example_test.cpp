@@ -4,15 +4,14 @@
 #include <chrono>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
 
 #include "messages/errors.hpp"
+#include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
-#include "tests/support/wait_until.hpp"
 #include "tests/system/broker_system_support.hpp"
 #include "tests/system/namesrv_system_support.hpp"
 
@@ -24,16 +23,6 @@ namespace {
 
 constexpr const char* topic = "TopicPullExample";
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in{text};
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty())
-      out.push_back(line);
-  return out;
-}
-
 } // namespace
 
 TEST_SUITE("system.pull_consumer_example") {
@@ -41,16 +30,10 @@ TEST_SUITE("system.pull_consumer_example") {
             "reads one queue from an offset") {
     temp_dir dir;
     auto ns = start_namesrv();
-    broker_launch how;
-    how.namesrvs = {ns.addr()};
-    how.store_dir = dir.path() + "/a";
-    how.extra = {"--disk-space-warning-level-ratio=1"};
-    auto broker = start_broker_node(how);
+    auto broker = start_broker_node(one_broker(ns, dir.path() + "/a"));
     remote_client client;
     auto front = connect_broker(client, broker.port);
-    create_topic(client, front, topic, 2);
-    REQUIRE(wait_until(
-      [&] { return route_brokers(client, ns.port, topic).size() == 1; }, 10s));
+    create_routed_topic(client, front, ns.port, topic, 2);
     constexpr int n = 20;
     std::map<int32_t, int64_t> max_offsets;
     std::map<int32_t, std::vector<std::string>> by_queue;
@@ -74,7 +57,7 @@ TEST_SUITE("system.pull_consumer_example") {
       std::string out;
       REQUIRE(run_command(argv, out, 30s) == 0);
       std::multiset<std::string> bodies;
-      for (auto& line : lines_of(out)) {
+      for (auto& line : output_lines(out)) {
         auto colon = line.find(": ");
         REQUIRE(colon != std::string::npos);
         bodies.insert(line.substr(colon + 2));
@@ -93,7 +76,7 @@ TEST_SUITE("system.pull_consumer_example") {
                                "--seek=1", "--idle-ms=1500"});
       std::string out;
       REQUIRE(run_command(argv, out, 30s) == 0);
-      auto lines = lines_of(out);
+      auto lines = output_lines(out);
       REQUIRE(lines.size() == want.size() - 1);
       for (size_t k = 0; k < lines.size(); ++k)
         CHECK(lines[k]

@@ -53,16 +53,10 @@ TEST_SUITE("system.push_consumer") {
             "group's next consumer gets none") {
     temp_dir dir;
     auto ns = start_namesrv();
-    broker_launch how;
-    how.namesrvs = {ns.addr()};
-    how.store_dir = dir.path() + "/a";
-    how.extra = {"--disk-space-warning-level-ratio=1"};
-    auto broker = start_broker_node(how);
+    auto broker = start_broker_node(one_broker(ns, dir.path() + "/a"));
     remote_client client;
     auto front = connect_broker(client, broker.port);
-    create_topic(client, front, topic, queue_count);
-    REQUIRE(wait_until(
-      [&] { return route_brokers(client, ns.port, topic).size() == 1; }, 10s));
+    create_routed_topic(client, front, ns.port, topic, queue_count);
     constexpr int n = 40;
     std::map<int32_t, int64_t> max_offsets;
     for (int i = 0; i < n; ++i) {

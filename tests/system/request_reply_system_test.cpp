@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -28,16 +27,6 @@ namespace {
 
 constexpr const char* topic = "TopicRequestReply";
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in{text};
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty())
-      out.push_back(line);
-  return out;
-}
-
 struct cluster {
   temp_dir dir;
   namesrv_process ns = start_namesrv();
@@ -45,15 +34,9 @@ struct cluster {
   remote_client client;
 
   cluster() {
-    broker_launch how;
-    how.namesrvs = {ns.addr()};
-    how.store_dir = dir.path() + "/a";
-    how.extra = {"--disk-space-warning-level-ratio=1"};
-    broker = start_broker_node(how);
+    broker = start_broker_node(one_broker(ns, dir.path() + "/a"));
     auto front = connect_broker(client, broker.port);
-    create_topic(client, front, topic, 2);
-    REQUIRE(wait_until(
-      [&] { return route_brokers(client, ns.port, topic).size() == 1; }, 10s));
+    create_routed_topic(client, front, ns.port, topic, 2);
     // The replier's producer needs the reply topic's route.
     REQUIRE(wait_until(
       [&] {
@@ -95,7 +78,7 @@ TEST_SUITE("system.request_reply") {
       INFO(out);
       CHECK(rc == 0);
       std::set<std::string> got;
-      for (auto& line : lines_of(out))
+      for (auto& line : output_lines(out))
         got.insert(line);
       for (int i = 0; i < n; ++i) {
         auto q = "q" + std::to_string(i);
@@ -117,7 +100,7 @@ TEST_SUITE("system.request_reply") {
     auto took = std::chrono::steady_clock::now() - begin;
     INFO(out);
     CHECK(rc == 1);
-    auto lines = lines_of(out);
+    auto lines = output_lines(out);
     REQUIRE(lines.size() == 2);
     for (int i = 0; i < 2; ++i) {
       auto& line = lines[i];
