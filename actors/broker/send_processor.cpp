@@ -185,11 +185,15 @@ struct send_ids {
   }
 };
 
-// `key` followed by the name/value separator: where a pair of it may be.
+// Whether `key` followed by the name/value separator occurs anywhere: a
+// pair of it may be there.
 bool may_have_property(std::string_view props, std::string_view key) {
-  auto at = props.find(key);
-  return at != std::string_view::npos && at + key.size() < props.size()
-         && props[at + key.size()] == storage::name_value_separator;
+  for (auto at = props.find(key); at != std::string_view::npos;
+       at = props.find(key, at + 1))
+    if (at + key.size() < props.size()
+        && props[at + key.size()] == storage::name_value_separator)
+      return true;
+  return false;
 }
 
 // Encoded size of one `key` = `value` pair.

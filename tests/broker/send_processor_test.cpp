@@ -327,6 +327,8 @@ TEST_SUITE("broker.send_processor") {
     storage::append_property(entries[0].properties, "TAGS", "T");
     // Named like CLUSTER, but another property: kept.
     storage::append_property(entries[1].properties, "XCLUSTER", "keep");
+    // The first "CLUSTER" in the text is not a pair of it; a later one is.
+    storage::append_property(entries[2].properties, "CLUSTERS", "keep");
     storage::append_property(entries[2].properties, property_cluster, "");
     entries[3].properties = props_with_uniq("0A0000011092DEADBEEF0036EE850002");
     auto req = request("TopicA", encode_batch(entries).value(), 1);
@@ -356,6 +358,7 @@ TEST_SUITE("broker.send_processor") {
     }
     CHECK_EQ(storage::find_property(recs[0].properties, "TAGS"), "T");
     CHECK_EQ(storage::find_property(recs[1].properties, "XCLUSTER"), "keep");
+    CHECK_EQ(storage::find_property(recs[2].properties, "CLUSTERS"), "keep");
     CHECK_EQ(res.entries[3].msg_id, "0A0000011092DEADBEEF0036EE850002");
     CHECK_EQ(res.msg_id, joined);
   }
