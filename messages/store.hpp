@@ -47,6 +47,11 @@ struct store_message {
   int64_t prepared_transaction_offset = 0;
   std::string body;
   std::string properties;
+  /// The CRC-32 of `body` when the sender has computed and checked it (a
+  /// batch entry carries one), else -1: the store computes it. A local
+  /// hint, neither serialized nor compared: whoever changes `body` resets
+  /// it.
+  int64_t body_crc = -1;
 };
 
 template <class Inspector>

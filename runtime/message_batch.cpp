@@ -2,20 +2,16 @@
 
 #include <cstring>
 
-#include <zlib.h>
-
 #include "messages/errors.hpp"
 #include "runtime/storage/byte_coding.hpp"
+#include "runtime/storage/crc32.hpp"
 
 namespace rmq {
 
 namespace {
 
 uint32_t crc_of(std::string_view body) {
-  auto crc = crc32(0L, Z_NULL, 0);
-  return static_cast<uint32_t>(
-    crc32(crc, reinterpret_cast<const Bytef*>(body.data()),
-          static_cast<uInt>(body.size())));
+  return storage::crc32_of(body);
 }
 
 caf::error bad_entry(size_t index, size_t pos, const std::string& what) {
@@ -71,7 +67,18 @@ encode_batch(const std::vector<batch_entry>& entries) {
 caf::expected<std::vector<batch_entry>> decode_batch(std::string_view buf) {
   if (buf.empty())
     return make_error(errc::message_illegal, "empty batch body");
+  // Counts the entries first (by their total sizes, checked below), so the
+  // vector is allocated once.
+  size_t count = 0;
+  for (size_t at = 0; at + 4 <= buf.size() && count < max_batch_entries;
+       ++count) {
+    auto total = static_cast<int32_t>(storage::get_be32(buf.data() + at));
+    if (total < static_cast<int32_t>(batch_entry_overhead))
+      break;
+    at += static_cast<size_t>(total);
+  }
   std::vector<batch_entry> result;
+  result.reserve(count);
   size_t pos = 0;
   while (pos < buf.size()) {
     auto index = result.size();
@@ -117,6 +124,7 @@ caf::expected<std::vector<batch_entry>> decode_batch(std::string_view buf) {
     e.properties.assign(p + props_at + 2, props_len);
     if (crc_of(e.body) != crc)
       return bad_entry(index, pos, "body CRC mismatch");
+    e.body_crc = crc;
     result.push_back(std::move(e));
     pos += static_cast<size_t>(total);
   }

@@ -21,6 +21,9 @@ struct batch_entry {
   std::string body;
   /// RocketMQ's encoded form `k\x01v\x02...`.
   std::string properties;
+  /// The body's CRC-32 as `decode_batch` checked it (-1 otherwise), so
+  /// the store need not compute it again. Not compared, not encoded.
+  int64_t body_crc = -1;
 };
 
 bool operator==(const batch_entry& x, const batch_entry& y);

@@ -1,5 +1,7 @@
 #include "runtime/message_id.hpp"
 
+#include <cstring>
+
 #include "messages/errors.hpp"
 #include "runtime/storage/byte_coding.hpp"
 
@@ -9,12 +11,24 @@ namespace {
 
 constexpr char hex_digits[] = "0123456789ABCDEF";
 
-void append_hex(std::string& out, const char* raw, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    auto b = static_cast<uint8_t>(raw[i]);
-    out += hex_digits[b >> 4];
-    out += hex_digits[b & 0xF];
+// The two hex digits of every byte value.
+struct hex_pairs {
+  char digits[256][2];
+  constexpr hex_pairs() : digits() {
+    for (int b = 0; b < 256; ++b) {
+      digits[b][0] = hex_digits[b >> 4];
+      digits[b][1] = hex_digits[b & 0xF];
+    }
   }
+};
+
+constexpr hex_pairs byte_hex;
+
+// Writes 2 * n hex digits, a byte at a time and in place (the batch
+// answer makes two ids per message).
+void write_hex(char* out, const char* raw, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    memcpy(out + 2 * i, byte_hex.digits[static_cast<uint8_t>(raw[i])], 2);
 }
 
 int hex_value(char c) {
@@ -75,14 +89,18 @@ int64_t floor_div(int64_t a, int64_t b) {
 
 } // namespace
 
-std::string encode_offset_msg_id(uint32_t ip, uint32_t port, int64_t offset) {
+void write_offset_msg_id(char* out, uint32_t ip, uint32_t port,
+                         int64_t offset) {
   char raw[16];
   storage::put_be32(raw, ip);
   storage::put_be32(raw + 4, port);
   storage::put_be64(raw + 8, static_cast<uint64_t>(offset));
-  std::string result;
-  result.reserve(32);
-  append_hex(result, raw, 16);
+  write_hex(out, raw, 16);
+}
+
+std::string encode_offset_msg_id(uint32_t ip, uint32_t port, int64_t offset) {
+  std::string result(msg_id_size, '0');
+  write_offset_msg_id(result.data(), ip, port, offset);
   return result;
 }
 
@@ -142,10 +160,10 @@ uniq_key_generator::uniq_key_generator(uint32_t ip, uint16_t pid,
   storage::put_be32(raw, ip);
   storage::put_be16(raw + 4, pid);
   storage::put_be32(raw + 6, static_cast<uint32_t>(hash));
-  append_hex(prefix_, raw, 10);
+  write_hex(prefix_, raw, 10);
 }
 
-std::string uniq_key_generator::next(int64_t now_ms) {
+void uniq_key_generator::next(int64_t now_ms, char* out) {
   if (now_ms >= next_start_ || now_ms < start_) {
     start_ = month_start_ms(now_ms);
     next_start_ = next_month_start_ms(now_ms);
@@ -153,8 +171,13 @@ std::string uniq_key_generator::next(int64_t now_ms) {
   char raw[6];
   storage::put_be32(raw, static_cast<uint32_t>(now_ms - start_));
   storage::put_be16(raw + 4, counter_++);
-  auto result = prefix_;
-  append_hex(result, raw, 6);
+  memcpy(out, prefix_, sizeof(prefix_));
+  write_hex(out + sizeof(prefix_), raw, 6);
+}
+
+std::string uniq_key_generator::next(int64_t now_ms) {
+  std::string result(msg_id_size, '0');
+  next(now_ms, result.data());
   return result;
 }
 

@@ -23,8 +23,15 @@ struct offset_msg_id {
   int64_t offset = 0; // commit-log (phys) offset
 };
 
+/// Characters of an offsetMsgId or a UNIQ_KEY (IPv4 form).
+constexpr size_t msg_id_size = 32;
+
 /// Returns the offsetMsgId: hex of ip (4 bytes) + port (4) + offset (8).
 std::string encode_offset_msg_id(uint32_t ip, uint32_t port, int64_t offset);
+
+/// Writes the offsetMsgId's `msg_id_size` characters to `out` (the
+/// batch answer joins them without a string per id).
+void write_offset_msg_id(char* out, uint32_t ip, uint32_t port, int64_t offset);
 
 /// Decodes an offsetMsgId (either hex case); invalid_parameter if it is not
 /// 32 hex characters. (RocketMQ also has a 56-character IPv6 form; our
@@ -72,9 +79,12 @@ public:
   /// Returns a new id made at `now_ms`; the counter wraps at 65536.
   std::string next(int64_t now_ms);
 
+  /// Writes a new id's `msg_id_size` characters to `out`, as `next`.
+  void next(int64_t now_ms, char* out);
+
 private:
-  std::string prefix_; // hex of ip + pid + hash
-  int64_t start_ = 0;  // start of the current month
+  char prefix_[20];   // hex of ip + pid + hash
+  int64_t start_ = 0; // start of the current month
   int64_t next_start_ = 0;
   uint16_t counter_ = 0;
 };

@@ -168,19 +168,68 @@ caf::expected<int32_t> pick_queue(send_processor_state& st,
   return dist(st.rng);
 }
 
+// The UNIQ_KEYs of one send, joined with commas as the answer carries
+// them (RocketMQ's batch msgId): one string for the whole send.
+struct send_ids {
+  std::string joined;
+  /// End of each id in `joined`.
+  std::vector<size_t> ends;
+
+  size_t size() const {
+    return ends.size();
+  }
+
+  std::string_view at(size_t i) const {
+    auto begin = i == 0 ? 0 : ends[i - 1] + 1;
+    return std::string_view{joined}.substr(begin, ends[i] - begin);
+  }
+};
+
+// Whether `key` followed by the name/value separator occurs anywhere: a
+// pair of it may be there.
+bool may_have_property(std::string_view props, std::string_view key) {
+  for (auto at = props.find(key); at != std::string_view::npos;
+       at = props.find(key, at + 1))
+    if (at + key.size() < props.size()
+        && props[at + key.size()] == storage::name_value_separator)
+      return true;
+  return false;
+}
+
+// Encoded size of one `key` = `value` pair.
+size_t pair_size(std::string_view key, std::string_view value) {
+  return key.size() + value.size() + 2;
+}
+
 // Turns checked entries into store messages: a missing UNIQ_KEY made
 // here, the batch's own properties added where an entry lacks them (as
-// RocketMQ's batch encoder appends them), CLUSTER stamped on each.
-// Moves the bodies out of `cs` (it is used once).
+// RocketMQ's batch encoder appends them), CLUSTER stamped on each; the
+// ids go to `ids`. Moves the bodies out of `cs` (it is used once). Each
+// message's properties get their final size in one allocation.
 std::vector<store_message> to_store_messages(send_processor_state& st,
-                                             checked_send& cs,
-                                             int32_t queue_id) {
+                                             checked_send& cs, int32_t queue_id,
+                                             send_ids& ids) {
   auto& req = cs.req;
+  auto n = cs.entries.size();
   std::vector<store_message> result;
-  result.reserve(cs.entries.size());
-  auto header = decode_properties(req.properties);
+  result.reserve(n);
+  ids.ends.reserve(n);
+  ids.joined.reserve(n * (msg_id_size + 1));
+  property_list header;
+  size_t header_size = 0;
+  if (req.batch && !req.properties.empty())
+    if (auto decoded = decode_properties(req.properties)) {
+      header = std::move(*decoded);
+      for (auto& [k, v] : header)
+        header_size += pair_size(k, v);
+    }
+  auto& cluster = st.options.cluster_name;
+  auto stamps_size = std::string_view{property_uniq_key}.size() + msg_id_size
+                     + 2 + pair_size(property_cluster, cluster);
+  // The wall clock, read once per send for the ids made here.
+  int64_t now = -1;
   for (auto& e : cs.entries) {
-    store_message msg;
+    auto& msg = result.emplace_back();
     msg.topic = req.topic;
     msg.queue_id = queue_id;
     msg.flag = e.flag;
@@ -190,30 +239,46 @@ std::vector<store_message> to_store_messages(send_processor_state& st,
     msg.born_port = req.born_port;
     msg.reconsume_times = req.reconsume_times;
     msg.body = std::move(e.body);
-    msg.properties = std::move(e.properties);
-    if (req.batch && header) {
-      for (auto& [k, v] : *header)
-        if (storage::find_property(msg.properties, k).empty())
-          storage::append_property(msg.properties, k, v);
-    }
-    if (storage::find_property(msg.properties, property_uniq_key).empty()) {
-      auto now = st.options.wall_clock_ms ? st.options.wall_clock_ms()
-                                          : storage::wall_clock_ms();
-      storage::append_property(msg.properties, property_uniq_key,
-                               st.ids.next(now));
+    msg.body_crc = e.body_crc;
+    auto& props = msg.properties;
+    props = std::move(e.properties);
+    props.reserve(props.size() + header_size + stamps_size);
+    for (auto& [k, v] : header)
+      if (storage::find_property(props, k).empty())
+        storage::append_property(props, k, v);
+    auto uniq = storage::find_property(props, property_uniq_key);
+    if (uniq.empty()) {
+      if (now < 0)
+        now = st.options.wall_clock_ms ? st.options.wall_clock_ms()
+                                       : storage::wall_clock_ms();
+      props.append(property_uniq_key);
+      props += storage::name_value_separator;
+      auto at = props.size();
+      props.append(msg_id_size, '0');
+      st.ids.next(now, props.data() + at);
+      props += storage::property_separator;
+      uniq = std::string_view{props}.substr(at, msg_id_size);
       ++st.made_ids;
     }
-    set_property(msg.properties, property_cluster, st.options.cluster_name);
-    result.push_back(std::move(msg));
+    if (!ids.ends.empty())
+      ids.joined += ',';
+    ids.joined.append(uniq);
+    ids.ends.push_back(ids.joined.size());
+    // set_property rebuilds the string; with no CLUSTER pair yet an
+    // append does the same.
+    if (may_have_property(props, property_cluster))
+      set_property(props, property_cluster, cluster);
+    else
+      storage::append_property(props, property_cluster, cluster);
   }
   return result;
 }
 
 // Builds the answer from the store's results and the messages' UNIQ_KEYs,
 // or the error of the first message that was not stored.
-caf::expected<send_result>
-to_result(send_processor_state& st, std::vector<std::string>& ids,
-          const std::vector<put_result>& res, int32_t queue_id) {
+caf::expected<send_result> to_result(send_processor_state& st, send_ids& ids,
+                                     const std::vector<put_result>& res,
+                                     int32_t queue_id) {
   if (res.size() != ids.size())
     return make_error(errc::system_error,
                       "the store answered " + std::to_string(res.size())
@@ -221,7 +286,12 @@ to_result(send_processor_state& st, std::vector<std::string>& ids,
                         + " messages");
   send_result out;
   auto status = send_status::send_ok;
-  for (size_t i = 0; i < res.size(); ++i) {
+  auto n = res.size();
+  out.entries.reserve(n);
+  // The joined offsetMsgIds: each id written in place, commas between.
+  if (n > 0)
+    out.offset_msg_id.assign(n * (msg_id_size + 1) - 1, ',');
+  for (size_t i = 0; i < n; ++i) {
     auto& r = res[i];
     if (r.error) {
       // Stored, but not as durable as asked: still a send_result.
@@ -236,19 +306,15 @@ to_result(send_processor_state& st, std::vector<std::string>& ids,
       else
         return to_send_error(r.error);
     }
-    send_entry e;
-    e.msg_id = std::move(ids[i]);
-    e.offset_msg_id = encode_offset_msg_id(
-      st.options.store_ip, st.options.store_port, r.phys_offset);
+    auto& e = out.entries.emplace_back();
+    e.msg_id = ids.at(i);
+    auto p = out.offset_msg_id.data() + i * (msg_id_size + 1);
+    write_offset_msg_id(p, st.options.store_ip, st.options.store_port,
+                        r.phys_offset);
+    e.offset_msg_id.assign(p, msg_id_size);
     e.queue_offset = r.queue_offset;
-    if (i > 0) {
-      out.msg_id += ',';
-      out.offset_msg_id += ',';
-    }
-    out.msg_id += e.msg_id;
-    out.offset_msg_id += e.offset_msg_id;
-    out.entries.push_back(std::move(e));
   }
+  out.msg_id = std::move(ids.joined);
   out.status = static_cast<uint8_t>(status);
   // The queue asked for, also for a delayed message stored in the
   // schedule topic; the offset is the stored one (RocketMQ's response).
@@ -271,7 +337,8 @@ void fail(self_ptr self, promise& rp, const char* what, const caf::error& err) {
 void store(self_ptr self, std::shared_ptr<checked_send> cs, int32_t queue_id,
            promise rp) {
   auto& st = self->state;
-  auto msgs = to_store_messages(st, *cs, queue_id);
+  auto ids = std::make_shared<send_ids>();
+  auto msgs = to_store_messages(st, *cs, queue_id, *ids);
   // A timed message waits in the timer topic (docs/timer.md); its deliver
   // time is reckoned from the store's clock, as the store stamps it.
   if (!cs->req.batch && msgs.size() == 1) {
@@ -299,11 +366,8 @@ void store(self_ptr self, std::shared_ptr<checked_send> cs, int32_t queue_id,
       ++st.scheduled;
   }
   // The messages go to the writer without a copy; the answer needs only
-  // their ids.
-  auto ids = std::make_shared<std::vector<std::string>>();
-  ids->reserve(msgs.size());
-  for (auto& m : msgs)
-    ids->emplace_back(storage::find_property(m.properties, property_uniq_key));
+  // their ids (taken above: the timer, schedule and half rewrites keep
+  // UNIQ_KEY).
   self
     ->request(st.commit_log, st.options.store_timeout, caf::put_atom::value,
               std::move(msgs))

@@ -70,6 +70,9 @@ struct options {
   int soak_seconds = 600;
   int batch_in_flight = 4;
   std::string store_dir;
+  /// "batches": only the 64 x 128 B baseline and the batch sends, for
+  /// profiles of the batch path (e.g. the broker under callgrind).
+  std::string only;
 };
 
 // Resident memory of a process from /proc: VmRSS and RssAnon in KiB.
@@ -438,6 +441,63 @@ void line(verdicts& v, const std::string& what, const std::string& value,
   std::cout << '\n';
 }
 
+// -- batches only -------------------------------------------------------------
+
+// The batch figure alone, round after round: the baseline, the batches,
+// the broker's CPU per message. Nothing else runs in the broker, so a
+// profile of it (callgrind, perf) shows the batch path only.
+int measure_batches(const options& opt, const std::string& flush_type) {
+  auto node = start_broker("bench-broker", flush_type, opt.store_dir);
+  if (!node)
+    return 1;
+  node_config cfg;
+  if (auto why = cfg.load_network(); !why.empty()) {
+    std::cerr << why << '\n';
+    return 1;
+  }
+  caf::actor_system sys{cfg};
+  auto conn = connect_broker(sys, node->address);
+  if (!conn)
+    return 1;
+  {
+    caf::scoped_actor self{sys};
+    if (!create_topic(self, conn->broker, one_topic, 1))
+      return 1;
+  }
+  double s = opt.seconds;
+  std::string batch_payload(body_size * batch_size, 'x');
+  std::vector<double> rates;
+  std::vector<double> cpus;
+  for (int round = 1; round <= opt.rounds; ++round) {
+    auto tag = flush_type + " " + std::to_string(round) + "/"
+               + std::to_string(opt.rounds);
+    auto bb = run_load(sys, tag + " baseline 64 x 128 B", opt.batch_in_flight,
+                       s, echo_request(conn->echo, batch_payload, batch_size));
+    wait_dispatched(sys, conn->broker);
+    cpu_meter cpu;
+    cpu.broker_pid = std::to_string(node->proc->pid());
+    cpu.start();
+    auto sb = run_load(sys, tag + " send batches", opt.batch_in_flight, s,
+                       send_request(conn->broker, true));
+    cpu.stop();
+    auto text = cpu.text();
+    wait_dispatched(sys, conn->broker);
+    text += ", " + per_msg(cpu, sb.msgs);
+    note_errors("baseline batch", bb);
+    note_errors("send batch", sb);
+    rates.push_back(sb.rate());
+    cpus.push_back(cpu.per_msg_us(sb.msgs).first);
+    std::cout << "round " << round << ": baseline " << fmt(bb.rate())
+              << " msgs/s, batches " << fmt(sb.rate()) << " msgs/s ("
+              << pct(bb.rate() > 0 ? sb.rate() / bb.rate() : 0) << ", "
+              << sb.msgs << " messages); CPU " << text << '\n';
+  }
+  std::cout << "median of " << rates.size() << " rounds, " << flush_type
+            << ": batches " << fmt(median(rates)) << " msgs/s, broker "
+            << fmt(median(cpus), 2) << " us/msg\n";
+  return 0;
+}
+
 // -- one flush mode -----------------------------------------------------------
 
 int measure(const options& opt, const std::string& flush_type, verdicts& v) {
@@ -785,6 +845,8 @@ int broker(int argc, char** argv) {
   flags.add("soak", opt.soak,
             "instead: full-speed sends, broker RSS every 10 s");
   flags.add("soak-seconds", opt.soak_seconds, "length of the soak run");
+  flags.add("only", opt.only,
+            "batches: only the batch figure (for profiles of the broker)");
   if (auto rc = flags.parse(argc, argv); rc >= 0)
     return rc;
   if (opt.seconds < 1 || opt.rounds < 1 || opt.soak_seconds < 10
@@ -797,6 +859,18 @@ int broker(int argc, char** argv) {
   if (opt.flush != "both" && opt.flush != "async" && opt.flush != "sync") {
     std::cerr << "--flush must be both, async or sync\n";
     return 2;
+  }
+  if (!opt.only.empty() && opt.only != "batches") {
+    std::cerr << "--only must be batches\n";
+    return 2;
+  }
+  if (opt.only == "batches") {
+    int rc = 0;
+    if (opt.flush != "sync")
+      rc |= measure_batches(opt, "ASYNC_FLUSH");
+    if (opt.flush != "async")
+      rc |= measure_batches(opt, "SYNC_FLUSH");
+    return rc;
   }
   verdicts v;
   int rc = 0;

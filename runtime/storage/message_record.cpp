@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include <zlib.h>
-
 #include "messages/errors.hpp"
 #include "runtime/storage/byte_coding.hpp"
+#include "runtime/storage/crc32.hpp"
 #include "runtime/storage/log_format.hpp"
 #include "runtime/storage/segment_scan.hpp"
 
@@ -15,10 +14,7 @@ namespace rmq::storage {
 namespace {
 
 inline uint32_t body_crc(std::string_view body) {
-  auto crc = crc32(0L, Z_NULL, 0);
-  return static_cast<uint32_t>(
-    crc32(crc, reinterpret_cast<const Bytef*>(body.data()),
-          static_cast<uInt>(body.size())));
+  return crc32_of(body);
 }
 
 size_t host_size(int32_t flags, int32_t v6_bit) {
@@ -41,7 +37,9 @@ void encode_record(const store_message& msg, const record_stamp& st,
                & ~(sys_flag::born_host_v6 | sys_flag::store_host_v6);
   auto p = out + 4;
   put_be32(p, v2 ? message_magic_v2 : message_magic_v1), p += 4;
-  put_be32(p, body_crc(msg.body)), p += 4;
+  auto crc = msg.body_crc >= 0 ? static_cast<uint32_t>(msg.body_crc)
+                               : body_crc(msg.body);
+  put_be32(p, crc), p += 4;
   put_be32(p, static_cast<uint32_t>(msg.queue_id)), p += 4;
   put_be32(p, static_cast<uint32_t>(msg.flag)), p += 4;
   put_be64(p, static_cast<uint64_t>(st.queue_offset)), p += 8;

@@ -4,6 +4,7 @@
 // flush-timeout mapping and the dump.
 #include "actors/broker/send_processor.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -314,6 +315,52 @@ TEST_SUITE("broker.send_processor") {
       CHECK_EQ(decode_offset_msg_id(res.entries[i].offset_msg_id)->offset,
                got.phys_offsets[1 + i]);
     }
+  }
+
+  TEST_CASE_FIXTURE(fixture, "batch entries get one CLUSTER and a UNIQ_KEY "
+                             "each, bodies as sent") {
+    start();
+    std::vector<batch_entry> entries(4);
+    for (int i = 0; i < 4; ++i)
+      entries[i].body = std::string(100 + i, static_cast<char>('a' + i));
+    storage::append_property(entries[0].properties, property_cluster, "Fake");
+    storage::append_property(entries[0].properties, "TAGS", "T");
+    // Named like CLUSTER, but another property: kept.
+    storage::append_property(entries[1].properties, "XCLUSTER", "keep");
+    // The first "CLUSTER" in the text is not a pair of it; a later one is.
+    storage::append_property(entries[2].properties, "CLUSTERS", "keep");
+    storage::append_property(entries[2].properties, property_cluster, "");
+    entries[3].properties = props_with_uniq("0A0000011092DEADBEEF0036EE850002");
+    auto req = request("TopicA", encode_batch(entries).value(), 1);
+    req.batch = true;
+    auto res = send(req);
+    REQUIRE_EQ(res.entries.size(), 4u);
+    get_message_result got;
+    auto recs = read("TopicA", 1, got);
+    REQUIRE_EQ(recs.size(), 4u);
+    std::string joined;
+    for (int i = 0; i < 4; ++i) {
+      auto& rec = recs[i];
+      CHECK_EQ(rec.body, entries[i].body);
+      CHECK_EQ(storage::find_property(rec.properties, property_cluster),
+               "ClusterX");
+      auto pairs = decode_properties(rec.properties);
+      REQUIRE(pairs);
+      auto clusters = std::count_if(pairs->begin(), pairs->end(),
+                                    [](const auto& kv) {
+                                      return kv.first == property_cluster;
+                                    });
+      CHECK_EQ(clusters, 1);
+      CHECK_EQ(storage::find_property(rec.properties, property_uniq_key),
+               res.entries[i].msg_id);
+      CHECK_EQ(res.entries[i].msg_id.size(), msg_id_size);
+      joined += (i > 0 ? "," : "") + res.entries[i].msg_id;
+    }
+    CHECK_EQ(storage::find_property(recs[0].properties, "TAGS"), "T");
+    CHECK_EQ(storage::find_property(recs[1].properties, "XCLUSTER"), "keep");
+    CHECK_EQ(storage::find_property(recs[2].properties, "CLUSTERS"), "keep");
+    CHECK_EQ(res.entries[3].msg_id, "0A0000011092DEADBEEF0036EE850002");
+    CHECK_EQ(res.msg_id, joined);
   }
 
   TEST_CASE_FIXTURE(fixture, "the lookup carries the auto-create settings") {

@@ -4,6 +4,8 @@
 
 #include <random>
 
+#include <zlib.h>
+
 #include <doctest/doctest.h>
 
 #include "messages/errors.hpp"
@@ -47,6 +49,21 @@ TEST_SUITE("runtime.message_batch") {
     auto back = decode_batch(encoded(xs));
     REQUIRE(back);
     CHECK(*back == xs);
+  }
+
+  TEST_CASE("decoding keeps each entry's checked body CRC") {
+    auto xs = sample();
+    auto back = decode_batch(encoded(xs));
+    REQUIRE(back);
+    REQUIRE_EQ(back->size(), xs.size());
+    for (auto& e : *back) {
+      auto crc = crc32(crc32(0L, Z_NULL, 0),
+                       reinterpret_cast<const Bytef*>(e.body.data()),
+                       static_cast<uInt>(e.body.size()));
+      CHECK_EQ(e.body_crc, static_cast<int64_t>(crc));
+    }
+    // Made by hand, an entry has none.
+    CHECK_EQ(xs[0].body_crc, -1);
   }
 
   TEST_CASE("random batches round-trip") {

@@ -50,6 +50,23 @@ TEST_SUITE("runtime.message_id") {
     }
   }
 
+  TEST_CASE("ids written in place equal the ones returned") {
+    char buf[msg_id_size + 2] = {};
+    buf[msg_id_size] = '!';
+    write_offset_msg_id(buf, 0x0A000001, 10911, 123'456'789);
+    CHECK_EQ(std::string(buf, msg_id_size),
+             encode_offset_msg_id(0x0A000001, 10911, 123'456'789));
+    CHECK_EQ(buf[msg_id_size], '!');
+    uniq_key_generator a{0x0A000001, 77, 12345};
+    uniq_key_generator b{0x0A000001, 77, 12345};
+    int64_t now = 1'764'547'200'000; // 2025-12-01 00:00 UTC
+    for (int i = 0; i < 3; ++i) {
+      b.next(now + i, buf);
+      CHECK_EQ(std::string(buf, msg_id_size), a.next(now + i));
+      CHECK_EQ(buf[msg_id_size], '!');
+    }
+  }
+
   TEST_CASE("malformed ids are refused with invalid_parameter") {
     CHECK(decode_offset_msg_id("").error() == errc::invalid_parameter);
     CHECK(decode_offset_msg_id("645100FA00002A9F000000489A3AA09").error()

@@ -103,6 +103,20 @@ TEST_SUITE("runtime.message_record") {
     CHECK_EQ(rec.topic.size(), 255u);
   }
 
+  TEST_CASE("a body CRC the sender checked is written as given") {
+    auto msg = test::make_message("TopicA", 0, "hello", "TagA", "", "U1");
+    auto plain = encode(msg);
+    record_view rec;
+    REQUIRE(decode_record(plain.data(), plain.size(), rec)
+            == decode_status::ok);
+    msg.body_crc = rec.body_crc;
+    CHECK(encode(msg) == plain);
+    // The hint is trusted: a wrong one makes a record that fails its CRC.
+    msg.body_crc = rec.body_crc ^ 1;
+    auto bad = encode(msg);
+    CHECK(decode_record(bad.data(), bad.size(), rec) == decode_status::corrupt);
+  }
+
   TEST_CASE("a flipped body byte fails the CRC") {
     auto buf = encode(test::make_message("T", 0, "payload"));
     buf[buf.size() - 5 - 2 - 1] ^= 0x01; // last body byte (topic "T", no props)
