@@ -460,15 +460,21 @@ void on_pulled(self_ptr self, const message_queue& mq, int64_t gen,
           ++q->filtered;
           continue;
         }
-        if (q->pq.waiting().count(m.queue_offset) > 0
-            || q->pq.taken().count(m.queue_offset) > 0)
+        if (q->pq.holds(m.queue_offset))
           continue;
         reset_retry_topic(m, st.opts.cfg.group);
         fresh.push_back(std::move(m));
       }
       q->pulled += static_cast<int64_t>(fresh.size());
       q->next_offset = res.next_begin_offset;
-      if (!st.orderly) {
+      if (st.orderly) {
+        q->pq.add(std::move(fresh));
+        break;
+      }
+      // Concurrent: the process queue keeps offsets and sizes only; the
+      // messages move into their batches.
+      q->pq.track(fresh);
+      {
         auto max = static_cast<size_t>(
           std::max<int32_t>(1, st.opts.cfg.consume_batch_max));
         for (size_t i = 0; i < fresh.size(); i += max) {
@@ -476,12 +482,16 @@ void on_pulled(self_ptr self, const message_queue& mq, int64_t gen,
           job.mq = mq;
           job.generation = gen;
           auto end = std::min(fresh.size(), i + max);
-          job.msgs.assign(fresh.begin() + static_cast<ptrdiff_t>(i),
-                          fresh.begin() + static_cast<ptrdiff_t>(end));
+          if (i == 0 && end == fresh.size())
+            job.msgs = std::move(fresh);
+          else
+            job.msgs.assign(std::make_move_iterator(
+                              fresh.begin() + static_cast<ptrdiff_t>(i)),
+                            std::make_move_iterator(
+                              fresh.begin() + static_cast<ptrdiff_t>(end)));
           st.jobs.push_back(std::move(job));
         }
       }
-      q->pq.add(std::move(fresh));
       break;
     }
     case pull_status::no_new_msg:
@@ -718,8 +728,8 @@ void on_concurrent_result(self_ptr self, const message_queue& mq, int64_t gen,
   }
 }
 
-/// The messages at `offsets` as the process queue holds them (waiting:
-/// concurrent; taken: orderly), for a batch lost with its worker.
+/// Orderly: the messages at `offsets` as the process queue holds them,
+/// for a batch lost with its worker.
 std::vector<received_message>
 from_process_queue(self_ptr self, const message_queue& mq, int64_t gen,
                    const std::vector<int64_t>& offsets) {
@@ -828,6 +838,27 @@ void on_orderly_result(self_ptr self, const message_queue& mq, int64_t gen,
 
 // -- dispatch ----------------------------------------------------------------------
 
+/// Concurrent: a batch lost with its worker is kept nowhere else, so the
+/// queue starts over from its commit offset, which has not passed the
+/// lost messages: the next pull brings them again (and those after them a
+/// second time: at-least-once). The new generation drops the answers of
+/// the queue's other batches and of its pull in flight.
+void start_over(self_ptr self, push_queue& q) {
+  auto off = q.pq.commit_offset();
+  RMQ_WARN(component, "a batch of " << to_text(q.mq)
+                                    << " was lost with its worker; pulling "
+                                       "again from the commit offset");
+  q.pq.clear();
+  q.generation = ++self->state.generations;
+  if (off)
+    q.next_offset = *off;
+  q.pulling = false;
+  q.pull_addr.clear();
+  ++q.pull_seq;
+  q.paused = false;
+  try_pull(self, q);
+}
+
 void hand_to_worker(self_ptr self, push_job job) {
   auto& st = self->state;
   auto worker = st.idle.back();
@@ -837,12 +868,15 @@ void hand_to_worker(self_ptr self, push_job job) {
   auto gen = job.generation;
   // The batch moves to the worker and comes back in its answer: no copy
   // is kept meanwhile (the copies were most of the consumer's CPU, see
-  // docs/benchmarks.md); a batch lost with its worker is read again from
-  // the process queue.
+  // docs/benchmarks.md). An orderly batch lost with its worker is read
+  // again from the process queue's taken messages; a concurrent one
+  // starts its queue over (start_over).
   auto offsets = std::make_shared<std::vector<int64_t>>();
-  offsets->reserve(job.msgs.size());
-  for (auto& m : job.msgs)
-    offsets->push_back(m.queue_offset);
+  if (st.orderly) {
+    offsets->reserve(job.msgs.size());
+    for (auto& m : job.msgs)
+      offsets->push_back(m.queue_offset);
+  }
   // A listener may run long (RocketMQ's consumeTimeout is 15 min); the
   // worker always answers, or the request fails when it is gone.
   self->request(worker, caf::infinite, consume_atom::value, std::move(job.msgs))
@@ -868,9 +902,8 @@ void hand_to_worker(self_ptr self, push_job job) {
           on_orderly_result(self, mq, gen,
                             from_process_queue(self, mq, gen, *offsets),
                             orderly_status::suspend_current_queue_a_moment);
-        else if (!st.stopping && find_queue(self, mq, gen))
-          retry_locally(self, mq, gen,
-                        from_process_queue(self, mq, gen, *offsets));
+        else if (auto q = find_queue(self, mq, gen); q && !st.stopping)
+          start_over(self, *q);
         maybe_finish_shutdown(self);
       });
 }
