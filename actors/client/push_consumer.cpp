@@ -453,8 +453,12 @@ void on_pulled(self_ptr self, const message_queue& mq, int64_t gen,
         return;
       }
       auto sub = st.subscriptions.find(mq.topic);
-      std::vector<received_message> fresh;
-      for (auto& m : *msgs) {
+      // Every message of a pull has the queue's topic.
+      bool retried = mq.topic == retry_topic_of(st.opts.cfg.group);
+      // The messages kept are compacted in place (no second vector).
+      auto& fresh = *msgs;
+      size_t kept = 0;
+      for (auto& m : fresh) {
         // The broker filters by tag hash codes; re-check the tag text.
         if (sub != st.subscriptions.end() && !sub->second.matches(m.tags)) {
           ++q->filtered;
@@ -462,9 +466,13 @@ void on_pulled(self_ptr self, const message_queue& mq, int64_t gen,
         }
         if (q->pq.holds(m.queue_offset))
           continue;
-        reset_retry_topic(m, st.opts.cfg.group);
-        fresh.push_back(std::move(m));
+        if (retried)
+          reset_retry_topic(m, st.opts.cfg.group);
+        if (&m != &fresh[kept])
+          fresh[kept] = std::move(m);
+        ++kept;
       }
+      fresh.resize(kept);
       q->pulled += static_cast<int64_t>(fresh.size());
       q->next_offset = res.next_begin_offset;
       if (st.orderly) {
@@ -693,14 +701,13 @@ void send_back(self_ptr self, const received_message& m, int32_t max_times,
     failed);
 }
 
+/// `offsets`: the batch's; `msgs`: the batch itself, back from the worker
+/// only when the listener asked for a retry.
 void on_concurrent_result(self_ptr self, const message_queue& mq, int64_t gen,
+                          const std::vector<int64_t>& offsets,
                           std::vector<received_message> msgs,
                           consume_status status) {
   auto& st = self->state;
-  std::vector<int64_t> offsets;
-  offsets.reserve(msgs.size());
-  for (auto& m : msgs)
-    offsets.push_back(m.queue_offset);
   if (status == consume_status::consume_success) {
     ++st.consumed_ok;
     remove_consumed(self, mq, gen, offsets);
@@ -766,6 +773,7 @@ void batch_of_dropped_queue_done(self_ptr self, const message_queue& mq,
 }
 
 void on_orderly_result(self_ptr self, const message_queue& mq, int64_t gen,
+                       const std::vector<int64_t>& offsets,
                        std::vector<received_message> msgs,
                        orderly_status status) {
   auto q = find_queue(self, mq, gen);
@@ -776,8 +784,8 @@ void on_orderly_result(self_ptr self, const message_queue& mq, int64_t gen,
   auto& st = self->state;
   if (status == orderly_status::success) {
     ++st.consumed_ok;
-    for (auto& m : msgs)
-      q->reconsumed.erase(m.queue_offset);
+    for (auto off : offsets)
+      q->reconsumed.erase(off);
     q->pq.commit();
     q->consuming = false;
     resume(self, *q);
@@ -866,17 +874,15 @@ void hand_to_worker(self_ptr self, push_job job) {
   ++st.in_flight;
   auto mq = job.mq;
   auto gen = job.generation;
-  // The batch moves to the worker and comes back in its answer: no copy
-  // is kept meanwhile (the copies were most of the consumer's CPU, see
-  // docs/benchmarks.md). An orderly batch lost with its worker is read
-  // again from the process queue's taken messages; a concurrent one
-  // starts its queue over (start_over).
+  // The batch moves to the worker, which frees it, and comes back only
+  // for a retry: no copy is kept meanwhile (the copies were most of the
+  // consumer's CPU, see docs/benchmarks.md). An orderly batch lost with
+  // its worker is read again from the process queue's taken messages; a
+  // concurrent one starts its queue over (start_over).
   auto offsets = std::make_shared<std::vector<int64_t>>();
-  if (st.orderly) {
-    offsets->reserve(job.msgs.size());
-    for (auto& m : job.msgs)
-      offsets->push_back(m.queue_offset);
-  }
+  offsets->reserve(job.msgs.size());
+  for (auto& m : job.msgs)
+    offsets->push_back(m.queue_offset);
   // A listener may run long (RocketMQ's consumeTimeout is 15 min); the
   // worker always answers, or the request fails when it is gone.
   self->request(worker, caf::infinite, consume_atom::value, std::move(job.msgs))
@@ -886,10 +892,10 @@ void hand_to_worker(self_ptr self, push_job job) {
         --st.in_flight;
         st.idle.push_back(worker);
         if (st.orderly)
-          on_orderly_result(self, mq, gen, std::move(res.batch),
+          on_orderly_result(self, mq, gen, *offsets, std::move(res.batch),
                             static_cast<orderly_status>(res.status));
         else
-          on_concurrent_result(self, mq, gen, std::move(res.batch),
+          on_concurrent_result(self, mq, gen, *offsets, std::move(res.batch),
                                static_cast<consume_status>(res.status));
         dispatch(self);
         maybe_finish_shutdown(self);
@@ -899,7 +905,7 @@ void hand_to_worker(self_ptr self, push_job job) {
         --st.in_flight;
         log_request_failure(component, "consume at a worker", err);
         if (st.orderly)
-          on_orderly_result(self, mq, gen,
+          on_orderly_result(self, mq, gen, *offsets,
                             from_process_queue(self, mq, gen, *offsets),
                             orderly_status::suspend_current_queue_a_moment);
         else if (auto q = find_queue(self, mq, gen); q && !st.stopping)
