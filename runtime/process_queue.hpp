@@ -60,12 +60,14 @@ public:
   /// unknown offsets are ignored. Returns commit_offset().
   std::optional<int64_t> remove(const std::vector<int64_t>& offsets);
 
-  /// The offset to commit: the smallest offset still in process (waiting
-  /// or taken), or the largest ever added + 1 when none is; nullopt before
-  /// anything was added (RocketMQ: -1, leave the stored offset alone).
+  /// The offset to commit: the smallest offset still in process (waiting,
+  /// taken or tracked), or the largest ever added + 1 when none is;
+  /// nullopt before anything was added (RocketMQ: -1, leave the stored
+  /// offset alone).
   std::optional<int64_t> commit_offset() const;
 
-  /// Messages in process (waiting and taken) and their body bytes.
+  /// Messages in process (waiting, taken or tracked) and their body
+  /// bytes.
   size_t count() const {
     return count_;
   }
