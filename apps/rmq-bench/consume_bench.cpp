@@ -86,10 +86,12 @@ int consume(int argc, char** argv) {
   msg.body.assign(body_size, 'c');
   // One sync send first: the route and the connection are up before the
   // async ones queue behind them.
-  if (auto r = p->send(msg); r)
+  if (auto r = p->send(msg); r) {
     ++sent;
-  else
+  } else {
     ++failed;
+    std::cerr << "first send failed: " << describe(r.error()) << '\n';
+  }
   for (int64_t i = 1; i < messages; ++i)
     p->send_async(msg, [&](caf::expected<client_send_result> res) {
       ++(res ? sent : failed);
