@@ -152,8 +152,9 @@ struct consume_result {
   uint8_t status = 0;
   /// The exception's text when the listener threw, else empty.
   std::string error;
-  /// The batch handed back, so that the consumer keeps no copy of it
-  /// while the listener runs.
+  /// The batch handed back when the listener asked for a retry, so that
+  /// the consumer keeps no copy of it while the listener runs; empty on
+  /// success (the worker frees it).
   std::vector<received_message> batch;
 };
 

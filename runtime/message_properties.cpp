@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <unordered_set>
 
 #include "messages/errors.hpp"
 #include "runtime/storage/log_format.hpp"
@@ -69,10 +70,11 @@ constexpr std::array<std::string_view, 51> reserved_properties{
 } // namespace
 
 bool is_reserved_property(std::string_view name) {
-  for (auto x : reserved_properties)
-    if (x == name)
-      return true;
-  return false;
+  // A hash set: the consumer asks for every property of every message it
+  // decodes, and a scan of the 51 names was a tenth of its decode.
+  static const std::unordered_set<std::string_view> names{
+    reserved_properties.begin(), reserved_properties.end()};
+  return names.count(name) > 0;
 }
 
 caf::expected<property_list> decode_properties(std::string_view props) {

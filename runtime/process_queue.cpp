@@ -1,6 +1,7 @@
 #include "runtime/process_queue.hpp"
 
 #include <algorithm>
+#include <climits>
 
 namespace rmq {
 
@@ -29,9 +30,70 @@ size_t process_queue::add(std::vector<received_message> batch) {
   return added;
 }
 
+std::deque<process_queue::slot>::const_iterator
+process_queue::find_tracked(int64_t offset) const {
+  auto i = std::lower_bound(tracked_.begin(), tracked_.end(), offset,
+                            [](const slot& x, int64_t off) {
+                              return x.offset < off;
+                            });
+  return i != tracked_.end() && i->offset == offset && !i->done
+           ? i
+           : tracked_.end();
+}
+
+bool process_queue::holds(int64_t offset) const {
+  return waiting_.count(offset) > 0 || taken_.count(offset) > 0
+         || find_tracked(offset) != tracked_.end();
+}
+
+size_t process_queue::track(const std::vector<received_message>& batch) {
+  size_t added = 0;
+  for (auto& msg : batch) {
+    auto offset = msg.queue_offset;
+    if (holds(offset))
+      continue;
+    max_added_ = std::max(max_added_, offset);
+    slot s{offset, size_of(msg), false};
+    if (tracked_.empty() || tracked_.back().offset < offset) {
+      tracked_.push_back(s);
+    } else {
+      // Out of order (rare): keep the slots sorted; a consumed slot of
+      // the same offset is reused.
+      auto i = std::lower_bound(tracked_.begin(), tracked_.end(), offset,
+                                [](const slot& x, int64_t off) {
+                                  return x.offset < off;
+                                });
+      if (i != tracked_.end() && i->offset == offset)
+        *i = s;
+      else
+        tracked_.insert(i, s);
+    }
+    bytes_ += s.bytes;
+    ++count_;
+    ++added;
+  }
+  return added;
+}
+
+void process_queue::trim() {
+  while (!tracked_.empty() && tracked_.front().done)
+    tracked_.pop_front();
+  while (!tracked_.empty() && tracked_.back().done)
+    tracked_.pop_back();
+}
+
 std::optional<int64_t>
 process_queue::remove(const std::vector<int64_t>& offsets) {
+  bool trimmed = false;
   for (auto offset : offsets) {
+    if (auto t = find_tracked(offset); t != tracked_.end()) {
+      auto& s = tracked_[static_cast<size_t>(t - tracked_.begin())];
+      s.done = true;
+      bytes_ -= s.bytes;
+      --count_;
+      trimmed = true;
+      continue;
+    }
     auto i = waiting_.find(offset);
     if (i == waiting_.end())
       continue;
@@ -39,25 +101,39 @@ process_queue::remove(const std::vector<int64_t>& offsets) {
     --count_;
     waiting_.erase(i);
   }
+  if (trimmed)
+    trim();
   return commit_offset();
 }
 
 std::optional<int64_t> process_queue::commit_offset() const {
   if (max_added_ < 0)
     return std::nullopt;
-  if (waiting_.empty() && taken_.empty())
-    return max_added_ + 1;
-  if (waiting_.empty())
-    return taken_.begin()->first;
-  if (taken_.empty())
-    return waiting_.begin()->first;
-  return std::min(waiting_.begin()->first, taken_.begin()->first);
+  // trim() keeps the first tracked slot in process.
+  auto result = max_added_ + 1;
+  if (!waiting_.empty())
+    result = std::min(result, waiting_.begin()->first);
+  if (!taken_.empty())
+    result = std::min(result, taken_.begin()->first);
+  if (!tracked_.empty())
+    result = std::min(result, tracked_.front().offset);
+  return result;
 }
 
 int64_t process_queue::max_span() const {
-  if (waiting_.size() < 2)
+  if (waiting_.empty() && tracked_.empty())
     return 0;
-  return waiting_.rbegin()->first - waiting_.begin()->first;
+  int64_t lo = INT64_MAX;
+  int64_t hi = INT64_MIN;
+  if (!waiting_.empty()) {
+    lo = waiting_.begin()->first;
+    hi = waiting_.rbegin()->first;
+  }
+  if (!tracked_.empty()) {
+    lo = std::min(lo, tracked_.front().offset);
+    hi = std::max(hi, tracked_.back().offset);
+  }
+  return hi - lo;
 }
 
 pause_reason process_queue::pause(const process_queue_limits& limits,
@@ -72,6 +148,7 @@ pause_reason process_queue::pause(const process_queue_limits& limits,
 }
 
 void process_queue::clear() {
+  tracked_.clear();
   waiting_.clear();
   taken_.clear();
   count_ = 0;

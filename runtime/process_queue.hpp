@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <vector>
@@ -45,16 +46,28 @@ public:
   /// skipped. Returns how many were new.
   size_t add(std::vector<received_message> batch);
 
-  /// Removes consumed messages (concurrent mode); unknown offsets are
-  /// ignored. Returns commit_offset().
+  /// Concurrent mode: notes a pulled batch's offsets and body sizes
+  /// without keeping the messages, which go to the workers with their
+  /// batch (a second copy per message was a third of the consumer's
+  /// allocations, docs/benchmarks.md). An offset already held is skipped.
+  /// Returns how many were new.
+  size_t track(const std::vector<received_message>& batch);
+
+  /// Whether `offset` is in process (waiting, taken or tracked).
+  bool holds(int64_t offset) const;
+
+  /// Removes consumed messages, waiting or tracked (concurrent mode);
+  /// unknown offsets are ignored. Returns commit_offset().
   std::optional<int64_t> remove(const std::vector<int64_t>& offsets);
 
-  /// The offset to commit: the smallest offset still in process (waiting
-  /// or taken), or the largest ever added + 1 when none is; nullopt before
-  /// anything was added (RocketMQ: -1, leave the stored offset alone).
+  /// The offset to commit: the smallest offset still in process (waiting,
+  /// taken or tracked), or the largest ever added + 1 when none is;
+  /// nullopt before anything was added (RocketMQ: -1, leave the stored
+  /// offset alone).
   std::optional<int64_t> commit_offset() const;
 
-  /// Messages in process (waiting and taken) and their body bytes.
+  /// Messages in process (waiting, taken or tracked) and their body
+  /// bytes.
   size_t count() const {
     return count_;
   }
@@ -62,7 +75,8 @@ public:
     return bytes_;
   }
 
-  /// Largest minus smallest waiting offset; 0 when at most one waits.
+  /// Largest minus smallest waiting or tracked offset; 0 when at most one
+  /// is.
   int64_t max_span() const;
 
   /// Whether to stop pulling; `orderly` skips the span check (RocketMQ).
@@ -131,7 +145,22 @@ public:
   }
 
 private:
+  /// A tracked message: its offset, body bytes and whether it was
+  /// consumed (a consumed one in the middle stays until those before it
+  /// are consumed too).
+  struct slot {
+    int64_t offset;
+    int64_t bytes;
+    bool done;
+  };
+
+  std::deque<slot>::const_iterator find_tracked(int64_t offset) const;
+  /// Drops consumed slots at both ends: front and back are in process.
+  void trim();
+
   std::map<int64_t, received_message> waiting_;
+  /// By offset; pulls arrive in order, so a new slot goes to the back.
+  std::deque<slot> tracked_;
   std::map<int64_t, received_message> taken_;
   size_t count_ = 0;
   int64_t bytes_ = 0;

@@ -62,9 +62,12 @@ consume_worker_actor::behavior_type consume_worker(
         st.last_error = res.error;
         RMQ_WARN(component, "listener threw: " << res.error);
       }
-      if (res.status == retry_status)
+      // A retry needs the messages (sent back, or consumed again); a
+      // consumed batch is freed here, off the consumer's thread.
+      if (res.status == retry_status) {
         ++st.retries;
-      res.batch = std::move(batch);
+        res.batch = std::move(batch);
+      }
       return res;
     },
     dump_handler(self),

@@ -453,22 +453,36 @@ void on_pulled(self_ptr self, const message_queue& mq, int64_t gen,
         return;
       }
       auto sub = st.subscriptions.find(mq.topic);
-      std::vector<received_message> fresh;
-      for (auto& m : *msgs) {
+      // Every message of a pull has the queue's topic.
+      bool retried = mq.topic == retry_topic_of(st.opts.cfg.group);
+      // The messages kept are compacted in place (no second vector).
+      auto& fresh = *msgs;
+      size_t kept = 0;
+      for (auto& m : fresh) {
         // The broker filters by tag hash codes; re-check the tag text.
         if (sub != st.subscriptions.end() && !sub->second.matches(m.tags)) {
           ++q->filtered;
           continue;
         }
-        if (q->pq.waiting().count(m.queue_offset) > 0
-            || q->pq.taken().count(m.queue_offset) > 0)
+        if (q->pq.holds(m.queue_offset))
           continue;
-        reset_retry_topic(m, st.opts.cfg.group);
-        fresh.push_back(std::move(m));
+        if (retried)
+          reset_retry_topic(m, st.opts.cfg.group);
+        if (&m != &fresh[kept])
+          fresh[kept] = std::move(m);
+        ++kept;
       }
+      fresh.resize(kept);
       q->pulled += static_cast<int64_t>(fresh.size());
       q->next_offset = res.next_begin_offset;
-      if (!st.orderly) {
+      if (st.orderly) {
+        q->pq.add(std::move(fresh));
+        break;
+      }
+      // Concurrent: the process queue keeps offsets and sizes only; the
+      // messages move into their batches.
+      q->pq.track(fresh);
+      {
         auto max = static_cast<size_t>(
           std::max<int32_t>(1, st.opts.cfg.consume_batch_max));
         for (size_t i = 0; i < fresh.size(); i += max) {
@@ -476,12 +490,16 @@ void on_pulled(self_ptr self, const message_queue& mq, int64_t gen,
           job.mq = mq;
           job.generation = gen;
           auto end = std::min(fresh.size(), i + max);
-          job.msgs.assign(fresh.begin() + static_cast<ptrdiff_t>(i),
-                          fresh.begin() + static_cast<ptrdiff_t>(end));
+          if (i == 0 && end == fresh.size())
+            job.msgs = std::move(fresh);
+          else
+            job.msgs.assign(std::make_move_iterator(
+                              fresh.begin() + static_cast<ptrdiff_t>(i)),
+                            std::make_move_iterator(
+                              fresh.begin() + static_cast<ptrdiff_t>(end)));
           st.jobs.push_back(std::move(job));
         }
       }
-      q->pq.add(std::move(fresh));
       break;
     }
     case pull_status::no_new_msg:
@@ -683,14 +701,13 @@ void send_back(self_ptr self, const received_message& m, int32_t max_times,
     failed);
 }
 
+/// `offsets`: the batch's; `msgs`: the batch itself, back from the worker
+/// only when the listener asked for a retry.
 void on_concurrent_result(self_ptr self, const message_queue& mq, int64_t gen,
+                          const std::vector<int64_t>& offsets,
                           std::vector<received_message> msgs,
                           consume_status status) {
   auto& st = self->state;
-  std::vector<int64_t> offsets;
-  offsets.reserve(msgs.size());
-  for (auto& m : msgs)
-    offsets.push_back(m.queue_offset);
   if (status == consume_status::consume_success) {
     ++st.consumed_ok;
     remove_consumed(self, mq, gen, offsets);
@@ -718,8 +735,8 @@ void on_concurrent_result(self_ptr self, const message_queue& mq, int64_t gen,
   }
 }
 
-/// The messages at `offsets` as the process queue holds them (waiting:
-/// concurrent; taken: orderly), for a batch lost with its worker.
+/// Orderly: the messages at `offsets` as the process queue holds them,
+/// for a batch lost with its worker.
 std::vector<received_message>
 from_process_queue(self_ptr self, const message_queue& mq, int64_t gen,
                    const std::vector<int64_t>& offsets) {
@@ -756,6 +773,7 @@ void batch_of_dropped_queue_done(self_ptr self, const message_queue& mq,
 }
 
 void on_orderly_result(self_ptr self, const message_queue& mq, int64_t gen,
+                       const std::vector<int64_t>& offsets,
                        std::vector<received_message> msgs,
                        orderly_status status) {
   auto q = find_queue(self, mq, gen);
@@ -766,8 +784,8 @@ void on_orderly_result(self_ptr self, const message_queue& mq, int64_t gen,
   auto& st = self->state;
   if (status == orderly_status::success) {
     ++st.consumed_ok;
-    for (auto& m : msgs)
-      q->reconsumed.erase(m.queue_offset);
+    for (auto off : offsets)
+      q->reconsumed.erase(off);
     q->pq.commit();
     q->consuming = false;
     resume(self, *q);
@@ -828,6 +846,27 @@ void on_orderly_result(self_ptr self, const message_queue& mq, int64_t gen,
 
 // -- dispatch ----------------------------------------------------------------------
 
+/// Concurrent: a batch lost with its worker is kept nowhere else, so the
+/// queue starts over from its commit offset, which has not passed the
+/// lost messages: the next pull brings them again (and those after them a
+/// second time: at-least-once). The new generation drops the answers of
+/// the queue's other batches and of its pull in flight.
+void start_over(self_ptr self, push_queue& q) {
+  auto off = q.pq.commit_offset();
+  RMQ_WARN(component, "a batch of " << to_text(q.mq)
+                                    << " was lost with its worker; pulling "
+                                       "again from the commit offset");
+  q.pq.clear();
+  q.generation = ++self->state.generations;
+  if (off)
+    q.next_offset = *off;
+  q.pulling = false;
+  q.pull_addr.clear();
+  ++q.pull_seq;
+  q.paused = false;
+  try_pull(self, q);
+}
+
 void hand_to_worker(self_ptr self, push_job job) {
   auto& st = self->state;
   auto worker = st.idle.back();
@@ -835,10 +874,11 @@ void hand_to_worker(self_ptr self, push_job job) {
   ++st.in_flight;
   auto mq = job.mq;
   auto gen = job.generation;
-  // The batch moves to the worker and comes back in its answer: no copy
-  // is kept meanwhile (the copies were most of the consumer's CPU, see
-  // docs/benchmarks.md); a batch lost with its worker is read again from
-  // the process queue.
+  // The batch moves to the worker, which frees it, and comes back only
+  // for a retry: no copy is kept meanwhile (the copies were most of the
+  // consumer's CPU, see docs/benchmarks.md). An orderly batch lost with
+  // its worker is read again from the process queue's taken messages; a
+  // concurrent one starts its queue over (start_over).
   auto offsets = std::make_shared<std::vector<int64_t>>();
   offsets->reserve(job.msgs.size());
   for (auto& m : job.msgs)
@@ -852,10 +892,10 @@ void hand_to_worker(self_ptr self, push_job job) {
         --st.in_flight;
         st.idle.push_back(worker);
         if (st.orderly)
-          on_orderly_result(self, mq, gen, std::move(res.batch),
+          on_orderly_result(self, mq, gen, *offsets, std::move(res.batch),
                             static_cast<orderly_status>(res.status));
         else
-          on_concurrent_result(self, mq, gen, std::move(res.batch),
+          on_concurrent_result(self, mq, gen, *offsets, std::move(res.batch),
                                static_cast<consume_status>(res.status));
         dispatch(self);
         maybe_finish_shutdown(self);
@@ -865,12 +905,11 @@ void hand_to_worker(self_ptr self, push_job job) {
         --st.in_flight;
         log_request_failure(component, "consume at a worker", err);
         if (st.orderly)
-          on_orderly_result(self, mq, gen,
+          on_orderly_result(self, mq, gen, *offsets,
                             from_process_queue(self, mq, gen, *offsets),
                             orderly_status::suspend_current_queue_a_moment);
-        else if (!st.stopping && find_queue(self, mq, gen))
-          retry_locally(self, mq, gen,
-                        from_process_queue(self, mq, gen, *offsets));
+        else if (auto q = find_queue(self, mq, gen); q && !st.stopping)
+          start_over(self, *q);
         maybe_finish_shutdown(self);
       });
 }

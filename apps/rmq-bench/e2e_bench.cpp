@@ -17,16 +17,12 @@
 #include <thread>
 #include <vector>
 
-#include "caf/actor_system.hpp"
-#include "caf/scoped_actor.hpp"
-
 #include "actors/client/consumer.hpp"
 #include "actors/client/producer.hpp"
+#include "apps/rmq-bench/bench_cluster.hpp"
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
-#include "apps/rmq-bench/broker_child.hpp"
 #include "messages/errors.hpp"
-#include "runtime/node_config.hpp"
 
 namespace rmq::bench {
 
@@ -134,28 +130,13 @@ int e2e(int argc, char** argv) {
     std::cerr << "--seconds and --rate must be >= 1\n";
     return 2;
   }
-  auto ns = start_namesrv();
-  if (!ns)
+  auto cl = start_cluster(store_dir, topic, topic_queues);
+  if (!cl)
     return 1;
-  auto node = start_broker("bench-broker", "ASYNC_FLUSH", store_dir,
-                           ns->address);
-  if (!node)
-    return 1;
-  node_config cfg;
-  if (auto why = cfg.load_network(); !why.empty()) {
-    std::cerr << why << '\n';
-    return 1;
-  }
-  caf::actor_system sys{cfg};
-  auto conn = connect_broker(sys, node->address);
-  if (!conn)
-    return 1;
-  if (caf::scoped_actor self{sys};
-      !create_topic(self, conn->broker, topic, topic_queues))
-    return 1;
+  auto& sys = *cl->sys;
   producer_config pcfg;
   pcfg.group = "BenchE2EProducer";
-  pcfg.client.namesrv = ns->address;
+  pcfg.client.namesrv = cl->ns->address;
   auto p = spawn_producer(sys, pcfg);
   if (!p) {
     std::cerr << "cannot start the producer: " << describe(p.error()) << '\n';
@@ -163,7 +144,7 @@ int e2e(int argc, char** argv) {
   }
   samples s;
   push_consumer_config ccfg;
-  ccfg.client.namesrv = ns->address;
+  ccfg.client.namesrv = cl->ns->address;
   ccfg.group = "BenchE2EGroup";
   ccfg.subscriptions = {{topic, "*"}};
   ccfg.from_where = consume_from_where::consume_from_first_offset;
@@ -188,7 +169,8 @@ int e2e(int argc, char** argv) {
   }
   std::cout << "# rmq-bench e2e: " << body_size << " B messages, topic "
             << topic << " (" << topic_queues << " queues), broker "
-            << node->address << ", ASYNC_FLUSH, " << seconds << " s per run\n";
+            << cl->node->address << ", ASYNC_FLUSH, " << seconds
+            << " s per run\n";
   // A short warm-up so the consumer owns its queues and long-polls.
   run(*p, s, 1, 1000, "warm-up");
   auto light = run(*p, s, seconds, rate, std::to_string(rate) + " msgs/s");

@@ -225,4 +225,80 @@ TEST_SUITE("runtime.process_queue") {
       }
     }
   }
+
+  TEST_CASE("concurrent: tracked offsets count like held messages") {
+    process_queue pq;
+    auto b = batch(10, 5, 20);
+    CHECK_EQ(pq.track(b), 5u);
+    CHECK(pq.waiting().empty()); // no copy of the messages
+    CHECK_EQ(pq.count(), 5u);
+    CHECK_EQ(pq.bytes(), 100);
+    CHECK(pq.holds(12));
+    CHECK_FALSE(pq.holds(15));
+    CHECK_EQ(pq.track(batch(13, 3, 20)), 1u); // 13 and 14 held already
+    CHECK_EQ(pq.max_span(), 5);
+    CHECK_EQ(pq.remove({12, 15}), 10);
+    CHECK_FALSE(pq.holds(12));
+    CHECK_EQ(pq.max_span(), 4);
+    CHECK_EQ(pq.remove({10, 11}), 13);
+    CHECK_EQ(pq.count(), 2u);
+    CHECK_EQ(pq.bytes(), 40);
+    CHECK_EQ(pq.max_span(), 1);
+    // An older batch (out of order) is slotted in before them.
+    CHECK_EQ(pq.track(batch(11, 1, 20)), 1u);
+    CHECK_EQ(pq.commit_offset(), 11);
+    CHECK_EQ(pq.remove({11, 13, 14}), 16);
+    CHECK_EQ(pq.count(), 0u);
+    CHECK_EQ(pq.bytes(), 0);
+    pq.track(batch(16, 2));
+    pq.clear();
+    CHECK_FALSE(pq.commit_offset());
+    CHECK_EQ(pq.count(), 0u);
+  }
+
+  TEST_CASE("randomized: tracked offsets, the commit offset never passes an "
+            "unconsumed one") {
+    std::mt19937 rng{test::test_seed()};
+    for (int round = 0; round < 50; ++round) {
+      process_queue pq;
+      std::set<int64_t> open;
+      int64_t next = 0;
+      int64_t max_added = -1;
+      int64_t last_commit = 0;
+      for (int step = 0; step < 400; ++step) {
+        if (rng() % 3 == 0) {
+          next += rng() % 3;
+          auto n = 1 + rng() % 8;
+          auto b = batch(next, n);
+          for (auto& m : b)
+            open.insert(m.queue_offset);
+          next += n;
+          max_added = next - 1;
+          pq.track(b);
+        } else {
+          std::vector<int64_t> done;
+          for (auto o : open)
+            if (rng() % 3 == 0)
+              done.push_back(o);
+          std::shuffle(done.begin(), done.end(), rng);
+          pq.remove(done);
+          for (auto o : done)
+            open.erase(o);
+        }
+        REQUIRE_EQ(pq.count(), open.size());
+        REQUIRE_EQ(pq.bytes(), static_cast<int64_t>(open.size()) * 10);
+        auto span = open.empty() ? 0 : *open.rbegin() - *open.begin();
+        REQUIRE_EQ(pq.max_span(), span);
+        auto commit = pq.commit_offset();
+        if (max_added < 0) {
+          CHECK_FALSE(commit);
+          continue;
+        }
+        REQUIRE(commit);
+        CHECK_EQ(*commit, open.empty() ? max_added + 1 : *open.begin());
+        CHECK_GE(*commit, last_commit);
+        last_commit = *commit;
+      }
+    }
+  }
 }

@@ -1,0 +1,36 @@
+// The cluster the client-side benches (consume, e2e) start: one NameServer
+// and one ASYNC_FLUSH broker as child processes, this process's actor
+// system connected to the broker, and the bench's topic created on it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "caf/actor_system.hpp"
+
+#include "apps/rmq-bench/bench_util.hpp"
+#include "apps/rmq-bench/broker_child.hpp"
+#include "runtime/node_config.hpp"
+
+namespace rmq::bench {
+
+struct bench_cluster {
+  std::unique_ptr<namesrv_child> ns;
+  std::unique_ptr<broker_child> node;
+  /// Outlives `sys`, which keeps a reference to it.
+  node_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  /// The broker's front and its echo actor (the same-run baseline).
+  broker_connection conn;
+};
+
+/// Starts the NameServer and the broker (its store under `store_dir`),
+/// the actor system, and `topic` with `queues` queues; null on failure
+/// (printed).
+std::unique_ptr<bench_cluster> start_cluster(const std::string& store_dir,
+                                             const std::string& topic,
+                                             int32_t queues);
+
+} // namespace rmq::bench
