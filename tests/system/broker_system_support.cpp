@@ -1,6 +1,8 @@
 #include "tests/system/broker_system_support.hpp"
 
+#include <chrono>
 #include <set>
+#include <string>
 
 #include <doctest/doctest.h>
 
@@ -38,17 +40,36 @@ broker_process start_broker_node(const broker_launch& how) {
   if (how.log_to_stdout)
     argv.insert(argv.begin(), {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"});
   result.proc = std::make_unique<child_process>(std::move(argv));
-  std::string rest;
-  // Bounded generously: a start under CI load (store recovery, segment
-  // allocation) once took more than the 10 s default.
-  REQUIRE(result.proc->wait_for(
-    "broker " + how.name + " listening on 127.0.0.1:", rest, start_timeout));
-  result.port = static_cast<uint16_t>(std::stoi(rest));
+  // The registrar starts with the node, before the port is published, so
+  // a "registered with" line may come before the "listening" one: read
+  // both kinds in any order (waiting for one kind skipped the other, and
+  // the next registration comes 30 s later). Bounded generously: a start
+  // under CI load once took more than 10 s.
+  const std::string listening = "broker " + how.name
+                                + " listening on 127.0.0.1:";
+  const std::string registered_with = "registered with ";
+  auto deadline = std::chrono::steady_clock::now() + start_timeout;
+  bool listens = false;
   std::set<std::string> registered;
-  std::string addr;
-  while (how.wait_registered && registered.size() < how.namesrvs.size()) {
-    REQUIRE(result.proc->wait_for("registered with ", addr, start_timeout));
-    registered.insert(addr);
+  while (!listens
+         || (how.wait_registered && registered.size() < how.namesrvs.size())) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+    REQUIRE_MESSAGE(left.count() > 0,
+                    "broker " << how.name << " did not start: listening "
+                              << listens << ", registered with "
+                              << registered.size() << " of "
+                              << how.namesrvs.size());
+    std::string line;
+    REQUIRE_MESSAGE(result.proc->read_line(line, left),
+                    "broker " << how.name << " exited or said nothing");
+    if (line.compare(0, listening.size(), listening) == 0) {
+      result.port
+        = static_cast<uint16_t>(std::stoi(line.substr(listening.size())));
+      listens = true;
+    } else if (line.compare(0, registered_with.size(), registered_with) == 0) {
+      registered.insert(line.substr(registered_with.size()));
+    }
   }
   return result;
 }
