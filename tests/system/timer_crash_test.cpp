@@ -22,6 +22,7 @@
 #include "tests/support/wait_until.hpp"
 #include "tests/system/broker_system_support.hpp"
 #include "tests/system/namesrv_system_support.hpp"
+#include "tests/system/timed_sends.hpp"
 
 using namespace std::chrono_literals;
 using namespace rmq;
@@ -32,12 +33,6 @@ namespace {
 constexpr char topic[] = "TimerTopic";
 constexpr int32_t queues = 4;
 constexpr int total = 1000;
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
-}
 
 } // namespace
 
@@ -63,19 +58,8 @@ TEST_SUITE("system.timer_crash") {
     auto p = spawn_producer(client.sys, pcfg);
     REQUIRE_MESSAGE(p, describe(p.error()));
     std::mt19937 rng{test_seed()};
-    std::uniform_int_distribution<int64_t> delay{1000, 20'000};
     // Body -> the earliest time it may be stored.
-    std::map<std::string, int64_t> not_before;
-    for (int i = 0; i < total; ++i) {
-      client_message msg;
-      msg.topic = topic;
-      msg.body = "timed-" + std::to_string(i);
-      msg.delay_ms = delay(rng);
-      auto sent_at = now_ms();
-      auto res = p->send(msg);
-      REQUIRE_MESSAGE(res, describe(res.error()));
-      not_before[msg.body] = sent_at + msg.delay_ms;
-    }
+    auto not_before = send_timed(*p, topic, total, 1000, 20'000, rng);
     CHECK_EQ(stored_count(client, front, topic, queues) < total, true);
     // SIGTERM while the timers fire: a clean close of the wheel.
     REQUIRE(wait_until(

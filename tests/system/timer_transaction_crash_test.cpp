@@ -30,6 +30,7 @@
 #include "tests/support/wait_until.hpp"
 #include "tests/system/broker_system_support.hpp"
 #include "tests/system/namesrv_system_support.hpp"
+#include "tests/system/timed_sends.hpp"
 
 using namespace std::chrono_literals;
 using namespace rmq;
@@ -41,12 +42,6 @@ constexpr char timer_topic[] = "MixTimerTopic";
 constexpr char txn_topic[] = "MixTxnTopic";
 constexpr int32_t queues = 4;
 constexpr int total = 1000;
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-           std::chrono::system_clock::now().time_since_epoch())
-    .count();
-}
 
 /// Transaction n: 0 commits and 1 rolls back in the listener's execute;
 /// 2 (commit) and 3 (rollback) are unknown there and end by check-back.
@@ -162,20 +157,11 @@ TEST_SUITE("system.timer_transaction_crash") {
     REQUIRE_MESSAGE(tp, describe(tp.error()));
 
     std::mt19937 rng{test_seed()};
-    std::uniform_int_distribution<int64_t> delay{1000, 15'000};
-    // Timed body -> the earliest time it may be stored.
-    std::map<std::string, int64_t> not_before;
+    // Timed body -> the earliest time it may be stored; sent before the
+    // transactions, whose check-backs then run while the timers fire.
+    auto not_before = send_timed(*p, timer_topic, total, 1000, 15'000, rng);
     std::multiset<std::string> committed;
     for (int i = 0; i < total; ++i) {
-      client_message timed;
-      timed.topic = timer_topic;
-      timed.body = "timed-" + std::to_string(i);
-      timed.delay_ms = delay(rng);
-      auto sent_at = now_ms();
-      auto res = p->send(timed);
-      REQUIRE_MESSAGE(res, describe(res.error()));
-      not_before[timed.body] = sent_at + timed.delay_ms;
-
       client_message txn;
       txn.topic = txn_topic;
       txn.body = txn_body(i);
