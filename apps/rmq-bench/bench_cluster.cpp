@@ -6,6 +6,38 @@
 
 namespace rmq::bench {
 
+namespace {
+
+// The broker, the actor system and the connection of `c`; false on
+// failure (printed).
+bool start_broker_of(bench_cluster& c, const std::string& flush,
+                     const std::string& store_dir) {
+  c.node = start_broker("bench-broker", flush, store_dir,
+                        c.ns ? c.ns->address : std::string{});
+  if (!c.node)
+    return false;
+  if (auto why = c.cfg.load_network(); !why.empty()) {
+    std::cerr << why << '\n';
+    return false;
+  }
+  c.sys = std::make_unique<caf::actor_system>(c.cfg);
+  auto conn = connect_broker(*c.sys, c.node->address);
+  if (!conn)
+    return false;
+  c.conn = *conn;
+  return true;
+}
+
+} // namespace
+
+std::unique_ptr<bench_cluster>
+start_bench_broker(const std::string& flush, const std::string& store_dir) {
+  auto c = std::make_unique<bench_cluster>();
+  if (!start_broker_of(*c, flush, store_dir))
+    return nullptr;
+  return c;
+}
+
 std::unique_ptr<bench_cluster> start_cluster(const std::string& store_dir,
                                              const std::string& topic,
                                              int32_t queues) {
@@ -13,19 +45,8 @@ std::unique_ptr<bench_cluster> start_cluster(const std::string& store_dir,
   c->ns = start_namesrv();
   if (!c->ns)
     return nullptr;
-  c->node = start_broker("bench-broker", "ASYNC_FLUSH", store_dir,
-                         c->ns->address);
-  if (!c->node)
+  if (!start_broker_of(*c, "ASYNC_FLUSH", store_dir))
     return nullptr;
-  if (auto why = c->cfg.load_network(); !why.empty()) {
-    std::cerr << why << '\n';
-    return nullptr;
-  }
-  c->sys = std::make_unique<caf::actor_system>(c->cfg);
-  auto conn = connect_broker(*c->sys, c->node->address);
-  if (!conn)
-    return nullptr;
-  c->conn = *conn;
   caf::scoped_actor self{*c->sys};
   if (!create_topic(self, c->conn.broker, topic, queues))
     return nullptr;

@@ -1,6 +1,6 @@
-// The cluster the client-side benches (consume, e2e) start: one NameServer
-// and one ASYNC_FLUSH broker as child processes, this process's actor
-// system connected to the broker, and the bench's topic created on it.
+// The cluster a bench starts: a broker (and for the client-side benches,
+// consume and e2e, a NameServer) as child processes, and this process's
+// actor system connected to the broker.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +17,7 @@
 namespace rmq::bench {
 
 struct bench_cluster {
+  /// Null for a broker without NameServer (start_bench_broker).
   std::unique_ptr<namesrv_child> ns;
   std::unique_ptr<broker_child> node;
   /// Outlives `sys`, which keeps a reference to it.
@@ -32,5 +33,11 @@ struct bench_cluster {
 std::unique_ptr<bench_cluster> start_cluster(const std::string& store_dir,
                                              const std::string& topic,
                                              int32_t queues);
+
+/// Starts a broker registered nowhere (its store under `store_dir`, flush
+/// mode `flush`) and the actor system connected to it; null on failure
+/// (printed). The broker benches create their own topics.
+std::unique_ptr<bench_cluster> start_bench_broker(const std::string& flush,
+                                                  const std::string& store_dir);
 
 } // namespace rmq::bench

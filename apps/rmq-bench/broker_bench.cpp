@@ -40,6 +40,7 @@
 #include "caf/event_based_actor.hpp"
 #include "caf/scoped_actor.hpp"
 
+#include "apps/rmq-bench/bench_cluster.hpp"
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
 #include "apps/rmq-bench/broker_child.hpp"
@@ -447,18 +448,12 @@ void line(verdicts& v, const std::string& what, const std::string& value,
 // the broker's CPU per message. Nothing else runs in the broker, so a
 // profile of it (callgrind, perf) shows the batch path only.
 int measure_batches(const options& opt, const std::string& flush_type) {
-  auto node = start_broker("bench-broker", flush_type, opt.store_dir);
-  if (!node)
+  auto cluster = start_bench_broker(flush_type, opt.store_dir);
+  if (!cluster)
     return 1;
-  node_config cfg;
-  if (auto why = cfg.load_network(); !why.empty()) {
-    std::cerr << why << '\n';
-    return 1;
-  }
-  caf::actor_system sys{cfg};
-  auto conn = connect_broker(sys, node->address);
-  if (!conn)
-    return 1;
+  auto& node = cluster->node;
+  auto& sys = *cluster->sys;
+  auto* conn = &cluster->conn;
   {
     caf::scoped_actor self{sys};
     if (!create_topic(self, conn->broker, one_topic, 1))
@@ -502,18 +497,12 @@ int measure_batches(const options& opt, const std::string& flush_type) {
 
 int measure(const options& opt, const std::string& flush_type, verdicts& v) {
   bool async = flush_type == "ASYNC_FLUSH";
-  auto node = start_broker("bench-broker", flush_type, opt.store_dir);
-  if (!node)
+  auto cluster = start_bench_broker(flush_type, opt.store_dir);
+  if (!cluster)
     return 1;
-  node_config cfg;
-  if (auto why = cfg.load_network(); !why.empty()) {
-    std::cerr << why << '\n';
-    return 1;
-  }
-  caf::actor_system sys{cfg};
-  auto conn = connect_broker(sys, node->address);
-  if (!conn)
-    return 1;
+  auto& node = cluster->node;
+  auto& sys = *cluster->sys;
+  auto* conn = &cluster->conn;
   auto& broker = conn->broker;
   std::cout << "# rmq-bench broker against " << node->address << " ("
             << flush_type << ", store " << node->dir << "), " << opt.rounds
@@ -785,18 +774,12 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
 // -- soak ---------------------------------------------------------------------
 
 int soak(const options& opt) {
-  auto node = start_broker("bench-broker", "ASYNC_FLUSH", opt.store_dir);
-  if (!node)
+  auto cluster = start_bench_broker("ASYNC_FLUSH", opt.store_dir);
+  if (!cluster)
     return 1;
-  node_config cfg;
-  if (auto why = cfg.load_network(); !why.empty()) {
-    std::cerr << why << '\n';
-    return 1;
-  }
-  caf::actor_system sys{cfg};
-  auto conn = connect_broker(sys, node->address);
-  if (!conn)
-    return 1;
+  auto& node = cluster->node;
+  auto& sys = *cluster->sys;
+  auto* conn = &cluster->conn;
   {
     caf::scoped_actor self{sys};
     if (!create_topic(self, conn->broker, one_topic, 1))

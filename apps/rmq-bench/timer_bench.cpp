@@ -23,6 +23,7 @@
 #include "caf/actor_system.hpp"
 #include "caf/scoped_actor.hpp"
 
+#include "apps/rmq-bench/bench_cluster.hpp"
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
 #include "apps/rmq-bench/broker_child.hpp"
@@ -109,18 +110,12 @@ int timer(int argc, char** argv) {
     std::cerr << "--pending >= 0, --probes and --seconds >= 1\n";
     return 2;
   }
-  auto node = start_broker("bench-broker", "ASYNC_FLUSH", store_dir);
-  if (!node)
+  auto cluster = start_bench_broker("ASYNC_FLUSH", store_dir);
+  if (!cluster)
     return 1;
-  node_config cfg;
-  if (auto why = cfg.load_network(); !why.empty()) {
-    std::cerr << why << '\n';
-    return 1;
-  }
-  caf::actor_system sys{cfg};
-  auto conn = connect_broker(sys, node->address);
-  if (!conn)
-    return 1;
+  auto& node = cluster->node;
+  auto& sys = *cluster->sys;
+  auto* conn = &cluster->conn;
   caf::scoped_actor self{sys};
   if (!create_topic(self, conn->broker, topic, queues)
       || !create_topic(self, conn->broker, probe_topic, queues))
