@@ -259,7 +259,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
                  caf::actor_cast<arrival_listener_actor>(node.timer),
                  std::string{timer_topic});
   node.hold = sys.spawn(pull_hold_service, node.store.dispatcher,
-                        std::chrono::seconds{10});
+                        caf::duration{caf::infinite});
   node.pull = sys.spawn(pull_processor, pull_processor_config{}, node.topics,
                         node.store.dispatcher, node.offsets, node.hold);
   namesrv_registrar_options ropts;

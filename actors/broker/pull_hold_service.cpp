@@ -159,7 +159,7 @@ size_t pull_hold_state::held_count() const {
 
 pull_hold_actor::behavior_type
 pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
-                  dispatcher_actor dispatcher, caf::timespan request_timeout) {
+                  dispatcher_actor dispatcher, caf::duration request_timeout) {
   self->state.dispatcher = std::move(dispatcher);
   self->state.request_timeout = request_timeout;
   return {
@@ -187,8 +187,9 @@ pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
       auto rp = pull.rp;
       auto deadline = pull.deadline_ns;
       st.held[key].emplace(id, std::move(pull));
-      // One timer per distinct deadline, none while nothing is parked.
-      if (st.armed.insert(deadline).second)
+      // A timer only when this pull's deadline comes before every armed
+      // one; with one suspend timeout that is one timer in all.
+      if (st.armed.arm(deadline))
         self->delayed_send(self, timeout, expire_atom::value, deadline);
       // The dispatcher answers at once if a message arrived between the
       // pull's read and now.
@@ -199,19 +200,27 @@ pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
       ++self->state.arrivals;
       on_arrival(self, key_of(topic, qid), max);
     },
-    [=](expire_atom, int64_t deadline) {
+    [=](expire_atom, int64_t) {
       auto& st = self->state;
-      st.armed.erase(deadline);
       auto now = now_ns(self);
+      st.armed.fired(now);
       std::vector<std::pair<std::string, int64_t>> due;
+      auto next = std::numeric_limits<int64_t>::max();
       for (auto& [key, pulls] : st.held)
         for (auto& [id, pull] : pulls)
           if (pull.deadline_ns <= now)
             due.emplace_back(key, id);
+          else
+            next = std::min(next, pull.deadline_ns);
       for (auto& [key, id] : due) {
         ++st.expired;
         wake(self, key, id);
       }
+      // The earliest pull left (those woken on arrival took their
+      // deadlines with them).
+      if (next != std::numeric_limits<int64_t>::max() && st.armed.arm(next))
+        self->delayed_send(self, std::chrono::nanoseconds{next - now},
+                           expire_atom::value, next);
     },
     dump_handler(self),
   };

@@ -8,13 +8,13 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "caf/actor_clock.hpp"
+#include "caf/duration.hpp"
 #include "caf/stateful_actor.hpp"
 #include "caf/timespan.hpp"
 #include "caf/typed_event_based_actor.hpp"
@@ -22,6 +22,7 @@
 
 #include "messages/broker_pull.hpp"
 #include "messages/store_actors.hpp"
+#include "runtime/timer_set.hpp"
 
 namespace rmq {
 
@@ -38,11 +39,15 @@ struct held_pull {
 
 struct pull_hold_state {
   dispatcher_actor dispatcher;
-  caf::timespan request_timeout{std::chrono::seconds{10}};
+  /// For its re-executed pulls and tag checks; none by default: both
+  /// actors answer by themselves (a dead one answers
+  /// request_receiver_down), and a CAF request timeout costs the clock
+  /// thread two wake-ups per request.
+  caf::duration request_timeout = caf::infinite;
   /// "topic@queue" -> id -> parked pull.
   std::map<std::string, std::map<int64_t, held_pull>> held;
-  /// Deadlines with a timer on the way.
-  std::set<int64_t> armed;
+  /// Deadlines with a timer on the way: one for the earliest parked pull.
+  timer_set<int64_t> armed;
   int64_t next_id = 0;
   int64_t suspended = 0;
   int64_t woken_on_arrival = 0;
@@ -64,6 +69,6 @@ struct pull_hold_state {
 pull_hold_actor::behavior_type
 pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
                   dispatcher_actor dispatcher,
-                  caf::timespan request_timeout = std::chrono::seconds{10});
+                  caf::duration request_timeout);
 
 } // namespace rmq

@@ -59,7 +59,7 @@ pull_processor_actor::behavior_type pull_processor(
     get.max_bytes
       = std::max(1, std::min(req.max_msg_bytes, cfg.max_transfer_bytes));
     get.tag_codes = std::move(codes);
-    self->request(dispatcher, cfg.request_timeout, std::move(get))
+    self->request(dispatcher, cfg.read_timeout, std::move(get))
       .then(
         [=](get_message_result& got) mutable {
           auto& st = self->state;

@@ -15,6 +15,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "caf/actor_clock.hpp"
+#include "caf/duration.hpp"
 #include "caf/expected.hpp"
 #include "caf/stateful_actor.hpp"
 #include "caf/timespan.hpp"
@@ -40,8 +41,14 @@ struct pull_processor_config {
   /// longPollingEnable; without it a parked pull waits shortPollingTimeMills.
   bool long_polling = true;
   int64_t short_polling_ms = 1000;
-  /// How long the processor waits for the topic table and the dispatcher.
+  /// How long the processor waits for the topic table (a topic not in
+  /// its copy).
   caf::timespan request_timeout = std::chrono::seconds{10};
+  /// How long it waits for the dispatcher's reads: by default for ever,
+  /// since the dispatcher answers every read (a dead one answers
+  /// request_receiver_down) and a CAF request timeout costs the clock
+  /// thread two wake-ups per pull.
+  caf::duration read_timeout = caf::infinite;
 };
 
 /// Returns the client's status for a store status (rocketmq-features.md

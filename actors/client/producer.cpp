@@ -70,13 +70,16 @@ struct async_book {
 };
 
 /// Turns the facade's async sends into requests and runs their callbacks
-/// when the send loop answers.
+/// when the send loop answers. No CAF timeout: the send loop answers every
+/// async send within send_timeout (a dead one answers
+/// request_receiver_down), and a request timeout would cost CAF's clock
+/// thread two wake-ups per message.
 caf::behavior callback_actor(caf::event_based_actor* self,
                              std::shared_ptr<async_book> book,
-                             producer_actor hdl, caf::timespan timeout) {
+                             producer_actor hdl) {
   return {
     [=](async_atom, uint64_t id, client_message& msg) {
-      self->request(hdl, timeout, async_atom::value, std::move(msg))
+      self->request(hdl, caf::infinite, async_atom::value, std::move(msg))
         .then(
           [=](client_send_result& res) { book->finish(id, std::move(res)); },
           [=](caf::error& err) {
@@ -172,8 +175,7 @@ producer make_facade(caf::actor_system& sys, const producer_config& cfg,
   ptr->sys = &sys;
   ptr->cfg = cfg;
   ptr->hdl = hdl;
-  ptr->callbacks = sys.spawn(callback_actor, ptr->book, std::move(hdl),
-                             ptr->ask_timeout());
+  ptr->callbacks = sys.spawn(callback_actor, ptr->book, std::move(hdl));
   return producer{std::move(ptr)};
 }
 

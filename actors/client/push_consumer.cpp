@@ -88,6 +88,13 @@ void with_master_at(
   std::function<void(client_broker_actor, const std::string&)> f,
   std::function<void(const caf::error&)> fail) {
   auto& inst = *self->state.opts.instance;
+  auto known = self->state.masters.find(broker_name);
+  if (known != self->state.masters.end()) {
+    // Two requests (route cache, peer directory) less per pull.
+    auto [addr, hdl] = known->second;
+    f(hdl, addr);
+    return;
+  }
   auto timeout = self->state.opts.request_timeout;
   auto dir = inst.directory;
   self->request(inst.routes, timeout, brokers_atom::value)
@@ -109,7 +116,12 @@ void with_master_at(
         self
           ->request(dir, inst.config.connect_timeout + std::chrono::seconds{1},
                     caf::connect_atom::value, addr)
-          .then([=](client_broker_actor& hdl) { f(hdl, addr); }, fail);
+          .then(
+            [=](client_broker_actor& hdl) {
+              self->state.masters[broker_name] = {addr, hdl};
+              f(hdl, addr);
+            },
+            fail);
       },
       fail);
 }
@@ -126,6 +138,51 @@ void with_master(self_ptr self, const std::string& broker_name,
 void try_pull(self_ptr self, push_queue& q);
 void dispatch(self_ptr self);
 void maybe_finish_shutdown(self_ptr self);
+
+/// A request to `addr` failed or its connection went: resolve its broker
+/// again next time.
+void forget_master(self_ptr self, const std::string& addr) {
+  auto& masters = self->state.masters;
+  for (auto i = masters.begin(); i != masters.end();)
+    if (i->second.first == addr)
+      i = masters.erase(i);
+    else
+      ++i;
+}
+
+void back_off(self_ptr self, push_queue& q);
+
+/// Ends the pull in flight of `q` without its answer (a late one is
+/// dropped by its sequence number) and pulls again after the back-off.
+void give_up_pull(self_ptr self, push_queue& q) {
+  q.pulling = false;
+  q.pull_addr.clear();
+  ++q.pull_errors;
+  if (!self->state.stopping)
+    back_off(self, q);
+}
+
+/// The pull timer fired: gives up the pulls past their deadline (as a CAF
+/// request timeout would) and arms the timer for the next one.
+void check_pull_deadlines(self_ptr self, time_point now) {
+  auto& st = self->state;
+  st.pull_timers.fired(now);
+  std::optional<time_point> next;
+  for (auto& [mq, q] : st.queues) {
+    if (!q.pulling || q.pull_addr.empty())
+      continue;
+    if (q.pull_deadline <= now) {
+      log_request_failure(component, "pull of " + to_text(mq),
+                          caf::make_error(caf::sec::request_timeout));
+      forget_master(self, q.pull_addr);
+      give_up_pull(self, q);
+    } else if (!next || q.pull_deadline < *next) {
+      next = q.pull_deadline;
+    }
+  }
+  if (next && st.pull_timers.arm(*next))
+    arm(self, *next);
+}
 
 void back_off(self_ptr self, push_queue& q) {
   auto at = self->clock().now() + self->state.opts.cfg.pull_backoff;
@@ -606,20 +663,23 @@ void try_pull(self_ptr self, push_queue& q) {
     if (q == nullptr)
       return;
     log_request_failure(component, "pull of " + to_text(mq), err);
-    q->pulling = false;
-    q->pull_addr.clear();
-    ++q->pull_errors;
-    if (!self->state.stopping)
-      back_off(self, *q);
+    if (!q->pull_addr.empty())
+      forget_master(self, q->pull_addr);
+    give_up_pull(self, *q);
   };
   with_master_at(
     self, mq.broker_name,
     [=](client_broker_actor broker, const std::string& addr) {
-      if (auto q = current())
-        q->pull_addr = addr;
-      else
+      auto q = current();
+      if (q == nullptr)
         return;
-      self->request(broker, timeout, req)
+      q->pull_addr = addr;
+      // No CAF request timeout (two clock-thread wake-ups per pull): the
+      // consumer's tick gives the pull up at its deadline.
+      q->pull_deadline = self->clock().now() + timeout;
+      if (self->state.pull_timers.arm(q->pull_deadline))
+        arm(self, q->pull_deadline);
+      self->request(broker, caf::infinite, req)
         .then(
           [=](pull_message_result& res) {
             if (auto q = current()) {
@@ -986,6 +1046,8 @@ void assign(self_ptr self, const queue_assignment& a) {
   auto& st = self->state;
   if (st.stopping)
     return;
+  // Masters are resolved again at each assignment (a moved one is found).
+  st.masters.clear();
   std::set<message_queue> wanted(a.queues.begin(), a.queues.end());
   std::vector<message_queue> gone;
   for (auto& kvp : st.queues)
@@ -1137,6 +1199,7 @@ void maybe_finish_shutdown(self_ptr self) {
 void on_tick(self_ptr self) {
   auto& st = self->state;
   auto now = self->clock().now();
+  check_pull_deadlines(self, now);
   if (st.stopping) {
     if (!st.finishing && now >= st.shutdown_deadline) {
       RMQ_WARN(component, st.in_flight << " batch(es) still consuming at "
@@ -1203,6 +1266,8 @@ nlohmann::json push_consumer_state::dump_fields() const {
           {"queues", qs},
           {"workers", workers.size()},
           {"idle_workers", idle.size()},
+          {"masters", masters.size()},
+          {"pull_timers", pull_timers.size()},
           {"waiting_batches", jobs.size()},
           {"local_retries_waiting", later.size()},
           {"in_flight", in_flight},
@@ -1306,14 +1371,10 @@ push_consumer_actor::behavior_type push_consumer_impl(
       // a long poll): fail the pulls in flight there now, so that they
       // back off and pull again once the directory reconnects.
       RMQ_DEBUG(component, "lost " << addr);
+      forget_master(self, addr);
       for (auto& [mq, q] : self->state.queues)
-        if (q.pulling && q.pull_addr == addr) {
-          q.pulling = false;
-          q.pull_addr.clear();
-          ++q.pull_errors;
-          if (!self->state.stopping)
-            back_off(self, q);
-        }
+        if (q.pulling && q.pull_addr == addr)
+          give_up_pull(self, q);
     },
     [self](caf::tick_atom) { on_tick(self); },
     dump_handler(self),

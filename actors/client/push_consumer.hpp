@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -31,6 +32,7 @@
 #include "runtime/local_offset_store.hpp"
 #include "runtime/process_queue.hpp"
 #include "runtime/subscription_expression.hpp"
+#include "runtime/timer_set.hpp"
 
 namespace rmq {
 
@@ -87,6 +89,9 @@ struct push_queue {
   uint64_t pull_seq = 0;
   /// The broker address the pull in flight went to; empty while none.
   std::string pull_addr;
+  /// When the pull in flight is given up (pull_timeout; watched by the
+  /// consumer's tick, not by a CAF request timeout).
+  caf::actor_clock::time_point pull_deadline;
   int64_t pulls = 0;
   int64_t pull_errors = 0;
   int64_t pulled = 0;
@@ -123,6 +128,12 @@ struct push_consumer_state {
   std::vector<push_job> later;
   int64_t in_flight = 0;
   std::optional<local_offset_store> local_offsets;
+  /// Each broker's master as last resolved: name -> (address, handle).
+  /// Forgotten when its connection is lost, a request to it fails, or at
+  /// the next assignment (so a moved master is found again).
+  std::map<std::string, std::pair<std::string, client_broker_actor>> masters;
+  /// Timers armed for the deadlines of pulls in flight.
+  timer_set<caf::actor_clock::time_point> pull_timers;
   caf::actor_clock::time_point next_persist;
   caf::actor_clock::time_point next_lock;
   bool stopping = false;

@@ -606,10 +606,8 @@ void attempt(loop_ptr self, uint64_t id) {
 /// Makes sure a timer fires by `deadline` (one is already on its way when
 /// an earlier or equal one is).
 void arm_attempt_timer(loop_ptr self, time_point deadline) {
-  auto& timers = self->state.attempt_timers;
-  if (!timers.empty() && *timers.begin() <= deadline)
+  if (!self->state.attempt_timers.arm(deadline))
     return;
-  timers.insert(deadline);
   auto delay = std::max<caf::timespan>(deadline - self->clock().now(),
                                        caf::timespan{0});
   self->delayed_send(self, delay, caf::tick_atom::value);
@@ -621,8 +619,7 @@ void arm_attempt_timer(loop_ptr self, time_point deadline) {
 void attempt_timer_fired(loop_ptr self) {
   auto& st = self->state;
   auto now = self->clock().now();
-  st.attempt_timers.erase(st.attempt_timers.begin(),
-                          st.attempt_timers.upper_bound(now));
+  st.attempt_timers.fired(now);
   std::vector<pending_attempt> expired;
   std::optional<time_point> next;
   for (auto i = st.pending.begin(); i != st.pending.end();) {

@@ -42,6 +42,7 @@
 #include "runtime/client_message_codec.hpp"
 #include "runtime/latency_fault_table.hpp"
 #include "runtime/message_id.hpp"
+#include "runtime/timer_set.hpp"
 
 namespace rmq {
 
@@ -141,7 +142,7 @@ struct send_loop_state {
   std::map<uint64_t, pending_attempt> pending;
   uint64_t next_attempt = 0;
   /// When the attempt timers on their way fire.
-  std::multiset<caf::actor_clock::time_point> attempt_timers;
+  timer_set<caf::actor_clock::time_point> attempt_timers;
   /// Requests in flight per broker name (auto-batching waits on them).
   std::map<std::string, size_t> in_flight_by_broker;
   /// Async messages waiting, per broker name, then topic.

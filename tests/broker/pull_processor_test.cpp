@@ -54,7 +54,8 @@ struct fixture : test::deterministic_fixture {
                    }});
     offsets = spawn(consumer_offset_table, consumer_offset_config{},
                     actors.dispatcher);
-    hold = spawn(pull_hold_service, actors.dispatcher, 10s);
+    hold = spawn(pull_hold_service, actors.dispatcher,
+                 caf::duration{caf::infinite});
     processor = spawn(pull_processor, pull_processor_config{}, topics,
                       actors.dispatcher, offsets, hold);
     sched.run();
@@ -389,6 +390,36 @@ TEST_SUITE("broker.pull_processor") {
     CHECK_EQ(d["held"], 0);
     CHECK_EQ(d["expired"], 1);
     CHECK_EQ(d["timers"], 0);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "held pulls parked one after another share "
+                             "one timer and each times out at its own "
+                             "deadline") {
+    put(1);
+    auto first = suspend(1, "*", 15000);
+    advance_time(5s, 1s);
+    auto second = suspend(1, "*", 15000);
+    // The second deadline comes after the armed one: no timer of its own.
+    CHECK_EQ(dump(hold)["timers"], 1);
+    advance_time(10s, 1s);
+    CHECK_EQ(status(answer(first)), pull_status::no_new_msg);
+    // Re-armed for the one left.
+    CHECK_EQ(dump(hold)["held"], 1);
+    CHECK_EQ(dump(hold)["timers"], 1);
+    advance_time(4s, 1s);
+    CHECK(self->mailbox().empty());
+    advance_time(1s, 1s);
+    CHECK_EQ(status(answer(second)), pull_status::no_new_msg);
+    CHECK_EQ(dump(hold)["timers"], 0);
+    // A shorter timeout parked later is armed on its own.
+    auto long_one = suspend(1, "*", 15000);
+    auto short_one = suspend(1, "*", 2000);
+    CHECK_EQ(dump(hold)["timers"], 2);
+    advance_time(2s, 1s);
+    CHECK_EQ(status(answer(short_one)), pull_status::no_new_msg);
+    CHECK_EQ(dump(hold)["held"], 1);
+    put(1, 1);
+    CHECK_EQ(status(answer(long_one)), pull_status::found);
   }
 
   TEST_CASE_FIXTURE(fixture, "a held pull that saw only other tags times out "

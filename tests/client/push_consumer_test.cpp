@@ -285,6 +285,41 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(consumed(), std::vector<int64_t>{0});
   }
 
+  TEST_CASE_FIXTURE(fixture, "a pull the broker never answers is given up "
+                             "at pull_timeout and pulled again, and its "
+                             "late answer is ignored") {
+    auto cfg = config();
+    cfg.pull_timeout = 30s;
+    auto c = concurrent_on_queue0(ok, cfg);
+    REQUIRE_EQ(broker->pulls.size(), 1u);
+    // One timer watches the pull (no CAF request timeout per pull).
+    CHECK_EQ(dump(c)["pull_timers"], 1);
+    advance_time(29s, 1s);
+    CHECK_EQ(dump(c)["queues"][0]["pull_errors"], 0);
+    advance_time(1s, 1s);
+    CHECK_EQ(dump(c)["queues"][0]["pull_errors"], 1);
+    // The stub still holds the old pull: its answer must not count.
+    put(0, "hello");
+    CHECK(batches.empty());
+    advance_time(3s, 500ms);
+    REQUIRE_EQ(broker->pulls.size(), 3u);
+    CHECK_EQ(broker->pulls[1].queue_offset, 0);
+    CHECK_EQ(consumed(), std::vector<int64_t>{0});
+    CHECK_EQ(dump(c)["pull_timers"], 1);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "pulls reuse the resolved master: no connect "
+                             "per pull") {
+    auto c = concurrent_on_queue0(ok, config());
+    auto connects = net->connects;
+    for (int i = 0; i < 5; ++i)
+      put(0, "m" + std::to_string(i));
+    CHECK_EQ(consumed().size(), 5u);
+    CHECK_GE(broker->pulls.size(), 6u);
+    CHECK_EQ(net->connects, connects);
+    CHECK_EQ(dump(c)["masters"], 1);
+  }
+
   TEST_CASE_FIXTURE(fixture, "the start is the group's offset, else the "
                              "queue's max offset") {
     for (int i = 0; i < 3; ++i)
@@ -581,8 +616,12 @@ TEST_SUITE("client.push_consumer") {
     auto c = orderly_on_queue0(orderly_ok, config());
     put(0, "a");
     CHECK_EQ(consumed().size(), 1u);
-    // The broker stops answering renewals: the lock ages out.
+    // The broker's connection goes (the directory tells its listeners,
+    // as the real one does) and stays refused: renewals fail and the lock
+    // ages out.
     net->down.insert("a:10911");
+    for (auto& l : net->listeners)
+      self->send(l, peer_lost_atom::value, std::string{"a:10911"});
     advance_time(41s, 1s);
     net->down.erase("a:10911");
     broker->append(topic, 0, "b");
