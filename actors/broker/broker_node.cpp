@@ -279,16 +279,22 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   // topic table again (which dropped the dead watcher), gets the current
   // topics and registers at once.
   auto topics = node.topics;
-  auto respawn_registrar = [&sys, ropts, topics] {
-    auto hdl = sys.spawn(namesrv_registrar, ropts);
+  auto spawn_registrar = [&sys, ropts, topics](bool wait_for_open) {
+    auto o = ropts;
+    o.wait_for_open = wait_for_open;
+    auto hdl = sys.spawn(namesrv_registrar, std::move(o));
     caf::anon_send(topics, caf::subscribe_atom::value,
                    caf::actor_cast<caf::actor>(hdl));
     sys.spawn(topic_relay, topics, hdl);
     return caf::actor_cast<caf::actor>(hdl);
   };
   // Watcher first, then the snapshot: the registrar misses no change.
-  node.registrar
-    = caf::actor_cast<namesrv_registrar_actor>(respawn_registrar());
+  node.registrar = caf::actor_cast<namesrv_registrar_actor>(
+    spawn_registrar(opts.register_when_opened));
+  // A replacement comes after the port was published (or the node never
+  // publishes one).
+  std::function<caf::actor()> respawn_registrar
+    = [spawn_registrar] { return spawn_registrar(false); };
   broker_admin_options aopts;
   aopts.broker_name = opts.broker_name;
   aopts.flush_disk_type
@@ -369,6 +375,11 @@ caf::actor broker_node::begin_stop(caf::actor_system& sys) {
   auto copy = *this;
   actors.clear();
   return sys.spawn(broker_stopper, std::move(copy));
+}
+
+void broker_node::open() const {
+  // A replacement of the first registrar registered when it started.
+  caf::anon_send(registrar, caf::open_atom::value);
 }
 
 void broker_node::stop(caf::actor_system& sys) {

@@ -79,6 +79,10 @@ struct broker_options {
   /// The registrar's event hook (namesrv_registrar_options::on_event):
   /// rmq-node prints them, so scripts and tests see registrations.
   std::function<void(const std::string&)> on_registrar_event;
+  /// The registrar waits for broker_node::open before it registers
+  /// (rmq-node: once the port is published). A registrar respawned
+  /// after a crash registers at once.
+  bool register_when_opened = false;
   /// Seeds the send processor's queue pick (0: random).
   uint64_t seed = 0;
   /// RocketMQ rocketmq.broker.rebalance.lockMaxLiveTime: a queue lock not
@@ -148,6 +152,10 @@ struct broker_node {
   /// begin_stop, then waits (bounded) until it is done. Blocks: not for
   /// the deterministic scheduler.
   void stop(caf::actor_system& sys);
+
+  /// The broker's port is published: tells the registrar (with
+  /// register_when_opened) to register.
+  void open() const;
 };
 
 /// Opens the store (its error is returned), spawns and wires every actor.

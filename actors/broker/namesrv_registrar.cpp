@@ -214,20 +214,32 @@ namesrv_registrar(registrar_ptr self, namesrv_registrar_options opts) {
         event(self, "lost " + p.addr + " (" + describe(dm.reason) + ")");
       }
   });
-  register_all(self);
-  self->delayed_send(self, st.opts.register_interval,
-                     register_round_atom::value);
-  if (st.opts.heartbeat_interval.count() > 0)
-    self->delayed_send(self, st.opts.heartbeat_interval,
-                       heartbeat_round_atom::value);
+  // Registers at once and arms both rounds.
+  auto begin = [self] {
+    auto& st = self->state;
+    st.open = true;
+    register_all(self);
+    self->delayed_send(self, st.opts.register_interval,
+                       register_round_atom::value);
+    if (st.opts.heartbeat_interval.count() > 0)
+      self->delayed_send(self, st.opts.heartbeat_interval,
+                         heartbeat_round_atom::value);
+  };
+  if (!st.opts.wait_for_open)
+    begin();
   return {
+    [=](caf::open_atom) {
+      if (!self->state.open && !self->state.stopping)
+        begin();
+    },
     [=](caf::put_atom, topic_config_set& topics) {
       auto& st = self->state;
       if (st.stopping)
         return;
       st.opts.topics = std::move(topics);
       st.registration = make_registration(st.opts);
-      register_all(self);
+      if (st.open)
+        register_all(self);
     },
     [=](caf::delete_atom) -> caf::typed_response_promise<caf::ok_atom> {
       auto& st = self->state;
@@ -323,6 +335,7 @@ nlohmann::json namesrv_registrar_state::dump_fields() const {
      std::chrono::duration_cast<std::chrono::milliseconds>(
        opts.heartbeat_interval)
        .count()},
+    {"open", open},
     {"stopping", stopping},
     {"namesrvs", namesrvs},
   };

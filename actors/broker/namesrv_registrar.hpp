@@ -80,6 +80,10 @@ struct namesrv_registrar_options {
   /// ...", "unregistered from ADDR"); may be empty. The events are logged
   /// as well.
   std::function<void(const std::string&)> on_event;
+  /// Registers nothing until `open_atom`: rmq-node publishes the broker's
+  /// port after spawning it, and a NameServer must not hand clients an
+  /// address nobody listens on yet.
+  bool wait_for_open = false;
 };
 
 /// One NameServer as the registrar sees it.
@@ -118,6 +122,9 @@ struct namesrv_registrar_state {
   std::vector<namesrv_peer> peers;
   /// The registration sent to every NameServer.
   register_broker_request registration;
+  /// Registering has begun (at spawn, or at `open_atom` with
+  /// `wait_for_open`).
+  bool open = false;
   bool stopping = false;
   /// Unregistrations in flight during a graceful stop.
   size_t unregistering = 0;

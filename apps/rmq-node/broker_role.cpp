@@ -137,6 +137,7 @@ int run_broker(caf::actor_system& sys, const options& cfg,
   opts->port = port;
   // Tests and scripts wait for "registered with ADDR" lines.
   opts->on_registrar_event = [](const std::string& line) { print_line(line); };
+  opts->register_when_opened = true;
   auto started = spawn_broker(sys, *opts);
   if (!started) {
     std::cerr << "rmq-node: cannot start the broker: "
@@ -151,9 +152,11 @@ int run_broker(caf::actor_system& sys, const options& cfg,
     node.stop(sys);
     return 1;
   }
-  // Tests and scripts read this line to learn the port.
+  // Tests and scripts read this line to learn the port; the registrations
+  // ("registered with ...") follow it.
   print_line("broker " + cfg.broker_name + " listening on " + cfg.host + ":"
              + std::to_string(port));
+  node.open();
   RMQ_INFO("broker", cfg.broker_name
                        << " (" << cfg.cluster_name << ", id " << cfg.broker_id
                        << ") listening on " << cfg.host << ":" << port

@@ -185,6 +185,33 @@ TEST_SUITE("broker.namesrv_registrar") {
     CHECK_EQ(d.at("topics"), 1);
   }
 
+  TEST_CASE_FIXTURE(fixture, "with wait_for_open nothing is registered "
+                             "until the port is open") {
+    start_namesrv(addr_a);
+    auto opts = options({addr_a});
+    opts.wait_for_open = true;
+    registrar = spawn(namesrv_registrar, std::move(opts));
+    advance_time(40s, 1s);
+    CHECK_FALSE(knows_broker(addr_a));
+    CHECK_EQ(registrations(addr_a), 0);
+    CHECK_EQ(dump().at("open"), false);
+    // A new topic set waits too.
+    self->send(registrar, caf::put_atom::value,
+               topic_config_set{{topic("TopicA"), topic("TopicB")},
+                                data_version{0, 2, 2}});
+    sched.run();
+    CHECK_FALSE(knows_broker(addr_a));
+    self->send(registrar, caf::open_atom::value);
+    sched.run();
+    CHECK(knows_broker(addr_a));
+    CHECK(routes(addr_a, "TopicB"));
+    CHECK_EQ(registrations(addr_a), 1);
+    // Rounds run from then on; a second open changes nothing.
+    self->send(registrar, caf::open_atom::value);
+    advance_time(30s, 1s);
+    CHECK_EQ(registrations(addr_a), 2);
+  }
+
   TEST_CASE_FIXTURE(fixture, "re-registers every 30 s and heart-beats every "
                              "second in between") {
     start_namesrv(addr_a);

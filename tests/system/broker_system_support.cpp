@@ -40,11 +40,10 @@ broker_process start_broker_node(const broker_launch& how) {
   if (how.log_to_stdout)
     argv.insert(argv.begin(), {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"});
   result.proc = std::make_unique<child_process>(std::move(argv));
-  // The registrar starts with the node, before the port is published, so
-  // a "registered with" line may come before the "listening" one: read
-  // both kinds in any order (waiting for one kind skipped the other, and
-  // the next registration comes 30 s later). Bounded generously: a start
-  // under CI load once took more than 10 s.
+  // rmq-node prints "listening" and only then lets the registrar
+  // register, so that no NameServer hands out an address nobody listens
+  // on: a "registered with" line first fails the start. Bounded
+  // generously: a start under CI load once took more than 10 s.
   const std::string listening = "broker " + how.name
                                 + " listening on 127.0.0.1:";
   const std::string registered_with = "registered with ";
@@ -68,6 +67,8 @@ broker_process start_broker_node(const broker_launch& how) {
         = static_cast<uint16_t>(std::stoi(line.substr(listening.size())));
       listens = true;
     } else if (line.compare(0, registered_with.size(), registered_with) == 0) {
+      CHECK_MESSAGE(listens, "broker " << how.name << " registered before "
+                                       << "its port was published");
       registered.insert(line.substr(registered_with.size()));
     }
   }
