@@ -71,6 +71,12 @@ void node_config::apply_tuned_defaults() {
   set("scheduler.policy", caf::atom("sharing"));
   set("scheduler.max-threads", size_t{1});
   set("middleman.workers", size_t{0});
+  // At most 100 messages per actor turn (CAF's default: no bound), so one
+  // actor with a long mailbox cannot hold the scheduler thread: a process
+  // that produces at full speed kept its push consumer waiting for
+  // seconds behind the producer's thousands of queued sends
+  // (docs/benchmarks.md, "e2e").
+  set("scheduler.max-throughput", size_t{100});
   // Debian's CAF compiles logging out; a CAF built with logging would
   // otherwise write log files into the working directory.
   set("logger.file-verbosity", caf::atom("quiet"));
