@@ -30,7 +30,7 @@ using namesrv_registrar_actor = dumpable_actor::extend<
   caf::replies_to<caf::delete_atom>::with<caf::ok_atom>,
   // The broker's port is published: a registrar started with
   // `wait_for_open` begins registering (a no-op otherwise).
-  caf::reacts_to<caf::open_atom>,
-  caf::reacts_to<register_round_atom>, caf::reacts_to<heartbeat_round_atom>>;
+  caf::reacts_to<caf::open_atom>, caf::reacts_to<register_round_atom>,
+  caf::reacts_to<heartbeat_round_atom>>;
 
 } // namespace rmq

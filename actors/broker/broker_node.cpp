@@ -293,8 +293,9 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     spawn_registrar(opts.register_when_opened));
   // A replacement comes after the port was published (or the node never
   // publishes one).
-  std::function<caf::actor()> respawn_registrar
-    = [spawn_registrar] { return spawn_registrar(false); };
+  std::function<caf::actor()> respawn_registrar = [spawn_registrar] {
+    return spawn_registrar(false);
+  };
   broker_admin_options aopts;
   aopts.broker_name = opts.broker_name;
   aopts.flush_disk_type

@@ -68,7 +68,6 @@ struct pull_hold_state {
 /// whether a new message is one a parked pull waits for.
 pull_hold_actor::behavior_type
 pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
-                  dispatcher_actor dispatcher,
-                  caf::duration request_timeout);
+                  dispatcher_actor dispatcher, caf::duration request_timeout);
 
 } // namespace rmq

@@ -128,8 +128,8 @@ percentiles paced_echo(caf::actor_system& sys, const caf::actor& echo,
   auto n = paced(
     seconds, rate, [&](int64_t t0) { caf::anon_send(relay, t0); },
     [&](int64_t sent) {
-      std::cout << "  baseline echo: sent " << sent << ", answered "
-                << s->count << '\n'
+      std::cout << "  baseline echo: sent " << sent << ", answered " << s->count
+                << '\n'
                 << std::flush;
     });
   auto deadline = clock_type::now() + std::chrono::seconds{10};
@@ -164,15 +164,16 @@ run_result run(producer& p, samples& s, int seconds, int64_t rate,
     seconds, rate,
     [&](int64_t t0) {
       std::memcpy(msg.body.data(), &t0, sizeof(t0));
-      p.send_async(msg, [failed, acks, t0](caf::expected<client_send_result> res) {
-        if (!res) {
-          ++*failed;
-          return;
-        }
-        auto d = static_cast<double>(now_ns() - t0) / 1000.0;
-        std::lock_guard<std::mutex> guard{acks->mx};
-        acks->us.push_back(d);
-      });
+      p.send_async(msg,
+                   [failed, acks, t0](caf::expected<client_send_result> res) {
+                     if (!res) {
+                       ++*failed;
+                       return;
+                     }
+                     auto d = static_cast<double>(now_ns() - t0) / 1000.0;
+                     std::lock_guard<std::mutex> guard{acks->mx};
+                     acks->us.push_back(d);
+                   });
     },
     [&](int64_t n) {
       std::cout << "  " << label << ": sent " << n << ", consumed "
@@ -208,8 +209,8 @@ void print(const std::string& what, const run_result& r, int seconds) {
             << r.consumed << " / " << r.sent << " consumed (" << std::fixed
             << std::setprecision(0) << static_cast<double>(r.sent) / seconds
             << " msgs/s sent), " << text(r.e2e) << "\n"
-            << "  " << std::setw(28) << "" << "send -> ack " << text(r.ack)
-            << "; " << r.cpu << '\n';
+            << "  " << std::setw(28) << ""
+            << "send -> ack " << text(r.ack) << "; " << r.cpu << '\n';
 }
 
 } // namespace
@@ -275,8 +276,7 @@ int e2e(int argc, char** argv) {
   run(*p, s, 1, 1000, "warm-up", pid);
   std::string echo_cpu;
   auto echo = paced_echo(sys, cl->conn.echo, seconds, rate, pid, echo_cpu);
-  auto light
-    = run(*p, s, seconds, rate, std::to_string(rate) + " msgs/s", pid);
+  auto light = run(*p, s, seconds, rate, std::to_string(rate) + " msgs/s", pid);
   auto full = run(*p, s, seconds, 0, "full speed", pid);
   std::cout << "  " << std::left << std::setw(28)
             << ("baseline echo " + std::to_string(rate) + "/s") << std::right
