@@ -40,8 +40,12 @@ using queue_watcher_actor = caf::typed_actor<
 
 using dispatcher_actor = dumpable_actor::extend<
   // New records up to an offset are in the commit log; answers how far the
-  // queues now reach (the writer keeps one such request in flight).
+  // queues now reach (for callers that wait for a dispatch).
   caf::replies_to<dispatch_atom, int64_t>::with<int64_t>,
+  // The writer's one-way note (message_store::claim_dispatch_note):
+  // dispatches up to the dispatchable offset, answers nothing, so a send
+  // costs the writer's thread no wake-up for the dispatch's end.
+  caf::reacts_to<dispatch_atom>,
   // Checkpoint timer.
   caf::reacts_to<tick_atom>,
   // Flush queues and index, write the checkpoint now.

@@ -164,7 +164,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     return std::move(opened.error());
   broker_node node;
   node.store = spawn_store_actors(sys, *opened, opts.detach_io,
-                                  opts.checkpoint_interval);
+                                  opts.checkpoint_interval, opts.detach_writer);
   auto spawn_io = [&](auto fn, auto&&... xs) {
     return opts.detach_io ? sys.spawn<caf::detached>(fn, xs...)
                           : sys.spawn(fn, xs...);

@@ -69,6 +69,10 @@ struct broker_options {
   /// files) on their own threads. Off under the deterministic test
   /// scheduler.
   bool detach_io = true;
+  /// Runs the commit-log writer on its own thread too (with detach_io);
+  /// off by default: the writer never waits on the disk, and on the
+  /// scheduler a send crosses one thread less (actors/broker/store_actors.hpp).
+  bool detach_writer = false;
   /// The registrar's connector (namesrv_registrar_options::connector);
   /// null: the network. Tests pass one that hands out in-process
   /// NameServers.

@@ -46,28 +46,14 @@ void request_warm(self_ptr self) {
     self->send(st.warmer, tick_atom::value);
 }
 
-// Keeps one dispatch request in flight, so the dispatcher's mailbox stays
-// small however fast batches arrive; the next request covers all new ones.
-void request_dispatch(self_ptr self, int64_t up_to) {
+// Tells the dispatcher there is more to dispatch: one one-way note on its
+// way at most (claimed in the store), so its mailbox stays small however
+// fast batches arrive, and its end wakes nobody. A failed dispatch is
+// logged by the dispatcher; the next note tries again.
+void note_dispatch(self_ptr self) {
   auto& st = self->state;
-  st.dispatch_target = std::max(st.dispatch_target, up_to);
-  if (st.dispatch_in_flight || st.stopped
-      || st.dispatch_target <= st.store->dispatched_offset())
-    return;
-  st.dispatch_in_flight = true;
-  self
-    ->request(st.dispatcher, caf::infinite, dispatch_atom::value,
-              st.dispatch_target)
-    .then(
-      [self](int64_t) {
-        self->state.dispatch_in_flight = false;
-        request_dispatch(self, 0);
-      },
-      [self](const caf::error& err) {
-        // The next batch asks again; until then readers lag behind.
-        RMQ_ERROR("store", "dispatch failed: " << describe(err));
-        self->state.dispatch_in_flight = false;
-      });
+  if (!st.stopped && st.store->claim_dispatch_note())
+    self->send(st.dispatcher, dispatch_atom::value);
 }
 
 // Acknowledges every waiting batch covered by `flushed`.
@@ -82,7 +68,7 @@ void on_flushed(self_ptr self, int64_t flushed) {
   }
   // Under sync flush, readers only see what is on disk.
   if (sync_mode(st))
-    request_dispatch(self, flushed);
+    note_dispatch(self);
   if (!st.waiting_acks.empty())
     request_flush(self);
 }
@@ -185,7 +171,6 @@ nlohmann::json commit_log_state::dump_fields() const {
     {"waiting_batches", st.waiting_acks.size()},
     {"waiting_bytes", waiting_bytes},
     {"flush_in_flight", st.flush_in_flight},
-    {"dispatch_in_flight", st.dispatch_in_flight},
     {"flush_interval_ms", to_ms(cfg.flush_interval)},
     {"disk_usage", st.store->disk_usage()},
     {"disk_full_ratio", cfg.disk_full_ratio},
@@ -266,7 +251,7 @@ commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
       auto end = st.store->write_offset();
       if (!sync_mode(st)) {
         if (end > before)
-          request_dispatch(self, end);
+          note_dispatch(self);
         if (end - st.store->flushed_offset()
             >= static_cast<int64_t>(cfg.flush_eager_bytes))
           request_flush(self);

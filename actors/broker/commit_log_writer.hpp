@@ -50,8 +50,6 @@ struct commit_log_state {
   warm_actor warmer; // null: no warming
   std::deque<waiting> waiting_acks;
   bool flush_in_flight = false;
-  bool dispatch_in_flight = false;
-  int64_t dispatch_target = 0; // dispatch up to here when the last returns
   bool busy = false; // above the high watermark, until below the low one
   caf::actor_clock::time_point last_flush;
   int64_t ticks = 0;

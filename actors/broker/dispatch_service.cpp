@@ -83,6 +83,34 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
       i = ws.empty() ? watches.erase(i) : std::next(i);
     }
   });
+  // Dispatches up to `up_to` and tells the listeners and watches when the
+  // queues moved on.
+  auto dispatch_to = [self](int64_t up_to) -> caf::expected<int64_t> {
+    auto& st = self->state;
+    ++st.dispatch_requests;
+    auto before = st.store->dispatched_offset();
+    if (auto err = st.store->dispatch(up_to)) {
+      st.last_error = describe(err);
+      RMQ_ERROR("store", "dispatch failed: " << st.last_error);
+      return err;
+    }
+    auto after = st.store->dispatched_offset();
+    // One note per dispatch, not per queue: the listener (the hold
+    // service) asks the queues it waits on, see docs/broker.md.
+    if (after != before) {
+      for (auto& listener : st.listeners)
+        self->send(listener, arrival_atom::value, after);
+      for (auto& tl : st.topic_listeners)
+        if (auto total = st.store->topic_max_total(tl.topic);
+            total != tl.seen) {
+          tl.seen = total;
+          self->send(tl.hdl, arrival_atom::value, after);
+        }
+      if (!st.watches.empty())
+        notify_watches(self);
+    }
+    return after;
+  };
   auto checkpoint = [self]() -> caf::error {
     auto& st = self->state;
     // Retention moved the log's start: queues and index follow.
@@ -99,30 +127,13 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
   };
   return {
     [=](dispatch_atom, int64_t up_to) -> caf::result<int64_t> {
-      auto& st = self->state;
-      ++st.dispatch_requests;
-      auto before = st.store->dispatched_offset();
-      if (auto err = st.store->dispatch(up_to)) {
-        st.last_error = describe(err);
-        RMQ_ERROR("store", "dispatch failed: " << st.last_error);
-        return err;
-      }
-      auto after = st.store->dispatched_offset();
-      // One note per dispatch, not per queue: the listener (the hold
-      // service) asks the queues it waits on, see docs/broker.md.
-      if (after != before) {
-        for (auto& listener : st.listeners)
-          self->send(listener, arrival_atom::value, after);
-        for (auto& tl : st.topic_listeners)
-          if (auto total = st.store->topic_max_total(tl.topic);
-              total != tl.seen) {
-            tl.seen = total;
-            self->send(tl.hdl, arrival_atom::value, after);
-          }
-        if (!st.watches.empty())
-          notify_watches(self);
-      }
-      return after;
+      return dispatch_to(up_to);
+    },
+    [=](dispatch_atom) {
+      // Released first: an append published after this read sends a new
+      // note.
+      self->state.store->release_dispatch_note();
+      dispatch_to(self->state.store->dispatchable_offset());
     },
     [=](caf::subscribe_atom, const arrival_listener_actor& listener) {
       auto& ls = self->state.listeners;

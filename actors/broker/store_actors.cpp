@@ -21,18 +21,19 @@ auto spawn_maybe_detached(caf::actor_system& sys, bool detached, F fn,
 
 } // namespace
 
-store_actors spawn_store_actors(caf::actor_system& sys,
-                                std::shared_ptr<storage::message_store> store,
-                                bool detached,
-                                caf::timespan checkpoint_interval) {
+store_actors
+spawn_store_actors(caf::actor_system& sys,
+                   std::shared_ptr<storage::message_store> store, bool detached,
+                   caf::timespan checkpoint_interval, bool detach_writer) {
   store_actors result;
   result.flusher = spawn_maybe_detached(sys, detached, flush_service, store);
   result.dispatcher = spawn_maybe_detached(sys, detached, dispatch_service,
                                            store, checkpoint_interval);
   result.warmer = spawn_maybe_detached(sys, detached, warm_service, store);
-  result.commit_log = spawn_maybe_detached(sys, detached, commit_log_writer,
-                                           store, result.flusher,
-                                           result.dispatcher, result.warmer);
+  result.commit_log = spawn_maybe_detached(sys, detached && detach_writer,
+                                           commit_log_writer, store,
+                                           result.flusher, result.dispatcher,
+                                           result.warmer);
   // The writer's exit ends the others and, if it was a normal stop, closes
   // the store cleanly (it takes every part's lock, so late dispatches wait).
   auto flusher = result.flusher;

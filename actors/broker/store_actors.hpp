@@ -1,8 +1,13 @@
-// Spawns the message store's three actors around one opened store. Real use
-// (rmq-bench store/store-writer today, the broker node later) runs them
-// detached (each on its own thread: they block on file I/O and fdatasync,
-// which must not stall CAF's shared scheduler); tests on the deterministic
-// coordinator spawn them attached.
+// Spawns the message store's actors around one opened store. Real use runs
+// the flush service, the dispatcher and the warm service detached (each on
+// its own thread: they block on fdatasync, file creation and checkpoints,
+// which must not stall CAF's shared scheduler). The commit-log writer only
+// copies records into mapped memory, so the broker runs it on the
+// scheduler: a send then crosses no thread inside the broker, which made
+// 1-in-flight sends 56 % -> 90 % of the CAF echo (docs/benchmarks.md,
+// "Writer on the scheduler"). It still creates a segment file when it
+// rolls (one per segment size written) and deletes expired segments on its
+// tick. Tests on the deterministic coordinator spawn every actor attached.
 #pragma once
 
 #include <chrono>
@@ -28,11 +33,12 @@ struct store_actors {
 
 /// Spawns the flush actor, the dispatcher (checkpoint every
 /// `checkpoint_interval`, zero: never), the warm actor and the commit-log
-/// writer. The store
-/// is closed cleanly when the writer exits normally.
+/// writer (detached too when both `detached` and `detach_writer`). The
+/// store is closed cleanly when the writer exits normally.
 store_actors
 spawn_store_actors(caf::actor_system& sys,
                    std::shared_ptr<storage::message_store> store, bool detached,
-                   caf::timespan checkpoint_interval = std::chrono::seconds{1});
+                   caf::timespan checkpoint_interval = std::chrono::seconds{1},
+                   bool detach_writer = true);
 
 } // namespace rmq

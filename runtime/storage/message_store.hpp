@@ -150,6 +150,25 @@ public:
     return dispatched_.load(std::memory_order_acquire);
   }
 
+  /// How far readers may see: the write offset, or under sync flush the
+  /// flushed offset.
+  int64_t dispatchable_offset() const {
+    return config().flush == flush_mode::sync ? flushed_offset()
+                                              : write_offset();
+  }
+
+  /// The writer's one-way dispatch notes (one on its way at most, so the
+  /// dispatcher's mailbox stays small): true when the caller must send
+  /// one. The dispatcher releases the note before it reads how far to
+  /// dispatch, so an offset published before a refused claim is always
+  /// covered by the note on its way.
+  bool claim_dispatch_note() {
+    return !dispatch_noted_.exchange(true);
+  }
+  void release_dispatch_note() {
+    dispatch_noted_.store(false);
+  }
+
   int64_t min_offset() const {
     return log_.min_offset();
   }
@@ -228,6 +247,7 @@ private:
   // Deleted topic -> commit-log offset below which its records are skipped.
   std::map<std::string, int64_t, std::less<>> tombstones_;
   std::atomic<int64_t> dispatched_{0};
+  std::atomic<bool> dispatch_noted_{false};
   int64_t last_store_ts_ = 0;
 
   std::atomic<bool> failed_{false};

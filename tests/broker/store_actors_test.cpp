@@ -157,6 +157,31 @@ TEST_SUITE("broker.store_actors") {
     CHECK_GE(dump(actors.dispatcher)["checkpoints"].get<int>(), 10);
   }
 
+  TEST_CASE_FIXTURE(fixture, "appends that come while a dispatch note is on "
+                             "its way ride on it, and every one is read") {
+    start(storage::flush_mode::async);
+    std::vector<decltype(self->request(actors.commit_log, caf::infinite,
+                                       caf::put_atom::value, batch(1)))>
+      handles;
+    for (int i = 0; i < 5; ++i)
+      handles.push_back(self->request(actors.commit_log, caf::infinite,
+                                      caf::put_atom::value, batch(1, i)));
+    sched.run();
+    for (auto& h : handles)
+      h.receive([](std::vector<put_result>& r) { CHECK_FALSE(r[0].error); },
+                [](caf::error& err) { FAIL(to_string(err)); });
+    // The writer's first append sent the note; the next four found it on
+    // its way, and the one dispatch covered them all.
+    CHECK_EQ(dump(actors.dispatcher)["dispatch_requests"], 1);
+    CHECK_EQ(store->dispatched_offset(), store->write_offset());
+    CHECK_EQ(read_all(),
+             (std::vector<std::string>{"m0", "m1", "m2", "m3", "m4"}));
+    // Released: the next append sends a note of its own.
+    put(batch(1, 5));
+    CHECK_EQ(dump(actors.dispatcher)["dispatch_requests"], 2);
+    CHECK_EQ(store->dispatched_offset(), store->write_offset());
+  }
+
   TEST_CASE_FIXTURE(fixture, "sync flush acknowledges only after a covering "
                              "fdatasync") {
     start(storage::flush_mode::sync);
