@@ -192,6 +192,10 @@ RMQ_DECLARE_MESSAGE(group_pull_rate_request);
 
 using pull_processor_actor = dumpable_actor::extend<
   caf::replies_to<pull_message_request>::with<pull_message_result>,
+  // A parked pull (suspend flag cleared) and the read the dispatcher made
+  // for it: answered as if the processor had read it itself.
+  caf::replies_to<pull_message_request,
+                  get_message_result>::with<pull_message_result>,
   caf::replies_to<group_pull_rate_request>::with<double>,
   // The topic table's announcement to its watchers (actors/broker/
   // topic_cache.hpp).
@@ -201,11 +205,15 @@ using pull_processor_actor = dumpable_actor::extend<
 /// once, without suspension, through the given processor when a matching
 /// message arrives or its suspend timeout ends.
 using pull_hold_actor = dumpable_actor::extend<
-  caf::replies_to<suspend_atom, pull_message_request,
+  // A pull that found nothing, with the read the processor made for it.
+  caf::replies_to<suspend_atom, pull_message_request, get_message_request,
                   pull_processor_actor>::with<pull_message_result>,
   // From the dispatcher, on the hold's watch: this queue has messages up to
-  // this max offset now.
+  // this max offset now (and, for a watch with a read, that read's result
+  // for the parked pull `id`).
   caf::reacts_to<arrival_atom, std::string, int32_t, int64_t>,
+  caf::reacts_to<arrival_atom, std::string, int32_t, int64_t, int64_t,
+                 get_message_result>,
   // Timer of the pulls whose deadline is this actor-clock instant (ns
   // since the clock's epoch).
   caf::reacts_to<expire_atom, int64_t>>;

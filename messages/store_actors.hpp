@@ -34,9 +34,12 @@ using arrival_listener_actor
 using watch_atom = caf::atom_constant<caf::atom("watch")>;
 
 /// What a queue watcher accepts: queue (topic, queue id) has messages up
-/// to this max offset now.
+/// to this max offset now; and the same with the read the watch asked for
+/// (its id, and what the dispatcher read for it when the queue moved).
 using queue_watcher_actor = caf::typed_actor<
-  caf::reacts_to<arrival_atom, std::string, int32_t, int64_t>>;
+  caf::reacts_to<arrival_atom, std::string, int32_t, int64_t>,
+  caf::reacts_to<arrival_atom, std::string, int32_t, int64_t, int64_t,
+                 get_message_result>>;
 
 using dispatcher_actor = dumpable_actor::extend<
   // New records up to an offset are in the commit log; answers how far the
@@ -71,6 +74,11 @@ using dispatcher_actor = dumpable_actor::extend<
   // watch of the same watcher and queue replaces the old one.
   caf::reacts_to<watch_atom, queue_watcher_actor, std::string, int32_t,
                  int64_t>,
+  // The same for the queue and offset of `read`, but the note carries
+  // `id` and the result of `read`, done on the dispatcher's thread when
+  // the queue moves: the hold service answers a parked pull without a
+  // read request of its own (two thread hops less per wake-up).
+  caf::reacts_to<watch_atom, queue_watcher_actor, int64_t, get_message_request>,
   // Consume-queue units without their records (the timer service).
   caf::replies_to<queue_units_request>::with<queue_units>,
   // Removes a deleted topic's consume queues (DELETE_TOPIC_IN_BROKER);

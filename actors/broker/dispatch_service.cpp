@@ -22,6 +22,21 @@ int64_t to_ms(caf::timespan x) {
 
 using self_ptr = dispatcher_actor::stateful_pointer<dispatch_state>;
 
+// Tells `w` that queue (topic, qid) reaches `max`; a watch with a read
+// gets that read's result too (a failed read: the plain note, and the
+// watcher reads for itself).
+void fire(self_ptr self, const dispatch_state::queue_watch& w,
+          const std::string& topic, int32_t qid, int64_t max) {
+  if (w.read) {
+    if (auto got = self->state.store->get_messages(*w.read)) {
+      self->send(w.hdl, arrival_atom::value, topic, qid, max, w.id,
+                 std::move(*got));
+      return;
+    }
+  }
+  self->send(w.hdl, arrival_atom::value, topic, qid, max);
+}
+
 // Tells the watchers of queues that passed their offsets, once each.
 void notify_watches(self_ptr self) {
   auto& st = self->state;
@@ -31,13 +46,40 @@ void notify_watches(self_ptr self) {
     auto& ws = i->second;
     for (auto j = ws.begin(); j != ws.end();)
       if (max > j->above) {
-        self->send(j->hdl, arrival_atom::value, topic, qid, max);
+        fire(self, *j, topic, qid, max);
         j = ws.erase(j);
       } else {
         ++j;
       }
     i = ws.empty() ? st.watches.erase(i) : std::next(i);
   }
+}
+
+// Adds (or replaces) `w` as its watcher's watch of queue (topic, qid), or
+// fires it at once if a message is there already (it came between the
+// watcher's read and this watch).
+void add_watch(self_ptr self, std::string topic, int32_t qid,
+               dispatch_state::queue_watch w) {
+  auto& st = self->state;
+  if (!w.hdl)
+    return;
+  auto max = st.store->offsets(topic, qid).max_offset;
+  if (max > w.above) {
+    fire(self, w, topic, qid, max);
+    return;
+  }
+  auto& ws = st.watches[{std::move(topic), qid}];
+  for (auto& x : ws)
+    if (x.hdl == w.hdl) {
+      x = std::move(w);
+      return;
+    }
+  auto& known = st.watchers;
+  if (std::find(known.begin(), known.end(), w.hdl.address()) == known.end()) {
+    self->monitor(w.hdl);
+    known.push_back(w.hdl.address());
+  }
+  ws.push_back(std::move(w));
 }
 
 } // namespace
@@ -156,29 +198,15 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
     },
     [=](watch_atom, const queue_watcher_actor& watcher, std::string& topic,
         int32_t qid, int64_t above) {
-      auto& st = self->state;
-      if (!watcher)
-        return;
-      // A message may be there already (it came between the watcher's
-      // read and this watch).
-      auto max = st.store->offsets(topic, qid).max_offset;
-      if (max > above) {
-        self->send(watcher, arrival_atom::value, topic, qid, max);
-        return;
-      }
-      auto& ws = st.watches[{std::move(topic), qid}];
-      for (auto& w : ws)
-        if (w.hdl == watcher) {
-          w.above = above;
-          return;
-        }
-      auto& known = st.watchers;
-      if (std::find(known.begin(), known.end(), watcher.address())
-          == known.end()) {
-        self->monitor(watcher);
-        known.push_back(watcher.address());
-      }
-      ws.push_back({watcher, above});
+      add_watch(self, std::move(topic), qid, {watcher, above, -1, {}});
+    },
+    [=](watch_atom, const queue_watcher_actor& watcher, int64_t id,
+        get_message_request& read) {
+      auto topic = read.topic;
+      auto qid = read.queue_id;
+      auto above = read.offset;
+      add_watch(self, std::move(topic), qid,
+                {watcher, above, id, std::move(read)});
     },
     [=](tick_atom) {
       if (auto err = checkpoint())

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +48,9 @@ struct dispatch_state {
   struct queue_watch {
     queue_watcher_actor hdl;
     int64_t above = 0;
+    /// A watch with a read: its id, and the read made when it fires.
+    int64_t id = -1;
+    std::optional<get_message_request> read;
   };
   std::map<std::pair<std::string, int32_t>, std::vector<queue_watch>> watches;
   /// The watchers monitored (once each: they watch again and again).

@@ -59,6 +59,31 @@ void wake(self_ptr self, const std::string& key, int64_t id) {
 
 void watch_queue(self_ptr self, const std::string& key);
 
+// Takes a parked pull out of the hold and answers it from `got`, the read
+// the dispatcher made for it, through its processor (same thread).
+void answer_with(self_ptr self, const std::string& key, int64_t id,
+                 get_message_result got) {
+  auto& held = self->state.held;
+  auto i = held.find(key);
+  auto j = i->second.find(id);
+  auto pull = std::move(j->second);
+  i->second.erase(j);
+  if (i->second.empty())
+    held.erase(i);
+  pull.req.sys_flag &= ~(pull_sys_flag::suspend | pull_sys_flag::commit_offset);
+  auto rp = pull.rp;
+  auto topic = pull.req.topic;
+  self
+    ->request(pull.processor, self->state.request_timeout, std::move(pull.req),
+              std::move(got))
+    .then(
+      [rp](pull_message_result& res) mutable { rp.deliver(std::move(res)); },
+      [rp, topic](caf::error& err) mutable {
+        log_request_failure("pull-hold", "answer of a pull of " + topic, err);
+        rp.deliver(std::move(err));
+      });
+}
+
 // Looks for a parked pull's message from the offset its tags were checked
 // up to; wakes the pull when one matches, else watches its queue again.
 void check_tags(self_ptr self, const std::string& key, int64_t id) {
@@ -104,22 +129,30 @@ void check_tags(self_ptr self, const std::string& key, int64_t id) {
 
 // Asks the dispatcher to tell this service once the queue has a message
 // at the lowest offset a parked pull (not being checked) still waits
-// for; a watch replaces the queue's previous one.
+// for, with that pull's read made then; a watch replaces the queue's
+// previous one. Other pulls of the queue read for themselves.
 void watch_queue(self_ptr self, const std::string& key) {
   auto i = self->state.held.find(key);
   if (i == self->state.held.end() || i->second.empty())
     return;
   auto lowest = std::numeric_limits<int64_t>::max();
-  for (auto& [id, pull] : i->second)
-    if (!pull.checking)
-      lowest = std::min(lowest,
-                        std::max(pull.checked_offset, pull.req.queue_offset));
-  if (lowest == std::numeric_limits<int64_t>::max())
+  const held_pull* first = nullptr;
+  int64_t first_id = -1;
+  for (auto& [id, pull] : i->second) {
+    auto from = std::max(pull.checked_offset, pull.req.queue_offset);
+    if (!pull.checking && from < lowest) {
+      lowest = from;
+      first = &pull;
+      first_id = id;
+    }
+  }
+  if (first == nullptr)
     return; // every one is being checked: each watches again when done
-  auto& any = i->second.begin()->second.req;
+  auto read = first->read;
+  read.offset = lowest;
   self->send(self->state.dispatcher, watch_atom::value,
-             caf::actor_cast<queue_watcher_actor>(self), any.topic,
-             any.queue_id, lowest);
+             caf::actor_cast<queue_watcher_actor>(self), first_id,
+             std::move(read));
 }
 
 // The queue has messages up to `max`: wakes (or checks the tags of) every
@@ -163,7 +196,7 @@ pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
   self->state.dispatcher = std::move(dispatcher);
   self->state.request_timeout = request_timeout;
   return {
-    [=](suspend_atom, pull_message_request& req,
+    [=](suspend_atom, pull_message_request& req, get_message_request& read,
         pull_processor_actor& processor) -> caf::result<pull_message_result> {
       auto codes = parse_subscription(req.subscription);
       if (!codes)
@@ -181,6 +214,7 @@ pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
               .count();
       pull.checked_offset = req.queue_offset;
       pull.req = std::move(req);
+      pull.read = std::move(read);
       pull.tag_codes = std::move(*codes);
       pull.processor = std::move(processor);
       pull.rp = self->make_response_promise<pull_message_result>();
@@ -199,6 +233,31 @@ pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
     [=](arrival_atom, const std::string& topic, int32_t qid, int64_t max) {
       ++self->state.arrivals;
       on_arrival(self, key_of(topic, qid), max);
+    },
+    [=](arrival_atom, const std::string& topic, int32_t qid, int64_t max,
+        int64_t id, get_message_result& got) {
+      auto& st = self->state;
+      ++st.arrivals;
+      auto key = key_of(topic, qid);
+      auto i = st.held.find(key);
+      if (i != st.held.end()) {
+        auto j = i->second.find(id);
+        if (j != i->second.end() && !j->second.checking) {
+          auto status = static_cast<get_status>(got.status);
+          if (status == get_status::found) {
+            ++st.woken_on_arrival;
+            ++st.woken_with_read;
+            answer_with(self, key, id, std::move(got));
+          } else if (status == get_status::no_matched_message) {
+            // Only other tags so far: wait past them.
+            j->second.checked_offset = std::max(j->second.checked_offset,
+                                                got.next_begin_offset);
+          }
+        }
+      }
+      // The queue's other pulls (and this one, if the read was not
+      // conclusive) as for a plain note.
+      on_arrival(self, key, max);
     },
     [=](expire_atom, int64_t) {
       auto& st = self->state;
@@ -236,6 +295,7 @@ nlohmann::json pull_hold_state::dump_fields() const {
     {"timers", armed.size()},
     {"suspended", suspended},
     {"woken_on_arrival", woken_on_arrival},
+    {"woken_with_read", woken_with_read},
     {"expired", expired},
     {"arrivals", arrivals},
   };

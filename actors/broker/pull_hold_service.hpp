@@ -29,6 +29,9 @@ namespace rmq {
 /// One parked pull.
 struct held_pull {
   pull_message_request req;
+  /// The processor's read for it (clamped counts, tag codes): the
+  /// dispatcher repeats it when the queue moves.
+  get_message_request read;
   std::vector<int64_t> tag_codes; // empty: every tag
   pull_processor_actor processor;
   caf::typed_response_promise<pull_message_result> rp;
@@ -51,6 +54,8 @@ struct pull_hold_state {
   int64_t next_id = 0;
   int64_t suspended = 0;
   int64_t woken_on_arrival = 0;
+  /// Of those, answered from the dispatcher's read (no read of their own).
+  int64_t woken_with_read = 0;
   int64_t expired = 0;
   int64_t arrivals = 0;
 

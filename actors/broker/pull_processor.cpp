@@ -46,6 +46,63 @@ pull_processor_actor::behavior_type pull_processor(
   self->state.config = config;
   self->state.clock = &self->clock();
   topic_cache::subscribe(self, topics);
+  // Answers `rp` from a read `got` of `req` (made with `get`): commits the
+  // consumer's offset if asked, parks a pull that found nothing and may be
+  // suspended, counts, and delivers.
+  auto answer
+    = [=](pull_message_request req, const get_message_request& get,
+          get_message_result got,
+          caf::typed_response_promise<pull_message_result> rp) mutable {
+        auto& st = self->state;
+        auto status = map_get_status(static_cast<get_status>(got.status),
+                                     req.queue_offset);
+        // A pull commits its consumer's progress whatever it finds; the
+        // hold service re-executes a parked pull with the flag cleared,
+        // so it commits once (RocketMQ: brokerAllowSuspend).
+        if ((req.sys_flag & pull_sys_flag::commit_offset) != 0 && offsets) {
+          ++st.commits;
+          self->send(offsets,
+                     update_offset_request{req.consumer_group, req.topic,
+                                           req.queue_id, req.commit_offset});
+        }
+        if (status == pull_status::no_new_msg
+            && (req.sys_flag & pull_sys_flag::suspend) != 0 && hold) {
+          ++st.suspended;
+          if (!st.config.long_polling)
+            req.suspend_timeout_ms = st.config.short_polling_ms;
+          rp.delegate(hold, suspend_atom::value, std::move(req), get,
+                      pull_processor_actor{self});
+          return;
+        }
+        switch (status) {
+          case pull_status::found:
+            ++st.found;
+            st.found_messages += static_cast<int64_t>(got.phys_offsets.size());
+            st.get_rate.add(self->clock().now().time_since_epoch(),
+                            static_cast<int64_t>(got.phys_offsets.size()));
+            st.group_rates[{req.topic, req.consumer_group}].add(
+              self->clock().now().time_since_epoch(),
+              static_cast<int64_t>(got.phys_offsets.size()));
+            break;
+          case pull_status::no_new_msg:
+            ++st.no_new;
+            break;
+          case pull_status::no_matched_msg:
+            ++st.no_matched;
+            break;
+          case pull_status::offset_illegal:
+            ++st.offset_illegal;
+            break;
+        }
+        pull_message_result res;
+        res.status = static_cast<uint8_t>(status);
+        res.next_begin_offset = got.next_begin_offset;
+        res.min_offset = got.min_offset;
+        res.max_offset = got.max_offset;
+        res.message_count = static_cast<int32_t>(got.phys_offsets.size());
+        res.buffer = std::move(got.buffer);
+        rp.deliver(std::move(res));
+      };
   // Reads the queue and answers `rp`; the topic was checked already.
   auto read = [=](pull_message_request req, std::vector<int64_t> codes,
                   caf::typed_response_promise<pull_message_result> rp) mutable {
@@ -59,59 +116,11 @@ pull_processor_actor::behavior_type pull_processor(
     get.max_bytes
       = std::max(1, std::min(req.max_msg_bytes, cfg.max_transfer_bytes));
     get.tag_codes = std::move(codes);
+    auto asked = get;
     self->request(dispatcher, cfg.read_timeout, std::move(get))
       .then(
         [=](get_message_result& got) mutable {
-          auto& st = self->state;
-          auto status = map_get_status(static_cast<get_status>(got.status),
-                                       req.queue_offset);
-          // A pull commits its consumer's progress whatever it finds; the
-          // hold service re-executes a parked pull with the flag cleared,
-          // so it commits once (RocketMQ: brokerAllowSuspend).
-          if ((req.sys_flag & pull_sys_flag::commit_offset) != 0 && offsets) {
-            ++st.commits;
-            self->send(offsets,
-                       update_offset_request{req.consumer_group, req.topic,
-                                             req.queue_id, req.commit_offset});
-          }
-          if (status == pull_status::no_new_msg
-              && (req.sys_flag & pull_sys_flag::suspend) != 0 && hold) {
-            ++st.suspended;
-            if (!st.config.long_polling)
-              req.suspend_timeout_ms = st.config.short_polling_ms;
-            rp.delegate(hold, suspend_atom::value, std::move(req),
-                        pull_processor_actor{self});
-            return;
-          }
-          switch (status) {
-            case pull_status::found:
-              ++st.found;
-              st.found_messages
-                += static_cast<int64_t>(got.phys_offsets.size());
-              st.get_rate.add(self->clock().now().time_since_epoch(),
-                              static_cast<int64_t>(got.phys_offsets.size()));
-              st.group_rates[{req.topic, req.consumer_group}].add(
-                self->clock().now().time_since_epoch(),
-                static_cast<int64_t>(got.phys_offsets.size()));
-              break;
-            case pull_status::no_new_msg:
-              ++st.no_new;
-              break;
-            case pull_status::no_matched_msg:
-              ++st.no_matched;
-              break;
-            case pull_status::offset_illegal:
-              ++st.offset_illegal;
-              break;
-          }
-          pull_message_result res;
-          res.status = static_cast<uint8_t>(status);
-          res.next_begin_offset = got.next_begin_offset;
-          res.min_offset = got.min_offset;
-          res.max_offset = got.max_offset;
-          res.message_count = static_cast<int32_t>(got.phys_offsets.size());
-          res.buffer = std::move(got.buffer);
-          rp.deliver(std::move(res));
+          answer(req, asked, std::move(got), rp);
         },
         [=](caf::error& err) mutable {
           log_request_failure("pull", "read of " + req.topic, err);
@@ -119,6 +128,14 @@ pull_processor_actor::behavior_type pull_processor(
         });
   };
   return {
+    [=](pull_message_request& req, get_message_result& got) mutable {
+      // The hold service's parked pull: the read it would make was made by
+      // the dispatcher (`get` only matters for a suspension, which a
+      // re-executed pull never asks for).
+      auto rp = self->make_response_promise<pull_message_result>();
+      answer(req, get_message_request{}, std::move(got), rp);
+      return rp;
+    },
     [=](pull_message_request& req) mutable -> caf::result<pull_message_result> {
       auto& st = self->state;
       ++st.pulls;

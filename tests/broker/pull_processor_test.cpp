@@ -358,6 +358,8 @@ TEST_SUITE("broker.pull_processor") {
     auto d = dump(hold);
     CHECK_EQ(d["held"], 0);
     CHECK_EQ(d["woken_on_arrival"], 1);
+    // Answered from the read the dispatcher made when the queue moved.
+    CHECK_EQ(d["woken_with_read"], 1);
     CHECK_EQ(d["arrivals"], 1);
     CHECK_EQ(dump(processor)["suspended"], 1);
     CHECK_EQ(dump(actors.dispatcher)["queue_watches"], 0);
@@ -374,6 +376,8 @@ TEST_SUITE("broker.pull_processor") {
     CHECK_EQ(status(res), pull_status::found);
     CHECK_EQ(test::bodies(res.buffer), (std::vector<std::string>{"m3"}));
     CHECK_EQ(res.next_begin_offset, 4);
+    // The tagB arrival's read matched nothing; the tagA one answered it.
+    CHECK_EQ(dump(hold)["woken_with_read"], 1);
   }
 
   TEST_CASE_FIXTURE(fixture, "a held pull times out with NO_NEW_MSG") {
