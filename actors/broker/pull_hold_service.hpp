@@ -1,8 +1,10 @@
 // The long-polling hold service (RocketMQ PullRequestHoldService): parks
-// pulls that found nothing, keyed by topic@queue, and re-executes each one
+// pulls that found nothing, keyed by topic@queue, and answers each one
 // once, without suspension, through the pull processor when a message for
-// it arrives (the dispatcher tells it after each dispatch) or when its
-// suspend timeout ends. Keeps no files.
+// it arrives or when its suspend timeout ends. The dispatcher watches each
+// queue for the pull parked at its lowest offset and, when the queue
+// moves, sends that pull's read with the note; the queue's other pulls
+// are re-executed through the processor. Keeps no files.
 #pragma once
 
 #include <chrono>
