@@ -54,6 +54,11 @@ caf::timespan request_timeout(lite_ptr self) {
 /// The master of `mq`'s broker, connected through the directory.
 void with_broker_at(lite_ptr self, const message_queue& mq,
                     broker_at_callback k) {
+  if (auto known = self->state.masters.find(mq.broker_name)) {
+    auto [addr, hdl] = *known;
+    k(std::move(hdl), addr);
+    return;
+  }
   auto& inst = *self->state.setup.instance;
   auto directory = inst.directory;
   auto connect_timeout = self->state.setup.cfg.client.connect_timeout
@@ -78,8 +83,12 @@ void with_broker_at(lite_ptr self, const message_queue& mq,
         }
         self
           ->request(directory, connect_timeout, caf::connect_atom::value, addr)
-          .then([k, addr](client_broker_actor& b) { k(std::move(b), addr); },
-                failed);
+          .then(
+            [self, k, addr, name = mq.broker_name](client_broker_actor& b) {
+              self->state.masters.put(name, addr, b);
+              k(std::move(b), addr);
+            },
+            failed);
       },
       failed);
 }
@@ -331,6 +340,8 @@ void pull_queue(lite_ptr self, lite_pull_queue& q) {
   };
   auto fail = [=](const caf::error& err) {
     if (auto q = in_flight()) {
+      if (!q->pull_addr.empty())
+        self->state.masters.forget_address(q->pull_addr);
       q->in_flight = false;
       q->pull_addr.clear();
       back_off(self, *q, err, "pull");
@@ -836,6 +847,7 @@ lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
       // CAF 0.17 leaves a request to a lost peer to its timeout (30 s for
       // a long poll): fail the pulls in flight there now.
       RMQ_DEBUG(component, "peer lost: " << addr);
+      self->state.masters.forget_address(addr);
       for (auto& [mq, q] : self->state.queues)
         if (q.in_flight && q.pull_addr == addr) {
           q.in_flight = false;
@@ -872,6 +884,7 @@ nlohmann::json lite_pull_consumer_state::dump_fields() const {
     {"mode", subscribe_mode ? "subscribe" : "assign"},
     {"model", setup.cfg.model},
     {"queues", qs},
+    {"masters", masters.size()},
     {"buffered", buffered},
     {"buffer_max_messages", setup.cfg.buffer_max_messages},
     {"waiting_polls", polls.size()},

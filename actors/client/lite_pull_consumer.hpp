@@ -25,6 +25,7 @@
 
 #include "actors/client/client_instance.hpp"
 #include "actors/client/consumer.hpp"
+#include "actors/client/master_cache.hpp"
 #include "messages/consumer.hpp"
 #include "runtime/local_offset_store.hpp"
 #include "runtime/subscription_expression.hpp"
@@ -94,6 +95,9 @@ struct lite_pull_consumer_state {
   /// Parsed expressions by topic ("*" for topics without one).
   std::map<std::string, subscription_expression> expressions;
   std::map<message_queue, lite_pull_queue> queues;
+  /// Each broker's master as last resolved (forgotten when its connection
+  /// is lost or a pull to it fails).
+  master_cache masters;
   std::deque<lite_pull_batch> buffer;
   int64_t buffered = 0;
   std::vector<lite_pull_poll> polls;

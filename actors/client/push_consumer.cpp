@@ -88,10 +88,9 @@ void with_master_at(
   std::function<void(client_broker_actor, const std::string&)> f,
   std::function<void(const caf::error&)> fail) {
   auto& inst = *self->state.opts.instance;
-  auto known = self->state.masters.find(broker_name);
-  if (known != self->state.masters.end()) {
+  if (auto known = self->state.masters.find(broker_name)) {
     // Two requests (route cache, peer directory) less per pull.
-    auto [addr, hdl] = known->second;
+    auto [addr, hdl] = *known;
     f(hdl, addr);
     return;
   }
@@ -118,7 +117,7 @@ void with_master_at(
                     caf::connect_atom::value, addr)
           .then(
             [=](client_broker_actor& hdl) {
-              self->state.masters[broker_name] = {addr, hdl};
+              self->state.masters.put(broker_name, addr, hdl);
               f(hdl, addr);
             },
             fail);
@@ -142,12 +141,7 @@ void maybe_finish_shutdown(self_ptr self);
 /// A request to `addr` failed or its connection went: resolve its broker
 /// again next time.
 void forget_master(self_ptr self, const std::string& addr) {
-  auto& masters = self->state.masters;
-  for (auto i = masters.begin(); i != masters.end();)
-    if (i->second.first == addr)
-      i = masters.erase(i);
-    else
-      ++i;
+  self->state.masters.forget_address(addr);
 }
 
 void back_off(self_ptr self, push_queue& q);

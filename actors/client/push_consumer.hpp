@@ -15,7 +15,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -28,6 +27,7 @@
 
 #include "actors/client/consume_worker.hpp"
 #include "actors/client/consumer.hpp"
+#include "actors/client/master_cache.hpp"
 #include "messages/consumer.hpp"
 #include "runtime/local_offset_store.hpp"
 #include "runtime/process_queue.hpp"
@@ -128,10 +128,8 @@ struct push_consumer_state {
   std::vector<push_job> later;
   int64_t in_flight = 0;
   std::optional<local_offset_store> local_offsets;
-  /// Each broker's master as last resolved: name -> (address, handle).
-  /// Forgotten when its connection is lost, a request to it fails, or at
-  /// the next assignment (so a moved master is found again).
-  std::map<std::string, std::pair<std::string, client_broker_actor>> masters;
+  /// Each broker's master as last resolved.
+  master_cache masters;
   /// Timers armed for the deadlines of pulls in flight.
   timer_set<caf::actor_clock::time_point> pull_timers;
   caf::actor_clock::time_point next_persist;

@@ -398,6 +398,26 @@ TEST_SUITE("client.lite_pull_consumer") {
     CHECK_EQ(dump(c)["buffered"], 0);
   }
 
+  TEST_CASE_FIXTURE(fixture, "pulls reuse the resolved master until its "
+                             "connection is lost") {
+    auto c = start();
+    sched.run();
+    auto connects = net->connects;
+    add(0, 2);
+    CHECK_EQ(offsets(poll(c)), (std::vector<int64_t>{0, 1}));
+    // The pull after the answer went to the known master: no connect.
+    CHECK_GE(broker->pulls.size(), 2u);
+    CHECK_EQ(net->connects, connects);
+    CHECK_EQ(dump(c)["masters"], 1);
+    caf::anon_send(c, peer_lost_atom::value, std::string{"a:10911"});
+    sched.run();
+    CHECK_EQ(dump(c)["masters"], 0);
+    // The pull after the back-off resolves it again.
+    advance_time(3s, 1s);
+    CHECK_GT(net->connects, connects);
+    CHECK_EQ(dump(c)["masters"], 1);
+  }
+
   TEST_CASE_FIXTURE(fixture, "shutdown commits, unregisters and quits") {
     cfg.assigned.clear();
     cfg.subscriptions = {{"TopicA", "*"}};
