@@ -79,20 +79,12 @@ bool is_reserved_property(std::string_view name) {
 
 caf::expected<property_list> decode_properties(std::string_view props) {
   property_list result;
-  size_t pos = 0;
-  while (pos < props.size()) {
-    auto end = props.find(storage::property_separator, pos);
-    if (end == std::string_view::npos)
-      end = props.size();
-    auto pair = props.substr(pos, end - pos);
-    auto sep = pair.find(storage::name_value_separator);
-    if (sep == std::string_view::npos || sep == 0)
-      return make_error(errc::message_illegal,
-                        "malformed property at byte " + std::to_string(pos));
-    result.emplace_back(std::string{pair.substr(0, sep)},
-                        std::string{pair.substr(sep + 1)});
-    pos = end + 1;
-  }
+  auto bad = for_each_property(props, [&](auto name, auto value) {
+    result.emplace_back(std::string{name}, std::string{value});
+  });
+  if (bad >= 0)
+    return make_error(errc::message_illegal,
+                      "malformed property at byte " + std::to_string(bad));
   return result;
 }
 

@@ -46,9 +46,29 @@ bool is_reserved_property(std::string_view name);
 
 using property_list = std::vector<std::pair<std::string, std::string>>;
 
-/// Splits encoded properties; message_illegal if an entry has no
-/// name/value separator or an empty name. A trailing separator is fine
-/// (RocketMQ writes one after every pair).
+/// Calls `f(name, value)` for each pair of encoded properties, in order
+/// (views into `props`); answers the byte position of the first entry
+/// with no name/value separator or an empty name (and stops there), or -1.
+/// A trailing separator is fine (RocketMQ writes one after every pair).
+template <class F>
+int64_t for_each_property(std::string_view props, F&& f) {
+  size_t pos = 0;
+  while (pos < props.size()) {
+    auto end = props.find(storage::property_separator, pos);
+    if (end == std::string_view::npos)
+      end = props.size();
+    auto pair = props.substr(pos, end - pos);
+    auto sep = pair.find(storage::name_value_separator);
+    if (sep == std::string_view::npos || sep == 0)
+      return static_cast<int64_t>(pos);
+    f(pair.substr(0, sep), pair.substr(sep + 1));
+    pos = end + 1;
+  }
+  return -1;
+}
+
+/// Splits encoded properties (for_each_property); message_illegal if one
+/// is malformed.
 caf::expected<property_list> decode_properties(std::string_view props);
 
 /// Encodes `xs` in order.

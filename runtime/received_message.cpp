@@ -82,25 +82,12 @@ decode_one(const storage::record_view& rec, const std::string& broker_name,
   // Straight into their maps and fields: no list of pairs in between, no
   // look-ups afterwards (docs/benchmarks.md, "Consumer"). A later
   // duplicate wins, as it did through decode_properties.
-  std::string_view props = rec.properties;
   std::string_view uniq;
-  size_t pos = 0;
-  while (pos < props.size()) {
-    auto end = props.find(storage::property_separator, pos);
-    if (end == std::string_view::npos)
-      end = props.size();
-    auto pair = props.substr(pos, end - pos);
-    auto sep = pair.find(storage::name_value_separator);
-    if (sep == std::string_view::npos || sep == 0)
-      return make_error(errc::corrupt_data, "properties at " + where(rec)
-                                              + ": malformed property at byte "
-                                              + std::to_string(pos));
-    auto key = pair.substr(0, sep);
-    auto value = pair.substr(sep + 1);
-    pos = end + 1;
+  auto bad = for_each_property(rec.properties, [&](std::string_view key,
+                                                   std::string_view value) {
     if (!is_reserved_property(key)) {
       msg.properties.insert_or_assign(std::string{key}, std::string{value});
-      continue;
+      return;
     }
     msg.system_properties.insert_or_assign(std::string{key},
                                            std::string{value});
@@ -112,7 +99,11 @@ decode_one(const storage::record_view& rec, const std::string& broker_name,
       msg.delay_level = to_int(value);
     else if (key == property_uniq_key)
       uniq = value;
-  }
+  });
+  if (bad >= 0)
+    return make_error(errc::corrupt_data, "properties at " + where(rec)
+                                            + ": malformed property at byte "
+                                            + std::to_string(bad));
   msg.msg_id = uniq.empty() ? msg.offset_msg_id : std::string{uniq};
   return msg;
 }

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "messages/errors.hpp"
 #include "runtime/request_failure.hpp"
-#include "runtime/subscription_expression.hpp"
 
 #include "actors/broker/pull_processor.hpp"
 #include "actors/common/dump.hpp"
@@ -30,9 +30,12 @@ int64_t now_ns(self_ptr self) {
     .count();
 }
 
-// Takes a pull out of the hold and runs it once more, without suspension
-// and without committing its offset again.
-void wake(self_ptr self, const std::string& key, int64_t id) {
+// Takes a pull out of the hold and runs it once more through its
+// processor, without suspension and without committing its offset again:
+// answered from `got` when the dispatcher already read for it (same
+// thread), else from the processor's own read.
+void wake(self_ptr self, const std::string& key, int64_t id,
+          std::optional<get_message_result> got = std::nullopt) {
   auto& held = self->state.held;
   auto i = held.find(key);
   if (i == held.end())
@@ -47,42 +50,23 @@ void wake(self_ptr self, const std::string& key, int64_t id) {
   pull.req.sys_flag &= ~(pull_sys_flag::suspend | pull_sys_flag::commit_offset);
   auto rp = pull.rp;
   auto topic = pull.req.topic;
-  self
-    ->request(pull.processor, self->state.request_timeout, std::move(pull.req))
-    .then(
-      [rp](pull_message_result& res) mutable { rp.deliver(std::move(res)); },
-      [rp, topic](caf::error& err) mutable {
-        log_request_failure("pull-hold", "re-executed pull of " + topic, err);
-        rp.deliver(std::move(err));
-      });
+  auto answer = [rp](pull_message_result& res) mutable {
+    rp.deliver(std::move(res));
+  };
+  auto failed = [rp, topic](caf::error& err) mutable {
+    log_request_failure("pull-hold", "re-executed pull of " + topic, err);
+    rp.deliver(std::move(err));
+  };
+  auto timeout = self->state.request_timeout;
+  if (got)
+    self->request(pull.processor, timeout, std::move(pull.req), std::move(*got))
+      .then(answer, failed);
+  else
+    self->request(pull.processor, timeout, std::move(pull.req))
+      .then(answer, failed);
 }
 
 void watch_queue(self_ptr self, const std::string& key);
-
-// Takes a parked pull out of the hold and answers it from `got`, the read
-// the dispatcher made for it, through its processor (same thread).
-void answer_with(self_ptr self, const std::string& key, int64_t id,
-                 get_message_result got) {
-  auto& held = self->state.held;
-  auto i = held.find(key);
-  auto j = i->second.find(id);
-  auto pull = std::move(j->second);
-  i->second.erase(j);
-  if (i->second.empty())
-    held.erase(i);
-  pull.req.sys_flag &= ~(pull_sys_flag::suspend | pull_sys_flag::commit_offset);
-  auto rp = pull.rp;
-  auto topic = pull.req.topic;
-  self
-    ->request(pull.processor, self->state.request_timeout, std::move(pull.req),
-              std::move(got))
-    .then(
-      [rp](pull_message_result& res) mutable { rp.deliver(std::move(res)); },
-      [rp, topic](caf::error& err) mutable {
-        log_request_failure("pull-hold", "answer of a pull of " + topic, err);
-        rp.deliver(std::move(err));
-      });
-}
 
 // Looks for a parked pull's message from the offset its tags were checked
 // up to; wakes the pull when one matches, else watches its queue again.
@@ -95,7 +79,7 @@ void check_tags(self_ptr self, const std::string& key, int64_t id) {
   get.offset = std::max(pull.checked_offset, pull.req.queue_offset);
   get.max_count = 1;
   get.max_bytes = INT32_MAX;
-  get.tag_codes = pull.tag_codes;
+  get.tag_codes = pull.read.tag_codes;
   auto still_held = [self, key, id]() -> held_pull* {
     auto i = self->state.held.find(key);
     if (i == self->state.held.end())
@@ -167,7 +151,7 @@ void on_arrival(self_ptr self, const std::string& key, int64_t max) {
     if (pull.checking || pull.req.queue_offset >= max
         || pull.checked_offset >= max)
       continue;
-    if (pull.tag_codes.empty())
+    if (pull.read.tag_codes.empty())
       ready.push_back(id);
     else
       to_check.push_back(id);
@@ -198,9 +182,6 @@ pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
   return {
     [=](suspend_atom, pull_message_request& req, get_message_request& read,
         pull_processor_actor& processor) -> caf::result<pull_message_result> {
-      auto codes = parse_subscription(req.subscription);
-      if (!codes)
-        return std::move(codes.error());
       auto& st = self->state;
       ++st.suspended;
       auto key = key_of(req.topic, req.queue_id);
@@ -215,7 +196,6 @@ pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
       pull.checked_offset = req.queue_offset;
       pull.req = std::move(req);
       pull.read = std::move(read);
-      pull.tag_codes = std::move(*codes);
       pull.processor = std::move(processor);
       pull.rp = self->make_response_promise<pull_message_result>();
       auto rp = pull.rp;
@@ -247,7 +227,7 @@ pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
           if (status == get_status::found) {
             ++st.woken_on_arrival;
             ++st.woken_with_read;
-            answer_with(self, key, id, std::move(got));
+            wake(self, key, id, std::move(got));
           } else if (status == get_status::no_matched_message) {
             // Only other tags so far: wait past them.
             j->second.checked_offset = std::max(j->second.checked_offset,

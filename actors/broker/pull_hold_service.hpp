@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -31,10 +30,10 @@ namespace rmq {
 /// One parked pull.
 struct held_pull {
   pull_message_request req;
-  /// The processor's read for it (clamped counts, tag codes): the
-  /// dispatcher repeats it when the queue moves.
+  /// The processor's read for it (clamped counts, the subscription's tag
+  /// codes, empty for every tag): the dispatcher repeats it when the
+  /// queue moves.
   get_message_request read;
-  std::vector<int64_t> tag_codes; // empty: every tag
   pull_processor_actor processor;
   caf::typed_response_promise<pull_message_result> rp;
   int64_t deadline_ns = 0;    // on the actor clock

@@ -28,12 +28,22 @@ bool start_broker_of(bench_cluster& c, const std::string& flush,
   return true;
 }
 
+// Creates `topics` on the broker of `c`; false on failure (printed).
+bool create_topics(bench_cluster& c, const bench_topics& topics) {
+  caf::scoped_actor self{*c.sys};
+  for (auto& [name, queues] : topics)
+    if (!create_topic(self, c.conn.broker, name, queues))
+      return false;
+  return true;
+}
+
 } // namespace
 
-std::unique_ptr<bench_cluster>
-start_bench_broker(const std::string& flush, const std::string& store_dir) {
+std::unique_ptr<bench_cluster> start_bench_broker(const std::string& flush,
+                                                  const std::string& store_dir,
+                                                  const bench_topics& topics) {
   auto c = std::make_unique<bench_cluster>();
-  if (!start_broker_of(*c, flush, store_dir))
+  if (!start_broker_of(*c, flush, store_dir) || !create_topics(*c, topics))
     return nullptr;
   return c;
 }
@@ -45,10 +55,8 @@ std::unique_ptr<bench_cluster> start_cluster(const std::string& store_dir,
   c->ns = start_namesrv();
   if (!c->ns)
     return nullptr;
-  if (!start_broker_of(*c, "ASYNC_FLUSH", store_dir))
-    return nullptr;
-  caf::scoped_actor self{*c->sys};
-  if (!create_topic(self, c->conn.broker, topic, queues))
+  if (!start_broker_of(*c, "ASYNC_FLUSH", store_dir)
+      || !create_topics(*c, {{topic, queues}}))
     return nullptr;
   return c;
 }

@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "caf/actor_system.hpp"
 
@@ -34,10 +36,14 @@ std::unique_ptr<bench_cluster> start_cluster(const std::string& store_dir,
                                              const std::string& topic,
                                              int32_t queues);
 
+/// Topics to create on a started broker: (name, read and write queues).
+using bench_topics = std::vector<std::pair<std::string, int32_t>>;
+
 /// Starts a broker registered nowhere (its store under `store_dir`, flush
-/// mode `flush`) and the actor system connected to it; null on failure
-/// (printed). The broker benches create their own topics.
-std::unique_ptr<bench_cluster> start_bench_broker(const std::string& flush,
-                                                  const std::string& store_dir);
+/// mode `flush`), the actor system connected to it, and `topics`; null on
+/// failure (printed).
+std::unique_ptr<bench_cluster>
+start_bench_broker(const std::string& flush, const std::string& store_dir,
+                   const bench_topics& topics = {});
 
 } // namespace rmq::bench

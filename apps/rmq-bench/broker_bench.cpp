@@ -448,17 +448,13 @@ void line(verdicts& v, const std::string& what, const std::string& value,
 // the broker's CPU per message. Nothing else runs in the broker, so a
 // profile of it (callgrind, perf) shows the batch path only.
 int measure_batches(const options& opt, const std::string& flush_type) {
-  auto cluster = start_bench_broker(flush_type, opt.store_dir);
+  auto cluster = start_bench_broker(flush_type, opt.store_dir,
+                                    {{one_topic, 1}});
   if (!cluster)
     return 1;
   auto& node = cluster->node;
   auto& sys = *cluster->sys;
   auto* conn = &cluster->conn;
-  {
-    caf::scoped_actor self{sys};
-    if (!create_topic(self, conn->broker, one_topic, 1))
-      return 1;
-  }
   double s = opt.seconds;
   std::string batch_payload(body_size * batch_size, 'x');
   std::vector<double> rates;
@@ -774,17 +770,13 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
 // -- soak ---------------------------------------------------------------------
 
 int soak(const options& opt) {
-  auto cluster = start_bench_broker("ASYNC_FLUSH", opt.store_dir);
+  auto cluster = start_bench_broker("ASYNC_FLUSH", opt.store_dir,
+                                    {{one_topic, 1}});
   if (!cluster)
     return 1;
   auto& node = cluster->node;
   auto& sys = *cluster->sys;
   auto* conn = &cluster->conn;
-  {
-    caf::scoped_actor self{sys};
-    if (!create_topic(self, conn->broker, one_topic, 1))
-      return 1;
-  }
   std::cout << "# rmq-bench broker --soak against " << node->address
             << " (ASYNC_FLUSH): 128 B sends, 64 in flight, for "
             << opt.soak_seconds << " s; broker RSS every 10 s\n";

@@ -110,16 +110,14 @@ int timer(int argc, char** argv) {
     std::cerr << "--pending >= 0, --probes and --seconds >= 1\n";
     return 2;
   }
-  auto cluster = start_bench_broker("ASYNC_FLUSH", store_dir);
+  auto cluster = start_bench_broker("ASYNC_FLUSH", store_dir,
+                                    {{topic, queues}, {probe_topic, queues}});
   if (!cluster)
     return 1;
   auto& node = cluster->node;
   auto& sys = *cluster->sys;
   auto* conn = &cluster->conn;
   caf::scoped_actor self{sys};
-  if (!create_topic(self, conn->broker, topic, queues)
-      || !create_topic(self, conn->broker, probe_topic, queues))
-    return 1;
   auto pid = static_cast<int>(node->proc->pid());
   auto rss_before = rss_kib(pid);
   std::cout << "# rmq-bench timer: " << body_size << " B, topic " << topic

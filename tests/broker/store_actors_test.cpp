@@ -55,6 +55,26 @@ struct fixture : test::deterministic_fixture {
                                         std::move(msgs));
   }
 
+  /// Sends `n` one-message appends before the writer runs any, then runs
+  /// them all; every result in order.
+  std::vector<put_result> put_concurrently(int n) {
+    std::vector<decltype(self->request(actors.commit_log, caf::infinite,
+                                       caf::put_atom::value, batch(1)))>
+      handles;
+    for (int i = 0; i < n; ++i)
+      handles.push_back(self->request(actors.commit_log, caf::infinite,
+                                      caf::put_atom::value, batch(1, i)));
+    sched.run();
+    std::vector<put_result> all;
+    for (auto& h : handles)
+      h.receive(
+        [&](std::vector<put_result>& r) {
+          all.insert(all.end(), r.begin(), r.end());
+        },
+        [&](caf::error& err) { FAIL(sys.render(err)); });
+    return all;
+  }
+
   template <class Handle>
   nlohmann::json dump(const Handle& hdl) {
     return nlohmann::json::parse(ask<std::string>(hdl, dump_atom::value));
@@ -160,16 +180,10 @@ TEST_SUITE("broker.store_actors") {
   TEST_CASE_FIXTURE(fixture, "appends that come while a dispatch note is on "
                              "its way ride on it, and every one is read") {
     start(storage::flush_mode::async);
-    std::vector<decltype(self->request(actors.commit_log, caf::infinite,
-                                       caf::put_atom::value, batch(1)))>
-      handles;
-    for (int i = 0; i < 5; ++i)
-      handles.push_back(self->request(actors.commit_log, caf::infinite,
-                                      caf::put_atom::value, batch(1, i)));
-    sched.run();
-    for (auto& h : handles)
-      h.receive([](std::vector<put_result>& r) { CHECK_FALSE(r[0].error); },
-                [](caf::error& err) { FAIL(to_string(err)); });
+    auto results = put_concurrently(5);
+    CHECK_EQ(results.size(), 5u);
+    for (auto& r : results)
+      CHECK_FALSE(r.error);
     // The writer's first append sent the note; the next four found it on
     // its way, and the one dispatch covered them all.
     CHECK_EQ(dump(actors.dispatcher)["dispatch_requests"], 1);
@@ -195,18 +209,7 @@ TEST_SUITE("broker.store_actors") {
 
   TEST_CASE_FIXTURE(fixture, "concurrent sync appends share fdatasyncs") {
     start(storage::flush_mode::sync);
-    std::vector<decltype(self->request(actors.commit_log, caf::infinite,
-                                       caf::put_atom::value, batch(1)))>
-      handles;
-    for (int i = 0; i < 5; ++i)
-      handles.push_back(self->request(actors.commit_log, caf::infinite,
-                                      caf::put_atom::value, batch(1, i)));
-    sched.run();
-    int acked = 0;
-    for (auto& h : handles)
-      h.receive([&](std::vector<put_result>& r) { acked += r.size(); },
-                [&](caf::error& err) { FAIL(sys.render(err)); });
-    CHECK_EQ(acked, 5);
+    CHECK_EQ(put_concurrently(5).size(), 5u);
     auto syncs = dump(actors.flusher)["syncs"].get<int>();
     CHECK_LT(syncs, 5);
     CHECK_GE(syncs, 1);

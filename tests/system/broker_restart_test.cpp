@@ -118,9 +118,7 @@ TEST_SUITE("system.broker.restart") {
             "keeps topics, acknowledged messages and consumer offsets") {
     temp_dir dir;
     auto ns = start_namesrv();
-    broker_launch how;
-    how.namesrvs = {ns.addr()};
-    how.store_dir = dir.path() + "/store";
+    auto how = one_broker(ns, dir.path() + "/store");
     how.flush = "SYNC_FLUSH";
     auto broker = start_broker_node(how);
     remote_client client;

@@ -48,36 +48,10 @@ send_line parse_line(const std::string& line) {
 std::set<std::string> stored_ids(remote_client& client,
                                  const broker_actor& front) {
   std::set<std::string> out;
-  for (int32_t q = 0; q < queues; ++q) {
-    pull_message_request req;
-    req.consumer_group = "CHECK_GROUP";
-    req.topic = topic;
-    req.queue_id = q;
-    req.max_msg_nums = 32;
-    req.sys_flag = 0;
-    req.suspend_timeout_ms = 0;
-    req.subscription = "*";
-    for (;;) {
-      auto got = client.ask<pull_message_result>(front, req);
-      REQUIRE_MESSAGE(got, describe(got.error()));
-      if (got->message_count == 0)
-        break;
-      size_t pos = 0;
-      while (pos < got->buffer.size()) {
-        storage::record_view rec;
-        auto st = storage::decode_record(got->buffer.data() + pos,
-                                         got->buffer.size() - pos, rec);
-        REQUIRE(st == storage::decode_status::ok);
-        auto props = decode_properties(rec.properties);
-        REQUIRE(props);
-        for (auto& [k, v] : *props)
-          if (k == property_uniq_key)
-            out.insert(v);
-        pos += static_cast<size_t>(rec.total_size);
-      }
-      req.queue_offset = got->next_begin_offset;
-    }
-  }
+  for (auto& rec : pull_records(client, front, topic, queues))
+    if (auto id = storage::find_property(rec.properties, property_uniq_key);
+        !id.empty())
+      out.insert(std::string{id});
   return out;
 }
 

@@ -119,15 +119,14 @@ TEST_SUITE("system.timer_transaction_crash") {
     } quiet_log;
     temp_dir dir;
     auto ns = start_namesrv();
-    broker_launch how;
-    how.namesrvs = {ns.addr()};
-    how.store_dir = dir.path() + "/store";
+    auto how = one_broker(ns, dir.path() + "/store");
     how.flush = "SYNC_FLUSH";
     // Check rounds every 500 ms, a half is checked 300 ms after it was
     // stored; 100 checks at most so that none is discarded while the
     // checks are answered "unknown" (about 10 s here).
-    how.extra = {"--transaction-check-interval-ms=500",
-                 "--transaction-timeout-ms=300", "--transaction-check-max=100"};
+    how.extra.insert(how.extra.end(), {"--transaction-check-interval-ms=500",
+                                       "--transaction-timeout-ms=300",
+                                       "--transaction-check-max=100"});
     auto broker = start_broker_node(how);
     remote_client client;
     auto front = connect_broker(client, broker.port);

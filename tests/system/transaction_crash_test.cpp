@@ -125,12 +125,10 @@ TEST_SUITE("system.transaction.crash") {
             "delivered, each once") {
     temp_dir dir;
     auto ns = start_namesrv();
-    broker_launch how;
-    how.namesrvs = {ns.addr()};
-    how.store_dir = dir.path() + "/store";
+    auto how = one_broker(ns, dir.path() + "/store");
     how.flush = "SYNC_FLUSH";
-    how.extra = {"--transaction-check-interval-ms=500",
-                 "--transaction-timeout-ms=300"};
+    how.extra.insert(how.extra.end(), {"--transaction-check-interval-ms=500",
+                                       "--transaction-timeout-ms=300"});
     auto broker = start_broker_node(how);
     remote_client client;
     auto front = connect_broker(client, broker.port);
