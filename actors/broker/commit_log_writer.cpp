@@ -38,7 +38,7 @@ bool sync_mode(const commit_log_state& st) {
 
 void request_flush(self_ptr self);
 
-// Keeps the warm actor ahead of the appends (sync flush only; one tick in
+// Keeps the warm actor ahead of the appends (one tick in
 // flight, claimed in the store, so its answer costs this thread nothing).
 void request_warm(self_ptr self) {
   auto& st = self->state;
@@ -249,6 +249,7 @@ commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
       }
       st.messages += static_cast<int64_t>(batch.size());
       auto end = st.store->write_offset();
+      request_warm(self);
       if (!sync_mode(st)) {
         if (end > before)
           note_dispatch(self);
@@ -257,7 +258,6 @@ commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
           request_flush(self);
         return results;
       }
-      request_warm(self);
       if (!any_ok || end <= st.store->flushed_offset())
         return results;
       auto rp = self->make_response_promise<std::vector<put_result>>();

@@ -1,8 +1,10 @@
 // The warm actor: under sync flush, writes zeros into the current
 // commit-log segment ahead of the writer and syncs them, so the writer's
 // own fdatasyncs find written blocks instead of unwritten extents (whose
-// first write makes the sync also commit the journal; docs/storage.md,
-// "Warming"). Runs detached: it blocks on pwrite and fdatasync.
+// first write makes the sync also commit the journal); under async flush,
+// faults the mapping in ahead of the writer, so its appends take no page
+// fault (docs/storage.md, "Warming"). Runs detached: it blocks on pwrite,
+// fdatasync and page faults.
 #pragma once
 
 #include <cstdint>

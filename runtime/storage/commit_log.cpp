@@ -68,7 +68,10 @@ caf::error commit_log::roll(int64_t base) {
                                cfg_.segment_size, base, cfg_.faults);
   if (!seg)
     return std::move(seg.error());
+  (*seg)->advise_writing(true);
   std::lock_guard<std::mutex> guard{mtx_};
+  if (current_ != nullptr)
+    current_->advise_writing(false);
   segments_.push_back(*seg);
   current_ = std::move(*seg);
   return caf::none;
@@ -139,7 +142,7 @@ bool commit_log::needs_warm(size_t ahead) const {
   return warm < w + static_cast<int64_t>(ahead / 2) && warm < target;
 }
 
-caf::expected<bool> commit_log::warm(size_t ahead, size_t chunk) {
+caf::expected<bool> commit_log::warm(size_t ahead, size_t chunk, bool durable) {
   mapped_file_ptr seg;
   bool warmed = false;
   for (;;) {
@@ -164,13 +167,20 @@ caf::expected<bool> commit_log::warm(size_t ahead, size_t chunk) {
     if (auto err = seg->write_zeros(static_cast<size_t>(from - base),
                                     static_cast<size_t>(to - from)))
       return err;
+    // Mapped in now, so the writer's first touch of each page costs no
+    // fault. Not when durable: that dirties the pages again, and the
+    // writer's own syncs would write them all ahead of the records.
+    if (!durable)
+      if (auto err = seg->populate(static_cast<size_t>(from - base),
+                                   static_cast<size_t>(to - from)))
+        return err;
     warm_end_.store(to, std::memory_order_release);
     warmed = true;
   }
   // One sync per round, outside the lock: the writer goes on while the
   // zeros reach the disk, and the extents they turn into written ones
   // cost one journal commit per round, not one per step.
-  if (warmed)
+  if (warmed && durable)
     if (auto err = seg->sync_zeros())
       return err;
   return warmed;

@@ -104,10 +104,12 @@ public:
 
   /// Warming (any thread but the writer's; one at a time): writes zeros
   /// into the current segment from the write offset (or the warm end) up
-  /// to `write_offset() + ahead`, `chunk` bytes at a time, then syncs them
-  /// once. Answers whether it warmed anything. The writer never writes into the
-  /// step under way: an append reaching past the warm end waits for it.
-  caf::expected<bool> warm(size_t ahead, size_t chunk);
+  /// to `write_offset() + ahead`, `chunk` bytes at a time, then, when
+  /// `durable`, syncs them once; otherwise maps each chunk in
+  /// (`mapped_file::populate`). Answers whether it warmed anything. The
+  /// writer never writes into the step under way: an append reaching past
+  /// the warm end waits for it.
+  caf::expected<bool> warm(size_t ahead, size_t chunk, bool durable);
 
   /// Whether less than half of `ahead` bytes are warm ahead of the writer
   /// (and the current segment has more to warm).
@@ -123,7 +125,8 @@ public:
     warm_claimed_.store(false, std::memory_order_release);
   }
 
-  /// End of the zero-written range ahead of the writer (for dumps).
+  /// End of the zero-written (sync flush) or populated (async flush) range
+  /// ahead of the writer (for dumps).
   int64_t warm_end() const {
     return warm_end_.load(std::memory_order_acquire);
   }

@@ -103,6 +103,9 @@ commit_log::recover(int64_t from, bool check_crc, const scan_handler& f,
   }
   write_offset_.store(res.end, std::memory_order_release);
   flushed_offset_.store(res.end, std::memory_order_release);
+  // Recovered: the writer goes on in the last segment.
+  if (current_ != nullptr)
+    current_->advise_writing(true);
   return res;
 }
 

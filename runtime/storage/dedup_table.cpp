@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <new>
+
+#include <sys/mman.h>
 
 #include "runtime/storage/log_format.hpp"
 
@@ -60,12 +63,62 @@ bool same_dedup_key(const record_view& rec, std::string_view topic,
               == find_property(properties, property_real_topic);
 }
 
+dedup_table::slot_array::slot_array(size_t n) {
+  constexpr size_t huge = 2 * 1024 * 1024;
+  bytes_ = (n * sizeof(slot) + huge - 1) / huge * huge;
+  // Mapped zeroed (key 0: every slot free), aligned to a huge page.
+  auto* p = ::mmap(nullptr, bytes_ + huge, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    throw std::bad_alloc{};
+  auto addr = reinterpret_cast<uintptr_t>(p);
+  auto aligned = (addr + huge - 1) / huge * huge;
+  // Give back the slack before and after the aligned range.
+  if (aligned > addr)
+    ::munmap(p, aligned - addr);
+  if (auto tail = addr + bytes_ + huge - (aligned + bytes_); tail > 0)
+    ::munmap(reinterpret_cast<void*>(aligned + bytes_), tail);
+  // A hint: without transparent huge pages the table still works.
+  ::madvise(reinterpret_cast<void*>(aligned), bytes_, MADV_HUGEPAGE);
+  data_ = reinterpret_cast<slot*>(aligned);
+  size_ = n;
+}
+
+dedup_table::slot_array::~slot_array() {
+  if (bytes_ > 0)
+    ::munmap(data_, bytes_);
+}
+
+dedup_table::slot_array::slot_array(slot_array&& other) noexcept
+  : data_(other.data_), size_(other.size_), bytes_(other.bytes_) {
+  other.data_ = nullptr;
+  other.size_ = 0;
+  other.bytes_ = 0;
+}
+
+dedup_table::slot_array&
+dedup_table::slot_array::operator=(slot_array&& other) noexcept {
+  std::swap(data_, other.data_);
+  std::swap(size_, other.size_);
+  std::swap(bytes_, other.bytes_);
+  return *this;
+}
+
+size_t dedup_table::home(uint64_t key) const {
+  return static_cast<size_t>(mix(key)) & (slots_.size() - 1);
+}
+
 size_t dedup_table::probe(uint64_t key) const {
   auto mask = slots_.size() - 1;
-  auto i = static_cast<size_t>(mix(key)) & mask;
+  auto i = home(key);
   while (slots_[i].key != 0 && slots_[i].key != key)
     i = (i + 1) & mask;
   return i;
+}
+
+void dedup_table::prefetch(uint64_t key) const {
+  if (slots_.size() > 0)
+    __builtin_prefetch(&slots_[home(nonzero(key))]);
 }
 
 void dedup_table::erase(uint64_t key) {
@@ -80,9 +133,9 @@ void dedup_table::erase(uint64_t key) {
     j = (j + 1) & mask;
     if (slots_[j].key == 0)
       break;
-    auto home = static_cast<size_t>(mix(slots_[j].key)) & mask;
+    auto h = home(slots_[j].key);
     // Move j into the hole i unless its home lies in (i, j] (cyclically).
-    bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+    bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
     if (stays)
       continue;
     slots_[i] = slots_[j];
@@ -92,29 +145,34 @@ void dedup_table::erase(uint64_t key) {
   --size_;
 }
 
+void dedup_table::evict_oldest() {
+  erase(order_.front().second);
+  order_.pop_front();
+  constexpr size_t ahead = 16;
+  if (order_.size() > ahead)
+    __builtin_prefetch(&slots_[home(order_[ahead].second)]);
+}
+
 void dedup_table::grow() {
-  std::vector<slot> old;
-  old.swap(slots_);
-  slots_.resize(old.empty() ? 1024 : old.size() * 2);
-  for (auto& s : old)
-    if (s.key != 0)
-      slots_[probe(s.key)] = s;
+  slot_array old{slots_.size() == 0 ? 1024 : slots_.size() * 2};
+  std::swap(old, slots_);
+  for (size_t i = 0; i < old.size(); ++i)
+    if (old[i].key != 0)
+      slots_[probe(old[i].key)] = old[i];
 }
 
 void dedup_table::clear() {
-  slots_.clear();
+  slots_ = slot_array{};
   size_ = 0;
   order_.clear();
 }
 
 void dedup_table::expire(int64_t now_ms) {
-  while (!order_.empty() && order_.front().first + window_.count() < now_ms) {
-    erase(order_.front().second);
-    order_.pop_front();
-  }
+  while (!order_.empty() && order_.front().first + window_.count() < now_ms)
+    evict_oldest();
 }
 
-std::optional<put_result> dedup_table::find(uint64_t key, int64_t now_ms) {
+std::optional<int64_t> dedup_table::find(uint64_t key, int64_t now_ms) {
   if (!enabled())
     return std::nullopt;
   expire(now_ms);
@@ -123,15 +181,10 @@ std::optional<put_result> dedup_table::find(uint64_t key, int64_t now_ms) {
   auto& s = slots_[probe(nonzero(key))];
   if (s.key == 0)
     return std::nullopt;
-  put_result res;
-  res.queue_offset = s.queue_offset;
-  res.phys_offset = s.phys_offset;
-  res.size = s.size;
-  res.store_timestamp = s.store_timestamp;
-  return res;
+  return s.phys_offset;
 }
 
-void dedup_table::insert(uint64_t key, const put_result& res, int64_t now_ms) {
+void dedup_table::insert(uint64_t key, int64_t phys_offset, int64_t now_ms) {
   if (!enabled())
     return;
   key = nonzero(key);
@@ -140,18 +193,15 @@ void dedup_table::insert(uint64_t key, const put_result& res, int64_t now_ms) {
   auto& s = slots_[probe(key)];
   if (s.key != 0)
     return;
-  s = slot{key, res.queue_offset, res.phys_offset, res.store_timestamp,
-           res.size};
+  s = slot{key, phys_offset};
   ++size_;
   // Entries expire from the front: keep the times in order even if the
   // clock stepped back.
   if (!order_.empty())
     now_ms = std::max(now_ms, order_.back().first);
   order_.emplace_back(now_ms, key);
-  while (order_.size() > max_entries_) {
-    erase(order_.front().second);
-    order_.pop_front();
-  }
+  while (order_.size() > max_entries_)
+    evict_oldest();
 }
 
 } // namespace rmq::storage

@@ -118,6 +118,28 @@ caf::error mapped_file::sync_zeros() {
   return caf::none;
 }
 
+void mapped_file::advise_writing(bool writing) {
+  // Only advice: a kernel that ignores it is merely slower.
+  ::madvise(data_, size_, writing ? MADV_RANDOM : MADV_NORMAL);
+}
+
+caf::error mapped_file::populate(size_t from, size_t len) {
+// Linux 5.14; older kernels answer EINVAL, which stops warming.
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+  constexpr size_t page = 4096;
+  auto begin = from / page * page;
+  auto end = std::min(from + len, size_);
+  if (begin >= end)
+    return caf::none;
+  while (::madvise(data_ + begin, end - begin, MADV_POPULATE_WRITE) != 0) {
+    if (errno != EINTR && errno != EAGAIN)
+      return os_error("populate the mapping of", path_, errno);
+  }
+  return caf::none;
+}
+
 caf::error mapped_file::zero_tail(size_t from) {
   if (from >= size_)
     return caf::none;

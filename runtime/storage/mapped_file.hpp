@@ -60,6 +60,18 @@ public:
   /// fdatasync on the zeroing descriptor.
   caf::error sync_zeros();
 
+  /// Readahead off (MADV_RANDOM) while this is the segment being written,
+  /// back on after. Readahead on the writer's faults past the written end
+  /// would read the preallocated blocks ahead (zeroing them, the slow way,
+  /// read_ahead_kb at a time), and on the warm actor's as well.
+  void advise_writing(bool writing);
+
+  /// Faults [from, from + len) into the mapping writable
+  /// (MADV_POPULATE_WRITE) without touching its bytes, so writes there
+  /// later take no page fault (and the kernel's zeroing of a fresh page
+  /// happens on the caller's thread). Safe beside a writer of those bytes.
+  caf::error populate(size_t from, size_t len);
+
   /// Zeroes [from, size) cheaply (punch a hole, then re-allocate), so stale
   /// bytes after a cut can never be read as records.
   caf::error zero_tail(size_t from);

@@ -76,8 +76,8 @@ void message_store::refresh_disk_usage() {
     = 1.0 - static_cast<double>(st.f_bavail) / static_cast<double>(st.f_blocks);
 }
 
-put_result message_store::put_locked(const store_message& msg, int64_t store_ts,
-                                     int64_t now_ms) {
+put_result message_store::put_locked(const store_message& msg, uint64_t key,
+                                     int64_t store_ts, int64_t now_ms) {
   put_result res;
   if (msg.topic.empty() || msg.topic.size() > 255) {
     res.error = make_error(errc::message_illegal,
@@ -110,15 +110,13 @@ put_result message_store::put_locked(const store_message& msg, int64_t store_ts,
                            "record does not fit in a segment");
     return res;
   }
-  auto uniq = find_property(msg.properties, property_uniq_key);
-  uint64_t key = 0;
-  if (!uniq.empty() && dedup_.enabled()) {
-    key = dedup_hash(msg.topic, msg.properties, msg.reconsume_times, uniq);
-    if (auto prev = dedup_.find(key, now_ms); prev && is_original(*prev, msg)) {
-      res = *prev;
-      res.duplicate = true;
-      return res;
-    }
+  if (key != 0) {
+    if (auto prev = dedup_.find(key, now_ms))
+      if (auto orig = original(*prev, msg)) {
+        res = *orig;
+        res.duplicate = true;
+        return res;
+      }
   }
   auto i = next_offsets_.find(msg.topic);
   if (i == next_offsets_.end())
@@ -138,25 +136,43 @@ put_result message_store::put_locked(const store_message& msg, int64_t store_ts,
   res.size = static_cast<int32_t>(size);
   res.store_timestamp = store_ts;
   if (key != 0)
-    dedup_.insert(key, res, now_ms);
+    dedup_.insert(key, res.phys_offset, now_ms);
   return res;
 }
 
-bool message_store::is_original(const put_result& prev,
-                                const store_message& msg) const {
+std::optional<put_result>
+message_store::original(int64_t phys_offset, const store_message& msg) const {
   // The table keys by hash: a hit counts only if the record it names has
   // the same key. One that can no longer be read (its segment deleted) is
   // no proof either, so the message is stored again.
   mapped_file_ptr hold;
   size_t available = 0;
-  auto ptr = log_.at(prev.phys_offset, hold, available);
+  auto ptr = log_.at(phys_offset, hold, available);
   record_view rec;
   if (ptr == nullptr
       || decode_record(ptr, available, rec, false) != decode_status::ok)
-    return false;
+    return std::nullopt;
   auto uniq = find_property(msg.properties, property_uniq_key);
-  return same_dedup_key(rec, msg.topic, msg.properties, msg.reconsume_times,
-                        uniq);
+  if (!same_dedup_key(rec, msg.topic, msg.properties, msg.reconsume_times,
+                      uniq))
+    return std::nullopt;
+  put_result res;
+  res.queue_offset = rec.queue_offset;
+  res.phys_offset = phys_offset;
+  res.size = rec.total_size;
+  res.store_timestamp = rec.store_timestamp;
+  return res;
+}
+
+uint64_t message_store::dedup_key(const store_message& msg) const {
+  if (!dedup_.enabled())
+    return 0;
+  auto uniq = find_property(msg.properties, property_uniq_key);
+  if (uniq.empty())
+    return 0;
+  // Never 0, which stands for "no key" here.
+  auto key = dedup_hash(msg.topic, msg.properties, msg.reconsume_times, uniq);
+  return key == 0 ? 1 : key;
 }
 
 put_result message_store::put(const store_message& msg, int64_t store_ts,
@@ -167,7 +183,7 @@ put_result message_store::put(const store_message& msg, int64_t store_ts,
     res.error = std::move(err);
     return res;
   }
-  return put_locked(msg, store_ts, now_ms);
+  return put_locked(msg, dedup_key(msg), store_ts, now_ms);
 }
 
 std::vector<put_result>
@@ -177,13 +193,23 @@ message_store::put(const std::vector<store_message>& batch, int64_t store_ts,
   results.reserve(batch.size());
   std::lock_guard<std::mutex> guard{writer_mtx_};
   auto err = writable();
-  for (auto& msg : batch) {
-    if (err) {
-      results.emplace_back().error = err;
-      continue;
-    }
-    results.push_back(put_locked(msg, store_ts, now_ms));
+  if (err) {
+    results.resize(batch.size());
+    for (auto& res : results)
+      res.error = err;
+    return results;
   }
+  // Keys first, each slot prefetched: the lookups then find most of them
+  // in the cache instead of waiting for one miss after the other.
+  std::vector<uint64_t> keys;
+  keys.reserve(batch.size());
+  for (auto& msg : batch) {
+    keys.push_back(dedup_key(msg));
+    if (keys.back() != 0)
+      dedup_.prefetch(keys.back());
+  }
+  for (size_t i = 0; i < batch.size(); ++i)
+    results.push_back(put_locked(batch[i], keys[i], store_ts, now_ms));
   return results;
 }
 
@@ -202,11 +228,13 @@ size_t message_store::dedup_size() {
 // -- flush ----------------------------------------------------------------------
 
 caf::expected<bool> message_store::warm() {
-  if (cfg_.flush != flush_mode::sync || cfg_.warm_ahead_bytes == 0 || closed_
-      || failed_)
+  if (warm_ahead() == 0 || closed_ || failed_)
     return false;
-  return log_.warm(cfg_.warm_ahead_bytes,
-                   std::max<size_t>(cfg_.warm_chunk_bytes, 4096));
+  // Steps of at most a quarter of the range: the writer that catches up
+  // waits for one step at most.
+  auto chunk = std::min(cfg_.warm_chunk_bytes, warm_ahead() / 4);
+  return log_.warm(warm_ahead(), std::max<size_t>(chunk, 4096),
+                   cfg_.flush == flush_mode::sync);
 }
 
 caf::expected<int64_t> message_store::flush(int64_t up_to) {

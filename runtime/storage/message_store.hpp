@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,8 +101,13 @@ public:
 
   /// Whether the writer should ask the warm actor for more.
   bool needs_warm() const {
-    return cfg_.flush == flush_mode::sync
-           && log_.needs_warm(cfg_.warm_ahead_bytes);
+    return log_.needs_warm(warm_ahead());
+  }
+
+  /// Bytes kept warm ahead of the writer under this flush mode.
+  size_t warm_ahead() const {
+    return cfg_.flush == flush_mode::sync ? cfg_.warm_ahead_bytes
+                                          : cfg_.populate_ahead_bytes;
   }
 
   // -- dispatcher -------------------------------------------------------------
@@ -224,9 +230,15 @@ private:
   bool deleted_record(std::string_view topic, int64_t phys) const;
   void prune_tombstones(int64_t log_min);
   caf::error save_checkpoint_locked();
-  put_result put_locked(const store_message& msg, int64_t store_ts,
-                        int64_t now_ms);
-  bool is_original(const put_result& prev, const store_message& msg) const;
+  // `key` is the message's `dedup_key`.
+  put_result put_locked(const store_message& msg, uint64_t key,
+                        int64_t store_ts, int64_t now_ms);
+  // The message's dedup hash, or 0 when it is not deduplicated.
+  uint64_t dedup_key(const store_message& msg) const;
+  // The put result of the record at `phys_offset` when it has the dedup
+  // key of `msg`.
+  std::optional<put_result> original(int64_t phys_offset,
+                                     const store_message& msg) const;
 
   store_config cfg_;
   commit_log log_;

@@ -96,15 +96,10 @@ caf::error message_store::recover(int64_t now_ms) {
     auto uniq = find_property(rec.properties, property_uniq_key);
     if (uniq.empty())
       return;
-    put_result res;
-    res.queue_offset = rec.queue_offset;
-    res.phys_offset = phys;
-    res.size = rec.total_size;
-    res.store_timestamp = rec.store_timestamp;
     // Stored at its store time, so it expires when the original would have.
     dedup_.insert(dedup_hash(rec.topic, rec.properties, rec.reconsume_times,
                              uniq),
-                  res, rec.store_timestamp);
+                  phys, rec.store_timestamp);
   };
   if (dedup_.enabled())
     log_.scan(log_.first_segment_since(window_start), from, remember);

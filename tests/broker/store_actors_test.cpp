@@ -123,7 +123,22 @@ TEST_SUITE("broker.store_actors") {
     CHECK_EQ(read_all().size(), 11u);
   }
 
-  TEST_CASE_FIXTURE(fixture, "under async flush nothing is warmed") {
+  TEST_CASE_FIXTURE(fixture, "under async flush the warm actor keeps its "
+                             "smaller range ahead of the writer") {
+    cfg.populate_ahead_bytes = 16 * 1024;
+    cfg.warm_chunk_bytes = 4096;
+    start(storage::flush_mode::async);
+    put(batch(3));
+    sched.run();
+    auto d = dump(actors.warmer);
+    CHECK_EQ(d["requests"], 2);
+    CHECK_EQ(d["failures"], 0);
+    CHECK_EQ(d["warm_end"], store->write_offset() + 16 * 1024);
+    CHECK_EQ(read_all().size(), 3u);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "with nothing to keep ahead nothing is warmed") {
+    cfg.populate_ahead_bytes = 0;
     start(storage::flush_mode::async);
     put(batch(3));
     sched.run();
