@@ -361,6 +361,8 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   add("transaction_check_service", node.transaction_check);
   add("timer_service", node.timer);
   add("dispatch_service", node.store.dispatcher);
+  if (node.store.dispatch_helper)
+    add("dispatch_helper", node.store.dispatch_helper);
   add("flush_service", node.store.flusher);
   add("warm_service", node.store.warmer);
   // Last: its exit closes the store, after everything that uses it.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -27,7 +28,8 @@ using self_ptr = dispatcher_actor::stateful_pointer<dispatch_state>;
 // watcher reads for itself).
 void fire(self_ptr self, const dispatch_state::queue_watch& w,
           const std::string& topic, int32_t qid, int64_t max) {
-  if (w.read) {
+  // Not while the helper holds the store: then the watcher reads itself.
+  if (w.read && self->state.helper_busy == 0) {
     if (auto got = self->state.store->get_messages(*w.read)) {
       self->send(w.hdl, arrival_atom::value, topic, qid, max, w.id,
                  std::move(*got));
@@ -63,8 +65,11 @@ void add_watch(self_ptr self, std::string topic, int32_t qid,
   auto& st = self->state;
   if (!w.hdl)
     return;
-  auto max = st.store->offsets(topic, qid).max_offset;
-  if (max > w.above) {
+  // While the helper holds the store, the check waits for it to be done.
+  if (st.helper_busy > 0) {
+    st.check_watches = true;
+  } else if (auto max = st.store->offsets(topic, qid).max_offset;
+             max > w.above) {
     fire(self, w, topic, qid, max);
     return;
   }
@@ -82,16 +87,134 @@ void add_watch(self_ptr self, std::string topic, int32_t qid,
   ws.push_back(std::move(w));
 }
 
+// After a dispatch that moved on from the last announced offset: tells the
+// listeners and the watches, and answers the dispatch requests it covers.
+// Only while the helper is idle: it asks the store.
+void announce(self_ptr self) {
+  auto& st = self->state;
+  auto after = st.store->dispatched_offset();
+  auto before = std::exchange(st.announced, after);
+  if (std::exchange(st.check_watches, false) && after == before)
+    notify_watches(self);
+  if (after != before) {
+    // One note per dispatch, not per queue: the listener (the hold
+    // service) asks the queues it waits on, see docs/broker.md.
+    for (auto& listener : st.listeners)
+      self->send(listener, arrival_atom::value, after);
+    for (auto& tl : st.topic_listeners)
+      if (auto total = st.store->topic_max_total(tl.topic); total != tl.seen) {
+        tl.seen = total;
+        self->send(tl.hdl, arrival_atom::value, after);
+      }
+    if (!st.watches.empty())
+      notify_watches(self);
+  }
+  auto& ws = st.dispatch_waiters;
+  auto end = st.store->write_offset();
+  for (auto i = ws.begin(); i != ws.end();)
+    if (after >= std::min(i->first, end)) {
+      i->second.deliver(after);
+      i = ws.erase(i);
+    } else {
+      ++i;
+    }
+}
+
+caf::expected<int64_t> dispatch_to(self_ptr self, int64_t up_to);
+
+// A helper request is answered: once the helper is idle, the dispatches
+// that waited for it go on here.
+void helper_done(self_ptr self) {
+  auto& st = self->state;
+  if (--st.helper_busy > 0)
+    return;
+  announce(self);
+  if (st.pending_dispatch < 0)
+    return;
+  auto up_to = std::max(st.pending_dispatch, st.store->dispatchable_offset());
+  st.pending_dispatch = -1;
+  dispatch_to(self, up_to);
+}
+
+// Hands the dispatch from the record that needs a new file on to the
+// helper, which may block creating it.
+void dispatch_by_helper(self_ptr self, int64_t up_to) {
+  auto& st = self->state;
+  ++st.helper_busy;
+  ++st.helper_dispatches;
+  self->request(st.helper, caf::infinite, dispatch_atom::value, up_to)
+    .then([self](int64_t) { helper_done(self); },
+          [self](caf::error& err) {
+            self->state.last_error = describe(err);
+            RMQ_ERROR("store", "dispatch failed: " << self->state.last_error);
+            helper_done(self);
+          });
+}
+
+// Dispatches up to `up_to` here, as far as no new file is needed, and
+// tells the listeners and watches when the queues moved on. Answers the
+// offset dispatched here (the helper's part is announced when it is done).
+caf::expected<int64_t> dispatch_to(self_ptr self, int64_t up_to) {
+  auto& st = self->state;
+  ++st.dispatch_requests;
+  if (st.helper && st.helper_busy > 0) {
+    st.pending_dispatch = std::max(st.pending_dispatch, up_to);
+    return st.store->dispatched_offset();
+  }
+  bool done = true;
+  if (st.helper) {
+    auto res = st.store->dispatch_without_files(up_to);
+    if (!res) {
+      st.last_error = describe(res.error());
+      RMQ_ERROR("store", "dispatch failed: " << st.last_error);
+      return std::move(res.error());
+    }
+    done = *res;
+  } else if (auto err = st.store->dispatch(up_to)) {
+    st.last_error = describe(err);
+    RMQ_ERROR("store", "dispatch failed: " << st.last_error);
+    return err;
+  }
+  announce(self);
+  if (!done)
+    dispatch_by_helper(self, up_to);
+  return st.store->dispatched_offset();
+}
+
+// Forwards a request to the helper and its answer back.
+template <class T, class... Ts>
+caf::result<T> by_helper(self_ptr self, Ts&&... xs) {
+  auto& st = self->state;
+  ++st.helper_busy;
+  ++st.helper_requests;
+  auto rp = self->make_response_promise<T>();
+  self->request(st.helper, caf::infinite, std::forward<Ts>(xs)...)
+    .then(
+      [self, rp](T& x) mutable {
+        rp.deliver(std::move(x));
+        helper_done(self);
+      },
+      [self, rp](caf::error& err) mutable {
+        rp.deliver(std::move(err));
+        helper_done(self);
+      });
+  return rp;
+}
+
 } // namespace
 
 dispatcher_actor::behavior_type
 dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
                  std::shared_ptr<storage::message_store> store,
-                 caf::timespan checkpoint_interval) {
+                 caf::timespan checkpoint_interval, dispatcher_actor helper) {
   auto& st = self->state;
   st.store = std::move(store);
+  st.helper = std::move(helper);
+  if (st.helper)
+    self->link_to(st.helper);
   st.checkpoint_interval = checkpoint_interval;
   st.log_min_offset = st.store->min_offset();
+  st.announced = st.store->dispatched_offset();
   auto arm = [self] {
     if (self->state.checkpoint_interval.count() > 0)
       self->delayed_send(self, self->state.checkpoint_interval,
@@ -125,34 +248,6 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
       i = ws.empty() ? watches.erase(i) : std::next(i);
     }
   });
-  // Dispatches up to `up_to` and tells the listeners and watches when the
-  // queues moved on.
-  auto dispatch_to = [self](int64_t up_to) -> caf::expected<int64_t> {
-    auto& st = self->state;
-    ++st.dispatch_requests;
-    auto before = st.store->dispatched_offset();
-    if (auto err = st.store->dispatch(up_to)) {
-      st.last_error = describe(err);
-      RMQ_ERROR("store", "dispatch failed: " << st.last_error);
-      return err;
-    }
-    auto after = st.store->dispatched_offset();
-    // One note per dispatch, not per queue: the listener (the hold
-    // service) asks the queues it waits on, see docs/broker.md.
-    if (after != before) {
-      for (auto& listener : st.listeners)
-        self->send(listener, arrival_atom::value, after);
-      for (auto& tl : st.topic_listeners)
-        if (auto total = st.store->topic_max_total(tl.topic);
-            total != tl.seen) {
-          tl.seen = total;
-          self->send(tl.hdl, arrival_atom::value, after);
-        }
-      if (!st.watches.empty())
-        notify_watches(self);
-    }
-    return after;
-  };
   auto checkpoint = [self]() -> caf::error {
     auto& st = self->state;
     // Retention moved the log's start: queues and index follow.
@@ -169,13 +264,21 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
   };
   return {
     [=](dispatch_atom, int64_t up_to) -> caf::result<int64_t> {
-      return dispatch_to(up_to);
+      auto res = dispatch_to(self, up_to);
+      if (!res)
+        return std::move(res.error());
+      if (*res >= std::min(up_to, self->state.store->write_offset()))
+        return *res;
+      // The helper (or a helper request before it) has the rest.
+      auto rp = self->make_response_promise<int64_t>();
+      self->state.dispatch_waiters.emplace_back(up_to, rp);
+      return rp;
     },
     [=](dispatch_atom) {
       // Released first: an append published after this read sends a new
       // note.
       self->state.store->release_dispatch_note();
-      dispatch_to(self->state.store->dispatchable_offset());
+      dispatch_to(self, self->state.store->dispatchable_offset());
     },
     [=](caf::subscribe_atom, const arrival_listener_actor& listener) {
       auto& ls = self->state.listeners;
@@ -193,7 +296,10 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
         if (tl.hdl == listener && tl.topic == topic)
           return;
       self->monitor(listener);
-      auto seen = self->state.store->topic_max_total(topic);
+      // Unknown while the helper holds the store: the next dispatch tells.
+      auto seen = self->state.helper_busy > 0
+                    ? int64_t{-1}
+                    : self->state.store->topic_max_total(topic);
       tls.push_back({listener, std::move(topic), seen});
     },
     [=](watch_atom, const queue_watcher_actor& watcher, std::string& topic,
@@ -209,40 +315,76 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
                 {watcher, above, id, std::move(read)});
     },
     [=](tick_atom) {
-      if (auto err = checkpoint())
-        RMQ_ERROR("store", "checkpoint failed: " << describe(err));
+      auto& st = self->state;
       arm();
+      if (!st.helper) {
+        if (auto err = checkpoint())
+          RMQ_ERROR("store", "checkpoint failed: " << describe(err));
+        return;
+      }
+      // Its fdatasyncs block: the helper's job.
+      ++st.helper_busy;
+      self->request(st.helper, caf::infinite, checkpoint_atom::value)
+        .then(
+          [self](int64_t) {
+            ++self->state.checkpoints;
+            helper_done(self);
+          },
+          [self](caf::error& err) {
+            self->state.last_error = describe(err);
+            RMQ_ERROR("store", "checkpoint failed: " << describe(err));
+            helper_done(self);
+          });
     },
     [=](checkpoint_atom) -> caf::result<int64_t> {
+      if (self->state.helper)
+        return by_helper<int64_t>(self, checkpoint_atom::value);
       if (auto err = checkpoint())
         return err;
       return self->state.store->dispatched_offset();
     },
     [=](const get_message_request& req) -> caf::result<get_message_result> {
+      auto& st = self->state;
+      if (st.helper && (st.helper_busy > 0 || !st.store->likely_in_memory(req)))
+        return by_helper<get_message_result>(self, req);
       auto res = self->state.store->get_messages(req);
       if (!res)
         return std::move(res.error());
       return std::move(*res);
     },
-    [=](const get_offset_request& req) {
+    [=](const get_offset_request& req) -> caf::result<queue_offsets> {
+      if (self->state.helper && self->state.helper_busy > 0)
+        return by_helper<queue_offsets>(self, req);
       return self->state.store->offsets(req.topic, req.queue_id);
     },
-    [=](const search_offset_request& req) {
+    [=](const search_offset_request& req) -> caf::result<int64_t> {
+      // A binary search over units and records far back: may read disk.
+      if (self->state.helper)
+        return by_helper<int64_t>(self, req);
       return self->state.store->search_offset(req);
     },
     [=](caf::get_atom, int64_t phys) -> caf::result<std::string> {
+      if (self->state.helper)
+        return by_helper<std::string>(self, caf::get_atom::value, phys);
       auto res = self->state.store->lookup(phys);
       if (!res)
         return std::move(res.error());
       return std::move(*res);
     },
-    [=](const query_message_request& req) {
+    [=](const query_message_request& req) -> caf::result<query_message_result> {
+      if (self->state.helper)
+        return by_helper<query_message_result>(self, req);
       return self->state.store->query(req);
     },
-    [=](const queue_units_request& req) {
+    [=](const queue_units_request& req) -> caf::result<queue_units> {
+      if (self->state.helper && self->state.helper_busy > 0)
+        return by_helper<queue_units>(self, req);
       return self->state.store->units(req);
     },
     [=](caf::delete_atom, const std::string& topic) -> caf::result<int64_t> {
+      // Unlinks files: the helper's job.
+      if (self->state.helper)
+        return by_helper<int64_t>(self, caf::delete_atom::value, topic);
       auto res = self->state.store->delete_topic(topic);
       if (!res) {
         self->state.last_error = describe(res.error());
@@ -261,10 +403,17 @@ nlohmann::json dispatch_state::dump_fields() const {
     {"dispatched_offset", store->dispatched_offset()},
     {"write_offset", store->write_offset()},
     {"min_offset", store->min_offset()},
-    {"consume_queues", store->consume_queue_count()},
+    // Not while the helper holds the store (-1).
+    {"consume_queues", helper_busy > 0
+                         ? int64_t{-1}
+                         : static_cast<int64_t>(store->consume_queue_count())},
     {"checkpoint_interval_ms", to_ms(checkpoint_interval)},
     {"checkpoints", checkpoints},
     {"dispatch_requests", dispatch_requests},
+    {"has_helper", static_cast<bool>(helper)},
+    {"helper_busy", helper_busy},
+    {"helper_dispatches", helper_dispatches},
+    {"helper_requests", helper_requests},
     {"last_error", last_error},
     {"listeners", listeners.size()},
     {"topic_listeners", topic_listeners.size()},

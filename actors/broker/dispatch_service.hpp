@@ -1,7 +1,17 @@
 // The dispatcher: builds consume queues and the index from the commit log
 // (RocketMQ ReputMessageService + IndexService), checkpoints them every
-// second, and serves every read, because it owns what reads need. Runs
-// detached: it writes mapped files and fdatasyncs them at each checkpoint.
+// second, and serves every read, because it owns what reads need.
+//
+// In the node it runs on the shared scheduler, beside the writer, so a
+// send's dispatch note and a pull's read cross no thread. What may block
+// goes to its helper, a second instance without a helper of its own that
+// runs detached: dispatching a record that needs a new consume-queue or
+// index file, the checkpoint's fdatasyncs, reads of records not likely in
+// memory, lookups by offset, time and key, and topic deletion. While the
+// helper works (it holds the store's dispatcher lock), everything else that
+// touches the store goes to it too, in order, so this thread never waits
+// for that lock. Without a helper (the tests' attached actors) it does all
+// of it itself.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +29,7 @@
 #include "caf/timespan.hpp"
 #include "caf/typed_actor.hpp"
 #include "caf/typed_event_based_actor.hpp"
+#include "caf/typed_response_promise.hpp"
 
 #include "messages/common.hpp"
 #include "messages/store.hpp"
@@ -53,6 +64,21 @@ struct dispatch_state {
     std::optional<get_message_request> read;
   };
   std::map<std::pair<std::string, int32_t>, std::vector<queue_watch>> watches;
+  /// Does what may block; none: do it here.
+  dispatcher_actor helper;
+  /// Requests to the helper not answered yet.
+  int helper_busy = 0;
+  /// Dispatch wanted up to here while the helper was busy; -1: none.
+  int64_t pending_dispatch = -1;
+  /// Waiting (dispatch_atom, up_to) requests, answered once dispatched.
+  std::vector<std::pair<int64_t, caf::typed_response_promise<int64_t>>>
+    dispatch_waiters;
+  /// Dispatched offset the listeners were last told of.
+  int64_t announced = 0;
+  /// A watch was added while the helper was busy: check at its end.
+  bool check_watches = false;
+  int64_t helper_dispatches = 0;
+  int64_t helper_requests = 0;
   /// The watchers monitored (once each: they watch again and again).
   std::vector<caf::actor_addr> watchers;
 
@@ -62,9 +88,11 @@ struct dispatch_state {
   static const char* name;
 };
 
+/// `helper`: a dispatcher of the same store that may block (linked to
+/// this one), or none.
 dispatcher_actor::behavior_type
 dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
                  std::shared_ptr<storage::message_store> store,
-                 caf::timespan checkpoint_interval);
+                 caf::timespan checkpoint_interval, dispatcher_actor helper);
 
 } // namespace rmq

@@ -27,8 +27,17 @@ spawn_store_actors(caf::actor_system& sys,
                    caf::timespan checkpoint_interval, bool detach_writer) {
   store_actors result;
   result.flusher = spawn_maybe_detached(sys, detached, flush_service, store);
-  result.dispatcher = spawn_maybe_detached(sys, detached, dispatch_service,
-                                           store, checkpoint_interval);
+  // Detached, the dispatcher runs on the scheduler and its helper on a
+  // thread of its own (docs/broker.md, "The dispatcher and its helper").
+  if (detached) {
+    result.dispatch_helper = sys.spawn<caf::detached>(
+      dispatch_service, store, caf::timespan{0}, dispatcher_actor{});
+    result.dispatcher = sys.spawn(dispatch_service, store, checkpoint_interval,
+                                  result.dispatch_helper);
+  } else {
+    result.dispatcher = sys.spawn(dispatch_service, store, checkpoint_interval,
+                                  dispatcher_actor{});
+  }
   result.warmer = spawn_maybe_detached(sys, detached, warm_service, store);
   result.commit_log = spawn_maybe_detached(sys, detached && detach_writer,
                                            commit_log_writer, store,

@@ -28,13 +28,17 @@ struct store_actors {
   commit_log_actor commit_log;
   flush_actor flusher;
   dispatcher_actor dispatcher;
+  /// The dispatcher's helper (linked to it), when detached; else none.
+  dispatcher_actor dispatch_helper;
   warm_actor warmer;
 };
 
 /// Spawns the flush actor, the dispatcher (checkpoint every
 /// `checkpoint_interval`, zero: never), the warm actor and the commit-log
-/// writer (detached too when both `detached` and `detach_writer`). The
-/// store is closed cleanly when the writer exits normally.
+/// writer (detached too when both `detached` and `detach_writer`). With
+/// `detached`, the dispatcher stays on the scheduler and gets a detached
+/// helper for what blocks. The store is closed cleanly when the writer
+/// exits normally.
 store_actors
 spawn_store_actors(caf::actor_system& sys,
                    std::shared_ptr<storage::message_store> store, bool detached,

@@ -127,6 +127,14 @@ caf::error consume_queue::ensure_file(int64_t queue_offset) {
   return caf::none;
 }
 
+bool consume_queue::has_file_for(int64_t queue_offset) const {
+  if (files_.empty())
+    return false;
+  auto byte = queue_offset * 20;
+  return byte
+         < files_.back()->base_offset() + static_cast<int64_t>(file_bytes());
+}
+
 caf::error consume_queue::put(int64_t queue_offset, const cq_unit& unit) {
   if (queue_offset < max_offset_)
     return caf::none; // already dispatched

@@ -48,6 +48,10 @@ public:
   caf::error put(int64_t queue_offset, const cq_unit& unit);
 
   /// Reads a unit; false outside [min_offset, max_offset).
+  /// Whether the unit at `queue_offset` lies in a file already open, so
+  /// that `put` there creates none.
+  bool has_file_for(int64_t queue_offset) const;
+
   bool get(int64_t queue_offset, cq_unit& out) const;
 
   /// Removes units whose record ends above `phys_end` (the log was cut).

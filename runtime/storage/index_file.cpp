@@ -135,6 +135,11 @@ int64_t index_file::end_phys_offset() const {
   return get64(file_->data() + h_end_phys);
 }
 
+uint32_t index_file::room() const {
+  auto used = static_cast<uint32_t>(index_count());
+  return used >= entries_ ? 0 : entries_ - used;
+}
+
 int32_t index_file::index_count() const {
   return get32(file_->data() + h_index_count);
 }

@@ -31,6 +31,9 @@ public:
 
   bool full() const;
 
+  /// Entries still free in this file.
+  uint32_t room() const;
+
   int64_t begin_timestamp() const;
   int64_t end_timestamp() const;
   int64_t end_phys_offset() const;

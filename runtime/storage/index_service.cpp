@@ -46,6 +46,15 @@ caf::error index_service::put_key(std::string_view topic, std::string_view key,
   return caf::none;
 }
 
+bool index_service::has_room_for(const record_view& rec) const {
+  if (files_.empty())
+    return false;
+  // At most one entry per key and one for the unique id.
+  auto keys = find_property(rec.properties, property_keys);
+  auto n = 2 + static_cast<uint32_t>(std::count(keys.begin(), keys.end(), ' '));
+  return files_.back()->room() >= n;
+}
+
 caf::error index_service::put(const record_view& rec, int64_t phys_offset) {
   if (phys_offset <= last_indexed_)
     return caf::none;

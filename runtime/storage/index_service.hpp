@@ -24,6 +24,10 @@ public:
 
   /// Indexes UNIQ_KEY and every KEYS token of a record as "topic#key".
   /// Idempotent: records at or below the last indexed offset are skipped.
+  /// Whether `put(rec, ...)` fits in the current file, so that it opens
+  /// no new one (blocking file creation; see message_store::dispatch).
+  bool has_room_for(const record_view& rec) const;
+
   caf::error put(const record_view& rec, int64_t phys_offset);
 
   /// Phys offsets stored under "topic#key", newest first.

@@ -115,6 +115,12 @@ public:
   /// Builds consume-queue units and index entries for records up to `up_to`.
   caf::error dispatch(int64_t up_to);
 
+  /// The same, but stops before the first record that needs a consume
+  /// queue or index file not yet open (creating one is blocking I/O):
+  /// answers whether it got to `up_to`. For a dispatcher on a shared
+  /// thread, which leaves the rest to one that may block.
+  caf::expected<bool> dispatch_without_files(int64_t up_to);
+
   /// Syncs consume queues and index, then writes the checkpoint.
   caf::error save_checkpoint();
 
@@ -134,6 +140,12 @@ public:
   /// (`next_begin_offset` is its queue offset).
   caf::expected<get_message_result>
   get_messages(const get_message_request& req);
+
+  /// Whether the records `req` reads first are within the newest
+  /// `in_memory_bytes` of the log (RocketMQ's accessMessageInMemoryMaxRatio
+  /// rule), so that reading them should not wait for the disk. A
+  /// dispatcher on a shared thread hands the others to one that may block.
+  bool likely_in_memory(const get_message_request& req);
   queue_offsets offsets(const std::string& topic, int32_t queue_id);
   int64_t search_offset(const search_offset_request& req);
   caf::expected<std::string> lookup(int64_t phys_offset);
@@ -223,7 +235,11 @@ private:
                                int64_t phys);
   caf::error fill_damaged_slots(consume_queue& cq, int64_t queue_offset,
                                 int64_t phys, std::vector<corruption>& damage);
-  caf::error dispatch_locked(int64_t up_to);
+  // Without `may_block`, stops (and sets *stopped) before a record that
+  // `dispatch_needs_file`.
+  caf::error dispatch_locked(int64_t up_to, bool may_block = true,
+                             bool* stopped = nullptr);
+  bool dispatch_needs_file(const record_view& rec, int64_t phys);
   // Deleted topics (message_store_topics.cpp).
   caf::error load_tombstones();
   caf::error save_tombstones();

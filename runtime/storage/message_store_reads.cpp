@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <unistd.h>
+
 #include "messages/errors.hpp"
 #include "runtime/log.hpp"
 #include "runtime/storage/byte_coding.hpp"
@@ -20,6 +22,23 @@ namespace {
 constexpr int64_t max_scan_units = 16000;
 
 } // namespace
+
+bool message_store::likely_in_memory(const get_message_request& req) {
+  static const size_t default_bytes = [] {
+    auto pages = sysconf(_SC_PHYS_PAGES);
+    auto page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0
+             ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 10 * 4
+             : size_t{1} << 30;
+  }();
+  auto budget = cfg_.in_memory_bytes > 0 ? cfg_.in_memory_bytes : default_bytes;
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  auto cq = find_queue(req.topic, req.queue_id);
+  cq_unit u;
+  if (cq == nullptr || !cq->get(req.offset, u) || u.blank())
+    return true; // nothing to read from the log
+  return log_.write_offset() - u.phys_offset <= static_cast<int64_t>(budget);
+}
 
 caf::expected<get_message_result>
 message_store::get_messages(const get_message_request& req) {

@@ -306,7 +306,20 @@ caf::error message_store::fill_damaged_slots(consume_queue& cq,
   return caf::none;
 }
 
-caf::error message_store::dispatch_locked(int64_t up_to) {
+bool message_store::dispatch_needs_file(const record_view& rec, int64_t phys) {
+  if (deleted_record(rec.topic, phys))
+    return false;
+  auto cq = find_queue(rec.topic, rec.queue_id);
+  if (cq == nullptr || !cq->has_file_for(rec.queue_offset))
+    return true;
+  if (find_property(rec.properties, property_uniq_key).empty()
+      && find_property(rec.properties, property_keys).empty())
+    return false;
+  return !index_.has_room_for(rec);
+}
+
+caf::error message_store::dispatch_locked(int64_t up_to, bool may_block,
+                                          bool* stopped) {
   up_to = std::min(up_to, log_.write_offset());
   auto d = dispatched_.load(std::memory_order_relaxed);
   mapped_file_ptr hold;
@@ -324,6 +337,10 @@ caf::error message_store::dispatch_locked(int64_t up_to) {
     if (st != decode_status::ok)
       return make_error(errc::corrupt_data,
                         "dispatch: no valid record at " + std::to_string(d));
+    if (!may_block && dispatch_needs_file(rec, d)) {
+      *stopped = true;
+      break;
+    }
     if (auto err = dispatch_record(rec, d))
       return err;
     d += rec.total_size;
@@ -336,7 +353,17 @@ caf::error message_store::dispatch(int64_t up_to) {
   std::lock_guard<std::mutex> guard{reader_mtx_};
   if (closed_)
     return caf::none; // close() dispatched everything
-  return dispatch_locked(up_to);
+  return dispatch_locked(up_to, true, nullptr);
+}
+
+caf::expected<bool> message_store::dispatch_without_files(int64_t up_to) {
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  if (closed_)
+    return true;
+  bool stopped = false;
+  if (auto err = dispatch_locked(up_to, false, &stopped))
+    return err;
+  return !stopped;
 }
 
 caf::error message_store::save_checkpoint_locked() {

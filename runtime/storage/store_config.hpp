@@ -86,6 +86,11 @@ struct store_config {
   /// writes the zeros ahead of the writer back to disk.
   size_t populate_ahead_bytes = 4 * 1024 * 1024;
 
+  /// Reads of records within this many bytes of the log's end count as
+  /// served from memory (`message_store::likely_in_memory`); 0: 40 % of
+  /// the machine's memory, RocketMQ's accessMessageInMemoryMaxRatio.
+  size_t in_memory_bytes = 0;
+
   /// Segments older than this are deleted (RocketMQ fileReservedTime).
   std::chrono::milliseconds retention{std::chrono::hours{72}};
   /// Above this disk use, old segments are deleted even if not expired.

@@ -527,7 +527,8 @@ TEST_SUITE("broker.send_processor") {
     store_cfg.flush = storage::flush_mode::sync;
     store = test::open_store(store_cfg);
     auto flusher = spawn(stalled_flusher);
-    actors.dispatcher = spawn(dispatch_service, store, caf::timespan{1s});
+    actors.dispatcher = spawn(dispatch_service, store, caf::timespan{1s},
+                              dispatcher_actor{});
     actors.commit_log = spawn(commit_log_writer, store, flusher,
                               actors.dispatcher, warm_actor{});
     start_with(actors.commit_log);

@@ -1,0 +1,144 @@
+// The dispatcher with a helper, on the deterministic coordinator: records
+// that need a new consume-queue file and the checkpoint go to the helper;
+// while it works, reads and watches wait for it instead of touching the
+// store; listeners, watches and waiting dispatch requests are told once it
+// is done.
+#include "actors/broker/dispatch_service.hpp"
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/runtime/store_test_util.hpp"
+#include "tests/support/deterministic_fixture.hpp"
+
+using namespace rmq;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Counts the dispatcher's arrival notes.
+arrival_listener_actor::behavior_type
+note_counter(arrival_listener_actor::pointer, std::shared_ptr<int> count) {
+  return {[count](arrival_atom, int64_t) { ++*count; }};
+}
+
+// Remembers the max offset of each queue note it gets.
+queue_watcher_actor::behavior_type watch_counter(queue_watcher_actor::pointer,
+                                                 std::shared_ptr<int64_t> max) {
+  return {
+    [max](arrival_atom, const std::string&, int32_t, int64_t m) { *max = m; },
+    [max](arrival_atom, const std::string&, int32_t, int64_t m, int64_t,
+          const get_message_result&) { *max = m; },
+  };
+}
+
+struct fixture : test::deterministic_fixture {
+  test::temp_dir dir;
+  storage::store_config scfg = test::small_config(dir.path());
+  std::shared_ptr<storage::message_store> store = test::open_store(scfg);
+  dispatcher_actor helper;
+  dispatcher_actor disp;
+
+  fixture() {
+    helper = sys.spawn(dispatch_service, store, caf::timespan{0},
+                       dispatcher_actor{});
+    disp = spawn(dispatch_service, store, caf::timespan{1s}, helper);
+  }
+
+  ~fixture() {
+    caf::anon_send_exit(disp, caf::exit_reason::user_shutdown);
+    sched.run();
+    REQUIRE_FALSE(store->close());
+  }
+
+  void put(int32_t qid, int n) {
+    for (int i = 0; i < n; ++i)
+      REQUIRE_FALSE(
+        store->put(test::make_message("T", qid, "m" + std::to_string(i)), 1, 1)
+          .error);
+  }
+
+  nlohmann::json dump() {
+    return nlohmann::json::parse(ask<std::string>(disp, dump_atom::value));
+  }
+
+  size_t read_count(int32_t qid) {
+    get_message_request req{"T", qid, 0, 1000, 1 << 20, {}};
+    return ask<get_message_result>(disp, req).phys_offsets.size();
+  }
+};
+
+} // namespace
+
+TEST_SUITE("broker.dispatch_helper") {
+  TEST_CASE_FIXTURE(fixture, "a record that needs a new queue file goes to "
+                             "the helper; the rest is dispatched here") {
+    auto notes = std::make_shared<int>(0);
+    auto listener = spawn(note_counter, notes);
+    caf::anon_send(disp, caf::subscribe_atom::value, listener);
+    sched.run();
+    put(0, 3);
+    // The answer waits for the helper, which made the queue's file.
+    CHECK_EQ(ask<int64_t>(disp, dispatch_atom::value, store->write_offset()),
+             store->write_offset());
+    auto d = dump();
+    CHECK_EQ(d["has_helper"], true);
+    CHECK_EQ(d["helper_dispatches"], 1);
+    CHECK_EQ(d["helper_busy"], 0);
+    CHECK_EQ(*notes, 1);
+    // The file is there now: no helper for more of that queue.
+    put(0, 2);
+    ask<int64_t>(disp, dispatch_atom::value, store->write_offset());
+    CHECK_EQ(dump()["helper_dispatches"], 1);
+    CHECK_EQ(*notes, 2);
+    // A new queue needs the helper again.
+    put(1, 1);
+    ask<int64_t>(disp, dispatch_atom::value, store->write_offset());
+    CHECK_EQ(dump()["helper_dispatches"], 2);
+    CHECK_EQ(store->dispatched_offset(), store->write_offset());
+    CHECK_EQ(read_count(0), 5u);
+    CHECK_EQ(read_count(1), 1u);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "while the helper works, reads and watches go "
+                             "to it or wait, and are answered after") {
+    put(0, 2);
+    auto max = std::make_shared<int64_t>(-1);
+    auto watcher = spawn(watch_counter, max);
+    // The note and the read are both in the dispatcher's mailbox when it
+    // runs: the note hands the dispatch to the helper, so the read must
+    // not touch the store here.
+    caf::anon_send(disp, dispatch_atom::value);
+    caf::anon_send(disp, watch_atom::value, watcher, std::string{"T"},
+                   int32_t{0}, int64_t{0});
+    get_message_request req{"T", 0, 0, 1000, 1 << 20, {}};
+    auto rh = self->request(disp, caf::infinite, req);
+    sched.run();
+    size_t got = 0;
+    rh.receive(
+      [&](const get_message_result& r) { got = r.phys_offsets.size(); },
+      [&](const caf::error& err) { FAIL(sys.render(err)); });
+    CHECK_EQ(got, 2u);
+    auto d = dump();
+    CHECK_EQ(d["helper_dispatches"], 1);
+    CHECK_EQ(d["helper_requests"], 1);
+    // The watch added while the helper was busy was checked at its end.
+    CHECK_EQ(*max, 2);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "the checkpoint runs on the helper") {
+    put(0, 1);
+    ask<int64_t>(disp, dispatch_atom::value, store->write_offset());
+    CHECK_EQ(ask<int64_t>(disp, checkpoint_atom::value),
+             store->dispatched_offset());
+    CHECK_EQ(dump()["helper_requests"], 1);
+    advance_time(1s, 1s);
+    auto d = dump();
+    CHECK_EQ(d["checkpoints"], 1);
+    CHECK_EQ(d["helper_busy"], 0);
+  }
+}
