@@ -331,6 +331,11 @@ using producer_actor = dumpable_actor::extend<
   // Async: bounded in messages and bytes (system_busy past the bound) and
   // auto-batched with other async sends to the same broker.
   caf::replies_to<async_atom, client_message>::with<client_send_result>,
+  // The same, answered one-way to the sender: (async_atom, tag,
+  // client_send_result) or (async_atom, tag, error). For callers with many
+  // sends in flight (the facade's callback actor): they keep no request
+  // pending per send.
+  caf::reacts_to<async_atom, uint64_t, client_message>,
   // One attempt, nothing reported.
   caf::reacts_to<oneway_atom, client_message>,
   // The topic's writable queues, sorted (selectors pick from them).

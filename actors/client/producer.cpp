@@ -4,8 +4,10 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "caf/event_based_actor.hpp"
 #include "caf/exit_reason.hpp"
@@ -67,25 +69,47 @@ struct async_book {
     }
     cv.notify_all();
   }
+
+  /// Fails every send still pending (the send loop is gone).
+  void fail_all(const caf::error& err) {
+    std::vector<uint64_t> ids;
+    {
+      std::lock_guard<std::mutex> guard{mtx};
+      for (auto& kvp : pending)
+        ids.push_back(kvp.first);
+    }
+    for (auto id : ids)
+      finish(id, err);
+  }
 };
 
-/// Turns the facade's async sends into requests and runs their callbacks
-/// when the send loop answers. No CAF timeout: the send loop answers every
-/// async send within send_timeout (a dead one answers
-/// request_receiver_down), and a request timeout would cost CAF's clock
-/// thread two wake-ups per message.
+/// Passes the facade's async sends on as tagged sends and runs their
+/// callbacks when the send loop answers (one-way, so this actor keeps no
+/// request per send in flight). The send loop answers every async send
+/// within send_timeout; if it dies, the ones it had are failed here.
 caf::behavior callback_actor(caf::event_based_actor* self,
                              std::shared_ptr<async_book> book,
                              producer_actor hdl) {
+  auto gone = std::make_shared<bool>(false);
+  self->monitor(hdl);
+  self->set_down_handler([=](const caf::down_msg&) {
+    *gone = true;
+    book->fail_all(make_error(caf::sec::request_receiver_down));
+  });
   return {
     [=](async_atom, uint64_t id, client_message& msg) {
-      self->request(hdl, caf::infinite, async_atom::value, std::move(msg))
-        .then(
-          [=](client_send_result& res) { book->finish(id, std::move(res)); },
-          [=](caf::error& err) {
-            log_request_failure(component, "async send", err);
-            book->finish(id, std::move(err));
-          });
+      // A send to the gone send loop would be dropped: fail it here.
+      if (*gone)
+        book->finish(id, make_error(caf::sec::request_receiver_down));
+      else
+        self->send(hdl, async_atom::value, id, std::move(msg));
+    },
+    [=](async_atom, uint64_t id, client_send_result& res) {
+      book->finish(id, std::move(res));
+    },
+    [=](async_atom, uint64_t id, caf::error& err) {
+      log_request_failure(component, "async send", err);
+      book->finish(id, std::move(err));
     },
   };
 }

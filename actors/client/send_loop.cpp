@@ -29,6 +29,20 @@ namespace rmq {
 
 const char* send_loop_state::name = "send_loop";
 
+void async_reply::deliver(client_send_result res) {
+  if (to)
+    caf::anon_send(to, async_atom::value, tag, std::move(res));
+  else
+    rp.deliver(std::move(res));
+}
+
+void async_reply::deliver(const caf::error& err) {
+  if (to)
+    caf::anon_send(to, async_atom::value, tag, err);
+  else
+    rp.deliver(err);
+}
+
 namespace {
 
 constexpr const char* component = "send_loop";
@@ -755,8 +769,10 @@ send_many(loop_ptr self, const std::vector<client_message>& msgs,
   return rp;
 }
 
-caf::result<client_send_result> send_async(loop_ptr self,
-                                           const client_message& msg) {
+// Accepts an async send answered through `reply`; an error means it was
+// not accepted (and `reply` is not used).
+caf::error send_async(loop_ptr self, const client_message& msg,
+                      async_reply reply) {
   auto& st = self->state;
   if (st.stopping)
     return not_running();
@@ -776,10 +792,9 @@ caf::result<client_send_result> send_async(loop_ptr self,
   // A batchable message gets its own request only if it goes alone.
   auto op = single_op(self, msg, send_loop_op::kind::async, batchable(st, msg));
   op.msgs = {msg};
-  auto rp = self->make_response_promise<client_send_result>();
-  op.async_rps = {rp};
+  op.async_rps = {std::move(reply)};
   start(self, new_op(self, std::move(op)));
-  return rp;
+  return caf::none;
 }
 
 // -- auto-batching ------------------------------------------------------------
@@ -1098,8 +1113,20 @@ send_loop(producer_actor::stateful_pointer<send_loop_state> self,
     },
     [=](send_atom, const std::vector<client_message>& msgs,
         const message_queue& queue) { return send_many(self, msgs, queue); },
-    [=](async_atom, const client_message& msg) {
-      return send_async(self, msg);
+    [=](async_atom,
+        const client_message& msg) -> caf::result<client_send_result> {
+      auto rp = self->make_response_promise<client_send_result>();
+      if (auto err = send_async(self, msg, {rp, {}, 0}))
+        rp.deliver(err);
+      return rp;
+    },
+    [=](async_atom, uint64_t tag, const client_message& msg) {
+      auto to = caf::actor_cast<caf::actor>(self->current_sender());
+      if (!to)
+        return;
+      async_reply reply{{}, to, tag};
+      if (auto err = send_async(self, msg, reply))
+        reply.deliver(err);
     },
     [=](oneway_atom, const client_message& msg) {
       auto& st = self->state;

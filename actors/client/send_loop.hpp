@@ -58,6 +58,21 @@ struct send_loop_topic {
   uint32_t index = 0;
 };
 
+/// Where an async send's answer goes: the caller's response promise, or
+/// for a tagged send (async_atom, tag, message) a one-way (async_atom, tag,
+/// result or error) back to the caller. A tagged caller keeps no request
+/// pending: CAF 0.17 keeps an actor's pending requests in a flat map that
+/// each answer scans and shifts, so an actor with 1,024 async sends in
+/// flight spent about a tenth of its time there.
+struct async_reply {
+  caf::typed_response_promise<client_send_result> rp;
+  caf::actor to; // tagged: the caller
+  uint64_t tag = 0;
+
+  void deliver(client_send_result res);
+  void deliver(const caf::error& err);
+};
+
 /// One send on its way: one message, or a batch (a batch request or the
 /// async messages auto-batched into one).
 struct send_loop_op {
@@ -90,7 +105,7 @@ struct send_loop_op {
   caf::typed_response_promise<client_send_result> rp;
   /// The callers of an async send, one per message (an auto-batch has
   /// several); each gets entry i of the batch result.
-  std::vector<caf::typed_response_promise<client_send_result>> async_rps;
+  std::vector<async_reply> async_rps;
   /// Whether the request is an auto-batch of async messages.
   bool auto_batch = false;
   /// An async message that may still join an auto-batch has no request of
@@ -107,7 +122,7 @@ struct queued_async {
   size_t size = 0;
   message_queue queue;
   caf::actor_clock::time_point deadline;
-  caf::typed_response_promise<client_send_result> rp;
+  async_reply rp;
 };
 
 /// An attempt waiting for its broker's answer. Its deadline is watched by

@@ -142,6 +142,27 @@ TEST_SUITE("client.producer") {
     CHECK_EQ(hb->unregistered, std::vector<std::string>{"PG"});
   }
 
+  TEST_CASE_FIXTURE(fixture, "async sends fail, never hang, once the send "
+                             "loop is gone") {
+    brokers["a"]->how = stubs::broker_script::mode::hold;
+    brokers["b"]->how = stubs::broker_script::mode::hold;
+    auto p = make();
+    std::atomic<int> failed{0};
+    auto cb = [&](caf::expected<client_send_result> res) {
+      CHECK_FALSE(res);
+      ++failed;
+    };
+    for (int i = 0; i < 3; ++i)
+      p.send_async(msg("m" + std::to_string(i)), cb);
+    REQUIRE(test::wait_until(
+      [&] { return brokers["a"]->count + brokers["b"]->count >= 1; }, 10s));
+    caf::anon_send_exit(p.handle(), caf::exit_reason::kill);
+    CHECK(test::wait_until([&] { return failed.load() == 3; }, 10s));
+    // A send after it is gone fails too.
+    p.send_async(msg("late"), cb);
+    CHECK(test::wait_until([&] { return failed.load() == 4; }, 10s));
+  }
+
   TEST_CASE_FIXTURE(fixture, "past the bound, send_async waits for room") {
     pcfg.max_async_messages = 1;
     pcfg.send_timeout = 10s;

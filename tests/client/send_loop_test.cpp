@@ -549,6 +549,42 @@ TEST_SUITE("client.send_loop") {
     CHECK_EQ(dump()["counters"]["retried"], 1);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a tagged async send is answered one-way, "
+                             "with its tag, also when refused") {
+    add_broker("a").how = broker_script::mode::hold;
+    route("TopicA", {"a"});
+    pcfg.max_async_messages = 1;
+    start();
+    struct answer {
+      uint64_t tag;
+      std::string msg_id;
+      caf::error err;
+    };
+    auto got = std::make_shared<std::vector<answer>>();
+    auto sink = spawn([got](caf::event_based_actor*) -> caf::behavior {
+      return {
+        [got](async_atom, uint64_t tag, const client_send_result& r) {
+          got->push_back({tag, r.msg_id, {}});
+        },
+        [got](async_atom, uint64_t tag, const caf::error& err) {
+          got->push_back({tag, {}, err});
+        },
+      };
+    });
+    caf::send_as(sink, producer, async_atom::value, uint64_t{7}, msg("m0"));
+    caf::send_as(sink, producer, async_atom::value, uint64_t{8}, msg("m1"));
+    sched.run();
+    // The second is over the bound: refused at once.
+    REQUIRE_EQ(got->size(), 1u);
+    CHECK_EQ((*got)[0].tag, 8u);
+    CHECK((*got)[0].err == errc::system_busy);
+    answer_held("a");
+    REQUIRE_EQ(got->size(), 2u);
+    CHECK_EQ((*got)[1].tag, 7u);
+    CHECK_FALSE((*got)[1].err);
+    CHECK_EQ((*got)[1].msg_id, stubs::uniq_keys_of(broker("a").received[0])[0]);
+  }
+
   TEST_CASE_FIXTURE(fixture, "back-pressure engages at the bound") {
     add_broker("a").how = broker_script::mode::hold;
     route("TopicA", {"a"});
