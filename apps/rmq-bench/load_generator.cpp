@@ -4,8 +4,10 @@
 #include <future>
 #include <iostream>
 #include <memory>
+#include <unordered_map>
 
 #include "apps/rmq-bench/bench_util.hpp"
+#include "messages/client.hpp"
 #include "messages/errors.hpp"
 #include "runtime/bench_echo.hpp"
 
@@ -26,10 +28,9 @@ namespace {
 // prints the progress line and ends a run with no reply for 10 s.
 constexpr auto stall_timeout = std::chrono::seconds{10};
 
-} // namespace
-
 load_result run_load(caf::actor_system& sys, const std::string& label,
-                     int in_flight, double seconds, issue_fn issue) {
+                     int in_flight, double seconds, issue_fn issue,
+                     caf::message_handler more) {
   auto result = std::make_shared<load_result>();
   auto start = clock_type::now();
   auto deadline = start
@@ -81,7 +82,7 @@ load_result run_load(caf::actor_system& sys, const std::string& label,
     for (int i = 0; i < in_flight; ++i)
       (*fire)();
     self->delayed_send(self, std::chrono::seconds{1}, caf::tick_atom::value);
-    return {
+    caf::message_handler tick{
       [=](caf::tick_atom) {
         if (*finished)
           return;
@@ -104,9 +105,45 @@ load_result run_load(caf::actor_system& sys, const std::string& label,
                            caf::tick_atom::value);
       },
     };
+    return more ? caf::behavior{tick.or_else(more)} : caf::behavior{tick};
   });
   fut.wait();
   return *result;
+}
+
+} // namespace
+
+load_result run_load(caf::actor_system& sys, const std::string& label,
+                     int in_flight, double seconds, issue_fn issue) {
+  return run_load(sys, label, in_flight, seconds, std::move(issue), {});
+}
+
+load_result run_tagged_load(caf::actor_system& sys, const std::string& label,
+                            int in_flight, double seconds, tagged_fn send) {
+  // Only the generator's own thread touches it.
+  auto waiting = std::make_shared<std::unordered_map<uint64_t, done_fn>>();
+  auto issue = [=](caf::event_based_actor* self, uint64_t seq, done_fn done) {
+    waiting->emplace(seq, std::move(done));
+    send(self, seq);
+  };
+  auto end = [waiting](uint64_t tag, bool ok, const std::string& why) {
+    auto i = waiting->find(tag);
+    if (i == waiting->end())
+      return;
+    auto done = std::move(i->second);
+    waiting->erase(i);
+    done(ok, ok ? 1 : 0, why);
+  };
+  caf::message_handler answers{
+    [=](async_atom, uint64_t tag, const client_send_result&) {
+      end(tag, true, {});
+    },
+    [=](async_atom, uint64_t tag, const caf::error& err) {
+      end(tag, false, describe(err));
+    },
+  };
+  return run_load(sys, label, in_flight, seconds, std::move(issue),
+                  std::move(answers));
 }
 
 issue_fn echo_request(const caf::actor& echo, std::string payload,

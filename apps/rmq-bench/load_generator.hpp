@@ -47,6 +47,17 @@ using issue_fn
 load_result run_load(caf::actor_system& sys, const std::string& label,
                      int in_flight, double seconds, issue_fn issue);
 
+/// Sends message number `tag` from `self` as a tagged async send, whose
+/// answer comes back one-way: (async_atom, tag, client_send_result) or
+/// (async_atom, tag, error).
+using tagged_fn = std::function<void(caf::event_based_actor*, uint64_t)>;
+
+/// `run_load` for tagged sends: the generator keeps no request pending per
+/// message (CAF 0.17 scans and shifts its flat map of pending requests on
+/// every answer, a tenth of the bench's time with 1,024 in flight).
+load_result run_tagged_load(caf::actor_system& sys, const std::string& label,
+                            int in_flight, double seconds, tagged_fn send);
+
 /// The baseline request: `payload` to the bench echo actor
 /// (runtime/bench_echo.hpp), answered with its size, or with
 /// `reply_bytes` bytes when that is not 0; counts `msgs_per_request`.
