@@ -64,6 +64,17 @@ public:
   /// fdatasync of the files written since the last call.
   caf::error sync();
 
+  /// Whether units were written since the last sync.
+  bool dirty() const {
+    return synced_offset_ < max_offset_ && !files_.empty();
+  }
+
+  /// Everything written counts as synced (the caller synced the whole
+  /// file system).
+  void mark_synced() {
+    synced_offset_ = max_offset_;
+  }
+
   int64_t min_offset() const {
     return min_offset_;
   }

@@ -123,6 +123,18 @@ void mapped_file::advise_writing(bool writing) {
   ::madvise(data_, size_, writing ? MADV_RANDOM : MADV_NORMAL);
 }
 
+caf::error sync_file_system(const std::string& dir) {
+  auto fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return os_error("open", dir, errno);
+  auto rc = ::syncfs(fd);
+  auto err = errno;
+  ::close(fd);
+  if (rc != 0)
+    return os_error("syncfs", dir, err);
+  return caf::none;
+}
+
 caf::error mapped_file::populate(size_t from, size_t len) {
 // Linux 5.14; older kernels answer EINVAL, which stops warming.
 #ifndef MADV_POPULATE_WRITE

@@ -16,6 +16,10 @@
 
 namespace rmq::storage {
 
+/// syncfs on the file system holding `dir`: every file's written data and
+/// metadata there is durable when it returns (one journal commit).
+caf::error sync_file_system(const std::string& dir);
+
 class mapped_file {
 public:
   /// Opens or creates `path` with exactly `size` bytes (a shorter file, e.g.

@@ -368,7 +368,24 @@ caf::expected<bool> message_store::dispatch_without_files(int64_t up_to) {
 
 caf::error message_store::save_checkpoint_locked() {
   // Order matters: queues and index must be durable before the checkpoint
-  // says so.
+  // says so. Many dirty queues: one syncfs instead of an fdatasync each.
+  // The first writes to a queue file's preallocated blocks are extent
+  // conversions, so each fdatasync also committed the journal: with
+  // 10,000 queues written, 10,000 journal commits a second were half the
+  // broker's CPU (docs/benchmarks.md).
+  size_t dirty = 0;
+  for (auto& kvp : queues_)
+    for (auto& cq : kvp.second)
+      if (cq && cq->dirty())
+        ++dirty;
+  if (dirty > cfg_.cq_syncfs_threshold) {
+    if (auto err = sync_file_system(cfg_.dir))
+      return err;
+    for (auto& kvp : queues_)
+      for (auto& cq : kvp.second)
+        if (cq)
+          cq->mark_synced();
+  }
   for (auto& kvp : queues_)
     for (auto& cq : kvp.second)
       if (cq)

@@ -86,6 +86,10 @@ struct store_config {
   /// writes the zeros ahead of the writer back to disk.
   size_t populate_ahead_bytes = 4 * 1024 * 1024;
 
+  /// A checkpoint with more dirty consume queues than this syncs the
+  /// store's file system once (syncfs) instead of each queue's files.
+  size_t cq_syncfs_threshold = 64;
+
   /// Reads of records within this many bytes of the log's end count as
   /// served from memory (`message_store::likely_in_memory`); 0: 40 % of
   /// the machine's memory, RocketMQ's accessMessageInMemoryMaxRatio.

@@ -53,6 +53,40 @@ TEST_SUITE("runtime.recovery") {
     CHECK_EQ(next.queue_offset, 20);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a checkpoint over many dirty queues syncs the "
+                             "file system once, not each queue") {
+    cfg.cq_syncfs_threshold = 2;
+    auto st = open();
+    auto put_all = [&](int round) {
+      for (int32_t q = 0; q < 5; ++q)
+        REQUIRE_FALSE(
+          st->put(test::make_message("T", q, "r" + std::to_string(round)), 1, 0)
+            .error);
+      REQUIRE(st->flush(st->write_offset()));
+      REQUIRE_FALSE(st->dispatch(st->write_offset()));
+    };
+    put_all(0);
+    // A failing per-file sync would fail the checkpoint: none is made.
+    cfg.faults->fail_sync = 1;
+    CHECK_FALSE(st->save_checkpoint());
+    CHECK_EQ(cfg.faults->fail_sync.load(), 1);
+    // Two dirty queues are not many: each is synced on its own.
+    cfg.faults->fail_sync = 0;
+    for (int32_t q = 0; q < 2; ++q)
+      REQUIRE_FALSE(st->put(test::make_message("T", q, "x"), 1, 0).error);
+    REQUIRE(st->flush(st->write_offset()));
+    REQUIRE_FALSE(st->dispatch(st->write_offset()));
+    cfg.faults->fail_sync = 1;
+    CHECK(st->save_checkpoint());
+    CHECK_EQ(cfg.faults->fail_sync.load(), 0);
+    // Left without a clean close: the queues come back from the checkpoint.
+    st.reset();
+    auto again = open();
+    CHECK(again->recovery().crashed);
+    for (int32_t q = 0; q < 5; ++q)
+      CHECK_EQ(again->offsets("T", q).max_offset, q < 2 ? 2 : 1);
+  }
+
   TEST_CASE_FIXTURE(fixture, "a restart after a crash keeps every record") {
     write(20, false);
     auto st = open();
