@@ -80,6 +80,14 @@ struct fixture : test::deterministic_fixture {
     return nlohmann::json::parse(ask<std::string>(hdl, dump_atom::value));
   }
 
+  /// Starts under async flush, puts 3 messages: the warm actor's dump.
+  nlohmann::json warm_dump_after_async_puts() {
+    start(storage::flush_mode::async);
+    put(batch(3));
+    sched.run();
+    return dump(actors.warmer);
+  }
+
   std::vector<std::string> read_all() {
     get_message_request req{"T", 0, 0, 1000, 1 << 20, {}};
     return test::bodies(ask<get_message_result>(actors.dispatcher, req).buffer);
@@ -127,10 +135,7 @@ TEST_SUITE("broker.store_actors") {
                              "smaller range ahead of the writer") {
     cfg.populate_ahead_bytes = 16 * 1024;
     cfg.warm_chunk_bytes = 4096;
-    start(storage::flush_mode::async);
-    put(batch(3));
-    sched.run();
-    auto d = dump(actors.warmer);
+    auto d = warm_dump_after_async_puts();
     CHECK_EQ(d["requests"], 2);
     CHECK_EQ(d["failures"], 0);
     CHECK_EQ(d["warm_end"], store->write_offset() + 16 * 1024);
@@ -139,10 +144,7 @@ TEST_SUITE("broker.store_actors") {
 
   TEST_CASE_FIXTURE(fixture, "with nothing to keep ahead nothing is warmed") {
     cfg.populate_ahead_bytes = 0;
-    start(storage::flush_mode::async);
-    put(batch(3));
-    sched.run();
-    auto d = dump(actors.warmer);
+    auto d = warm_dump_after_async_puts();
     CHECK_EQ(d["requests"], 0);
     CHECK_EQ(d["warm_end"], 0);
   }
