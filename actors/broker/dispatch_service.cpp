@@ -136,19 +136,36 @@ void helper_done(self_ptr self) {
   dispatch_to(self, up_to);
 }
 
+// Asks the helper; `then` gets its answer or error, after which the
+// helper counts as one request less busy.
+template <class T, class F, class... Ts>
+void ask_helper(self_ptr self, F then, Ts&&... xs) {
+  ++self->state.helper_busy;
+  self->request(self->state.helper, caf::infinite, std::forward<Ts>(xs)...)
+    .then(
+      [self, then](T& x) mutable {
+        then(caf::expected<T>{std::move(x)});
+        helper_done(self);
+      },
+      [self, then](caf::error& err) mutable {
+        then(caf::expected<T>{std::move(err)});
+        helper_done(self);
+      });
+}
+
 // Hands the dispatch from the record that needs a new file on to the
 // helper, which may block creating it.
 void dispatch_by_helper(self_ptr self, int64_t up_to) {
-  auto& st = self->state;
-  ++st.helper_busy;
-  ++st.helper_dispatches;
-  self->request(st.helper, caf::infinite, dispatch_atom::value, up_to)
-    .then([self](int64_t) { helper_done(self); },
-          [self](caf::error& err) {
-            self->state.last_error = describe(err);
-            RMQ_ERROR("store", "dispatch failed: " << self->state.last_error);
-            helper_done(self);
-          });
+  ++self->state.helper_dispatches;
+  ask_helper<int64_t>(
+    self,
+    [self](caf::expected<int64_t> res) {
+      if (res)
+        return;
+      self->state.last_error = describe(res.error());
+      RMQ_ERROR("store", "dispatch failed: " << self->state.last_error);
+    },
+    dispatch_atom::value, up_to);
 }
 
 // Dispatches up to `up_to` here, as far as no new file is needed, and
@@ -162,15 +179,15 @@ caf::expected<int64_t> dispatch_to(self_ptr self, int64_t up_to) {
     return st.store->dispatched_offset();
   }
   bool done = true;
-  if (st.helper) {
-    auto res = st.store->dispatch_without_files(up_to);
-    if (!res) {
-      st.last_error = describe(res.error());
-      RMQ_ERROR("store", "dispatch failed: " << st.last_error);
-      return std::move(res.error());
-    }
+  caf::error err;
+  if (!st.helper) {
+    err = st.store->dispatch(up_to);
+  } else if (auto res = st.store->dispatch_without_files(up_to)) {
     done = *res;
-  } else if (auto err = st.store->dispatch(up_to)) {
+  } else {
+    err = std::move(res.error());
+  }
+  if (err) {
     st.last_error = describe(err);
     RMQ_ERROR("store", "dispatch failed: " << st.last_error);
     return err;
@@ -184,20 +201,17 @@ caf::expected<int64_t> dispatch_to(self_ptr self, int64_t up_to) {
 // Forwards a request to the helper and its answer back.
 template <class T, class... Ts>
 caf::result<T> by_helper(self_ptr self, Ts&&... xs) {
-  auto& st = self->state;
-  ++st.helper_busy;
-  ++st.helper_requests;
+  ++self->state.helper_requests;
   auto rp = self->make_response_promise<T>();
-  self->request(st.helper, caf::infinite, std::forward<Ts>(xs)...)
-    .then(
-      [self, rp](T& x) mutable {
-        rp.deliver(std::move(x));
-        helper_done(self);
-      },
-      [self, rp](caf::error& err) mutable {
-        rp.deliver(std::move(err));
-        helper_done(self);
-      });
+  ask_helper<T>(
+    self,
+    [rp](caf::expected<T> res) mutable {
+      if (res)
+        rp.deliver(std::move(*res));
+      else
+        rp.deliver(std::move(res.error()));
+    },
+    std::forward<Ts>(xs)...);
   return rp;
 }
 
@@ -323,18 +337,17 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
         return;
       }
       // Its fdatasyncs block: the helper's job.
-      ++st.helper_busy;
-      self->request(st.helper, caf::infinite, checkpoint_atom::value)
-        .then(
-          [self](int64_t) {
+      ask_helper<int64_t>(
+        self,
+        [self](caf::expected<int64_t> res) {
+          if (res) {
             ++self->state.checkpoints;
-            helper_done(self);
-          },
-          [self](caf::error& err) {
-            self->state.last_error = describe(err);
-            RMQ_ERROR("store", "checkpoint failed: " << describe(err));
-            helper_done(self);
-          });
+            return;
+          }
+          self->state.last_error = describe(res.error());
+          RMQ_ERROR("store", "checkpoint failed: " << self->state.last_error);
+        },
+        checkpoint_atom::value);
     },
     [=](checkpoint_atom) -> caf::result<int64_t> {
       if (self->state.helper)
@@ -345,9 +358,12 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
     },
     [=](const get_message_request& req) -> caf::result<get_message_result> {
       auto& st = self->state;
-      if (st.helper && (st.helper_busy > 0 || !st.store->likely_in_memory(req)))
+      if (st.helper && st.helper_busy > 0)
         return by_helper<get_message_result>(self, req);
-      auto res = self->state.store->get_messages(req);
+      bool far_back = false;
+      auto res = st.store->get_messages(req, st.helper ? &far_back : nullptr);
+      if (far_back)
+        return by_helper<get_message_result>(self, req);
       if (!res)
         return std::move(res.error());
       return std::move(*res);

@@ -47,12 +47,18 @@ caf::error index_service::put_key(std::string_view topic, std::string_view key,
 }
 
 bool index_service::has_room_for(const record_view& rec) const {
-  if (files_.empty())
-    return false;
-  // At most one entry per key and one for the unique id.
+  // At most one entry per key and one for the unique id; the properties
+  // cannot hold more keys than half their bytes, so a file with that much
+  // room needs no look at them (the common case, on the dispatch path).
+  uint32_t room = files_.empty() ? 0 : files_.back()->room();
+  if (room >= rec.properties.size() / 2 + 2)
+    return true;
   auto keys = find_property(rec.properties, property_keys);
-  auto n = 2 + static_cast<uint32_t>(std::count(keys.begin(), keys.end(), ' '));
-  return files_.back()->room() >= n;
+  if (keys.empty() && find_property(rec.properties, property_uniq_key).empty())
+    return true; // nothing to index
+  return room >= 2
+                   + static_cast<uint32_t>(
+                     std::count(keys.begin(), keys.end(), ' '));
 }
 
 caf::error index_service::put(const record_view& rec, int64_t phys_offset) {

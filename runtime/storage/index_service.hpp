@@ -24,8 +24,9 @@ public:
 
   /// Indexes UNIQ_KEY and every KEYS token of a record as "topic#key".
   /// Idempotent: records at or below the last indexed offset are skipped.
-  /// Whether `put(rec, ...)` fits in the current file, so that it opens
-  /// no new one (blocking file creation; see message_store::dispatch).
+  /// Whether `put(rec, ...)` fits in the current file (or indexes
+  /// nothing), so that it opens no new one (blocking file creation; see
+  /// message_store::dispatch_without_files).
   bool has_room_for(const record_view& rec) const;
 
   caf::error put(const record_view& rec, int64_t phys_offset);

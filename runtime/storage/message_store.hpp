@@ -138,14 +138,15 @@ public:
   /// record recovery found damaged, or whose header is invalid, answers
   /// `corrupt_data` naming it; a read that reaches one stops before it
   /// (`next_begin_offset` is its queue offset).
-  caf::expected<get_message_result>
-  get_messages(const get_message_request& req);
+  ///
+  /// With `far_back`, a read whose first record lies further back than
+  /// `in_memory_bytes` from the log's end (RocketMQ's
+  /// accessMessageInMemoryMaxRatio rule) reads nothing and sets it: a
+  /// dispatcher on a shared thread hands such reads to one that may wait
+  /// for the disk.
+  caf::expected<get_message_result> get_messages(const get_message_request& req,
+                                                 bool* far_back = nullptr);
 
-  /// Whether the records `req` reads first are within the newest
-  /// `in_memory_bytes` of the log (RocketMQ's accessMessageInMemoryMaxRatio
-  /// rule), so that reading them should not wait for the disk. A
-  /// dispatcher on a shared thread hands the others to one that may block.
-  bool likely_in_memory(const get_message_request& req);
   queue_offsets offsets(const std::string& topic, int32_t queue_id);
   int64_t search_offset(const search_offset_request& req);
   caf::expected<std::string> lookup(int64_t phys_offset);
@@ -240,6 +241,7 @@ private:
   caf::error dispatch_locked(int64_t up_to, bool may_block = true,
                              bool* stopped = nullptr);
   bool dispatch_needs_file(const record_view& rec, int64_t phys);
+  size_t in_memory_budget() const;
   // Deleted topics (message_store_topics.cpp).
   caf::error load_tombstones();
   caf::error save_tombstones();

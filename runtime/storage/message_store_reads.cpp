@@ -23,7 +23,7 @@ constexpr int64_t max_scan_units = 16000;
 
 } // namespace
 
-bool message_store::likely_in_memory(const get_message_request& req) {
+size_t message_store::in_memory_budget() const {
   static const size_t default_bytes = [] {
     auto pages = sysconf(_SC_PHYS_PAGES);
     auto page = sysconf(_SC_PAGESIZE);
@@ -31,17 +31,11 @@ bool message_store::likely_in_memory(const get_message_request& req) {
              ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 10 * 4
              : size_t{1} << 30;
   }();
-  auto budget = cfg_.in_memory_bytes > 0 ? cfg_.in_memory_bytes : default_bytes;
-  std::lock_guard<std::mutex> guard{reader_mtx_};
-  auto cq = find_queue(req.topic, req.queue_id);
-  cq_unit u;
-  if (cq == nullptr || !cq->get(req.offset, u) || u.blank())
-    return true; // nothing to read from the log
-  return log_.write_offset() - u.phys_offset <= static_cast<int64_t>(budget);
+  return cfg_.in_memory_bytes > 0 ? cfg_.in_memory_bytes : default_bytes;
 }
 
 caf::expected<get_message_result>
-message_store::get_messages(const get_message_request& req) {
+message_store::get_messages(const get_message_request& req, bool* far_back) {
   std::lock_guard<std::mutex> guard{reader_mtx_};
   get_message_result res;
   auto set = [&](get_status st) { res.status = static_cast<uint8_t>(st); };
@@ -90,6 +84,12 @@ message_store::get_messages(const get_message_request& req) {
         && res.buffer.size() + static_cast<size_t>(u.size)
              > static_cast<size_t>(req.max_bytes))
       break;
+    if (far_back != nullptr && res.phys_offsets.empty()
+        && log_.write_offset() - u.phys_offset
+             > static_cast<int64_t>(in_memory_budget())) {
+      *far_back = true;
+      return get_message_result{};
+    }
     // Pulls hand raw bytes on without a body CRC (the consumer side checks
     // it when it decodes them: decode_pulled), so this path stays as fast
     // as a copy; ranges recovery found damaged are refused here.

@@ -312,9 +312,6 @@ bool message_store::dispatch_needs_file(const record_view& rec, int64_t phys) {
   auto cq = find_queue(rec.topic, rec.queue_id);
   if (cq == nullptr || !cq->has_file_for(rec.queue_offset))
     return true;
-  if (find_property(rec.properties, property_uniq_key).empty()
-      && find_property(rec.properties, property_keys).empty())
-    return false;
   return !index_.has_room_for(rec);
 }
 

@@ -91,7 +91,7 @@ struct store_config {
   size_t cq_syncfs_threshold = 64;
 
   /// Reads of records within this many bytes of the log's end count as
-  /// served from memory (`message_store::likely_in_memory`); 0: 40 % of
+  /// served from memory (`message_store::get_messages`); 0: 40 % of
   /// the machine's memory, RocketMQ's accessMessageInMemoryMaxRatio.
   size_t in_memory_bytes = 0;
 

@@ -130,6 +130,25 @@ TEST_SUITE("broker.dispatch_helper") {
     CHECK_EQ(*max, 2);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a read from far back goes to the helper") {
+    put(0, 3);
+    ask<int64_t>(disp, dispatch_atom::value, store->write_offset());
+    // Everything is near the log's end by default: read here.
+    CHECK_EQ(read_count(0), 3u);
+    CHECK_EQ(dump()["helper_requests"], 0);
+    // A new store whose memory budget is one byte: every record is far back.
+    scfg.in_memory_bytes = 1;
+    REQUIRE_FALSE(store->close());
+    store = test::open_store(scfg);
+    caf::anon_send_exit(disp, caf::exit_reason::user_shutdown);
+    sched.run();
+    helper = sys.spawn(dispatch_service, store, caf::timespan{0},
+                       dispatcher_actor{});
+    disp = spawn(dispatch_service, store, caf::timespan{1s}, helper);
+    CHECK_EQ(read_count(0), 3u);
+    CHECK_EQ(dump()["helper_requests"], 1);
+  }
+
   TEST_CASE_FIXTURE(fixture, "the checkpoint runs on the helper") {
     put(0, 1);
     ask<int64_t>(disp, dispatch_atom::value, store->write_offset());
