@@ -485,10 +485,12 @@ void attempt(loop_ptr self, uint64_t id) {
     queue = tp.queues[*pick];
   }
   auto broker = queue.broker_name;
-  // Natural batching: an async message whose broker is busy waits for the
-  // request in flight to end, then goes with the others in one batch. With
-  // a linger it also waits for company while the broker is idle.
-  auto busy = st.in_flight_by_broker[broker] > 0;
+  // Natural batching: an async message whose broker is busy (has
+  // batch_partial_in_flight requests out) waits for one to end, then goes
+  // with the others in one batch. With a linger it also waits for company
+  // while the broker is idle.
+  auto busy = st.in_flight_by_broker[broker]
+              >= std::max<size_t>(1, st.cfg.batch_partial_in_flight);
   auto linger = st.cfg.batch_linger > caf::timespan{0};
   if (op.mode == send_loop_op::kind::async && !op.auto_batch && op.attempts == 0
       && !op.first_queue && !op.msgs.empty() && batchable(st, op.msgs.front())
@@ -1010,6 +1012,7 @@ nlohmann::json send_loop_state::dump_fields() const {
     {"batch_max_messages", cfg.batch_max_messages},
     {"batch_max_bytes", cfg.batch_max_bytes},
     {"batch_max_in_flight", cfg.batch_max_in_flight},
+    {"batch_partial_in_flight", cfg.batch_partial_in_flight},
     {"batch_linger_us",
      std::chrono::duration_cast<std::chrono::microseconds>(cfg.batch_linger)
        .count()},

@@ -350,6 +350,8 @@ TEST_SUITE("client.send_loop") {
                              "into one request and answers each caller") {
     add_broker("a").how = broker_script::mode::hold;
     route("TopicA", {"a"});
+    // One request out makes the next sends wait (the default lets two go).
+    pcfg.batch_partial_in_flight = 1;
     start();
     auto first = pending(async_atom::value, msg("m0"));
     REQUIRE_EQ(broker("a").received.size(), 1u);
@@ -379,6 +381,32 @@ TEST_SUITE("client.send_loop") {
     CHECK_EQ(d["counters"]["batches"], 1);
     CHECK_EQ(d["counters"]["batched_messages"], 3);
     CHECK_EQ(d["in_flight"]["async_messages"], 0);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "by default a second async send goes at once "
+                             "while one is in flight; the third waits") {
+    add_broker("a").how = broker_script::mode::hold;
+    route("TopicA", {"a"});
+    start();
+    CHECK_EQ(dump()["config"]["batch_partial_in_flight"], 2);
+    auto r0 = pending(async_atom::value, msg("m0"));
+    auto r1 = pending(async_atom::value, msg("m1"));
+    REQUIRE_EQ(broker("a").received.size(), 2u);
+    CHECK_FALSE(broker("a").received[1].batch);
+    auto r2 = pending(async_atom::value, msg("m2"));
+    auto r3 = pending(async_atom::value, msg("m3"));
+    CHECK_EQ(broker("a").received.size(), 2u);
+    CHECK_EQ(dump()["brokers"]["broker-a"]["queued"], 2);
+    // One answer frees a place: both waiting ones go as one batch.
+    answer_held("a");
+    REQUIRE_EQ(broker("a").received.size(), 3u);
+    CHECK(broker("a").received[2].batch);
+    CHECK_EQ(stubs::uniq_keys_of(broker("a").received[2]).size(), 2u);
+    answer_held("a");
+    answer_held("a");
+    for (auto* rh : {&r0, &r1, &r2, &r3})
+      result_of(*rh);
+    CHECK_EQ(dump()["counters"]["batches"], 1);
   }
 
   TEST_CASE_FIXTURE(fixture, "timed async sends are never auto-batched") {
@@ -416,6 +444,8 @@ TEST_SUITE("client.send_loop") {
     route("TopicA", {"a"});
     pcfg.batch_max_messages = 2;
     pcfg.batch_max_in_flight = 2;
+    // One request out makes the next sends wait (the default lets two go).
+    pcfg.batch_partial_in_flight = 1;
     start();
     std::vector<decltype(pending(async_atom::value, msg()))> rhs;
     rhs.push_back(pending(async_atom::value, msg("m0")));
@@ -519,6 +549,8 @@ TEST_SUITE("client.send_loop") {
     add_broker("a").how = broker_script::mode::hold;
     add_broker("b");
     route("TopicA", {"a"});
+    // One request out makes the next sends wait (the default lets two go).
+    pcfg.batch_partial_in_flight = 1;
     start();
     auto first = pending(async_atom::value, msg("m0"));
     std::vector<decltype(first)> rest;
@@ -590,6 +622,8 @@ TEST_SUITE("client.send_loop") {
     route("TopicA", {"a"});
     pcfg.max_async_messages = 2;
     pcfg.max_async_bytes = 100;
+    // One request out makes the next sends wait (the default lets two go).
+    pcfg.batch_partial_in_flight = 1;
     start();
     auto r0 = pending(async_atom::value, msg("m0"));
     auto r1 = pending(async_atom::value, msg("m1"));
@@ -791,6 +825,8 @@ TEST_SUITE("client.send_loop") {
                              "queues, topics and counters") {
     add_broker("a").how = broker_script::mode::hold;
     route("TopicA", {"a"});
+    // One request out makes the next sends wait (the default lets two go).
+    pcfg.batch_partial_in_flight = 1;
     start();
     auto r0 = pending(async_atom::value, msg("m0"));
     auto r1 = pending(async_atom::value, msg("m1"));
