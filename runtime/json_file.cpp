@@ -87,6 +87,10 @@ caf::error save(const std::string& path, const nlohmann::json& doc) {
     return make_error(errc::invalid_parameter,
                       std::string{"cannot encode "} + path + ": " + ex.what());
   }
+  return save_text(path, text);
+}
+
+caf::error save_text(const std::string& path, const std::string& text) {
   auto target = std::filesystem::path{path};
   auto dir = target.parent_path();
   std::error_code ec;

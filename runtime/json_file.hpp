@@ -25,6 +25,10 @@ caf::expected<nlohmann::json> load(const std::string& path);
 /// or none.
 caf::error save(const std::string& path, const nlohmann::json& doc);
 
+/// `save` of a document already rendered as `text` (a table that renders
+/// on its own thread and writes on another's).
+caf::error save_text(const std::string& path, const std::string& text);
+
 /// Moves a file that could not be loaded to `path + ".corrupt.<n>"`, the
 /// first such name not taken, so every corrupt copy stays. Returns the new
 /// name or an `io_error`.

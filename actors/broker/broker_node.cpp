@@ -178,7 +178,8 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   node.topics = spawn_io(topic_config_table, topts);
   consumer_offset_config ocfg;
   ocfg.path = consumer_offsets_json_path(opts.store_dir);
-  node.offsets = spawn_io(consumer_offset_table, ocfg, node.store.dispatcher);
+  ocfg.detach_writer = opts.detach_io;
+  node.offsets = sys.spawn(consumer_offset_table, ocfg, node.store.dispatcher);
   subscription_group_table_options gopts;
   gopts.path = subscription_groups_json_path(opts.store_dir);
   gopts.auto_create = opts.auto_create_subscription_group;

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "caf/exit_reason.hpp"
+#include "caf/send.hpp"
+#include "caf/spawn_options.hpp"
 #include "caf/typed_response_promise.hpp"
 
 #include "messages/errors.hpp"
@@ -14,6 +16,7 @@
 #include "runtime/request_failure.hpp"
 
 #include "actors/common/dump.hpp"
+#include "actors/common/json_file_writer.hpp"
 
 namespace rmq {
 
@@ -113,20 +116,49 @@ consumer_offset_table_actor::behavior_type consumer_offset_table(
                                           << ", starting empty");
     }
   }
-  auto persist = [self]() -> caf::error {
+  if (!st.config.path.empty()) {
+    auto owner = caf::actor_cast<caf::actor>(self);
+    st.writer = st.config.detach_writer
+                  ? self->spawn<caf::detached>(json_file_writer, st.config.path,
+                                               owner)
+                  : self->spawn(json_file_writer, st.config.path, owner);
+  }
+  // The table as file text, or an error for a name that is not UTF-8
+  // (names are checked before they get here; never throws).
+  auto render = [self]() -> caf::expected<std::string> {
+    try {
+      return consumer_offsets_to_json(self->state.table).dump();
+    } catch (const std::exception& ex) {
+      return make_error(errc::invalid_parameter,
+                        std::string{"cannot encode the offsets: "} + ex.what());
+    }
+  };
+  // Asks the writer to write the table; `done` gets the outcome.
+  auto persist = [self, render](auto done) {
     auto& st = self->state;
-    if (st.config.path.empty() || !st.dirty)
-      return {};
-    auto err = json_file::save(st.config.path,
-                               consumer_offsets_to_json(st.table));
-    if (err) {
-      st.last_error = describe(err);
-      RMQ_ERROR("offsets", "persist failed: " << st.last_error);
-      return err;
+    auto text = render();
+    if (!text) {
+      st.last_error = describe(text.error());
+      done(std::move(text.error()));
+      return;
     }
     st.dirty = false;
-    ++st.persists;
-    return {};
+    self
+      ->request(st.writer, caf::infinite, caf::put_atom::value,
+                std::move(*text))
+      .then(
+        [self, done]() mutable {
+          ++self->state.persists;
+          done(caf::error{});
+        },
+        [self, done](caf::error& err) mutable {
+          auto& st = self->state;
+          // What failed to land is written again at the next tick.
+          st.dirty = true;
+          st.last_error = describe(err);
+          RMQ_ERROR("offsets", "persist failed: " << st.last_error);
+          done(std::move(err));
+        });
   };
   auto arm = [self] {
     if (self->state.config.flush_interval.count() > 0)
@@ -134,9 +166,13 @@ consumer_offset_table_actor::behavior_type consumer_offset_table(
                          tick_atom::value);
   };
   arm();
-  // Shutdown persists what the last interval changed.
-  self->set_exit_handler([self, persist](caf::exit_msg& msg) {
-    persist();
+  // Shutdown persists what the last interval changed: the writer takes
+  // this last write before it sees the table down.
+  self->set_exit_handler([self, render](caf::exit_msg& msg) {
+    auto& st = self->state;
+    if (st.writer && st.dirty)
+      if (auto text = render())
+        caf::anon_send(st.writer, caf::put_atom::value, std::move(*text));
     self->quit(msg.reason);
   });
   return {
@@ -212,13 +248,26 @@ consumer_offset_table_actor::behavior_type consumer_offset_table(
       return result;
     },
     [=](flush_atom) -> caf::result<int64_t> {
-      self->state.dirty = true; // an explicit flush always writes
-      if (auto err = persist())
-        return err;
-      return static_cast<int64_t>(self->state.table.size());
+      auto& st = self->state;
+      auto entries = static_cast<int64_t>(st.table.size());
+      if (!st.writer)
+        return entries;
+      // An explicit flush always writes, after any write on its way.
+      auto rp = self->make_response_promise<int64_t>();
+      persist([rp, entries](caf::error err) mutable {
+        if (err)
+          rp.deliver(std::move(err));
+        else
+          rp.deliver(entries);
+      });
+      return rp;
     },
     [=](tick_atom) {
-      persist();
+      auto& st = self->state;
+      if (st.writer && st.dirty && !st.writing) {
+        st.writing = true;
+        persist([self](const caf::error&) { self->state.writing = false; });
+      }
       arm();
     },
     dump_handler(self),
@@ -231,6 +280,7 @@ nlohmann::json consumer_offset_state::dump_fields() const {
     {"flush_interval_ms", to_ms(config.flush_interval)},
     {"entries", table.size()},
     {"dirty", dirty},
+    {"writing", writing},
     {"updates", updates},
     {"persists", persists},
     {"last_error", last_error},

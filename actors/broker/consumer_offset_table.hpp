@@ -1,8 +1,10 @@
 // The consumer offset table (RocketMQ ConsumerOffsetManager): the offset
 // each consumer group committed per queue, "topic@group" -> queue -> offset,
 // persisted atomically to config/consumerOffset.json every 5 s and when the
-// actor exits. The broker node spawns it detached (it writes and fsyncs a
-// file); tests spawn it attached.
+// actor exits. It runs on the shared scheduler, beside the pull processor
+// whose every pull may commit an offset here; the file writes (an fsync
+// each) go to a json_file_writer it spawns, detached in the node. The file
+// is read once, when the table starts.
 #pragma once
 
 #include <chrono>
@@ -17,6 +19,7 @@
 #include "caf/typed_event_based_actor.hpp"
 
 #include "messages/broker_pull.hpp"
+#include "messages/json_file_writer.hpp"
 #include "messages/store_actors.hpp"
 
 namespace rmq {
@@ -28,6 +31,9 @@ struct consumer_offset_config {
   caf::timespan flush_interval = std::chrono::seconds{5};
   /// How long a query waits for the dispatcher's queue offsets.
   caf::timespan request_timeout = std::chrono::seconds{10};
+  /// Whether the file writer gets a thread of its own (the node); tests
+  /// keep it on their deterministic scheduler.
+  bool detach_writer = false;
 };
 
 /// "topic@group" -> queue id -> committed offset.
@@ -50,7 +56,11 @@ consumer_offsets_from_text(const std::string& text);
 struct consumer_offset_state {
   consumer_offset_config config;
   consumer_offset_map table;
+  /// Writes the file (none without a path).
+  json_file_writer_actor writer;
   bool dirty = false;
+  /// A timer's write is on its way; the next tick waits for it.
+  bool writing = false;
   int64_t updates = 0;
   int64_t persists = 0;
   std::string last_error;

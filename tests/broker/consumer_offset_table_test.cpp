@@ -1,7 +1,8 @@
 // The consumer offset table on the deterministic coordinator with the real
 // dispatcher (temp dir): query and update, RocketMQ's QUERY_NOT_FOUND rule,
 // listing, persistence across a restart, on exit and on the 5 s timer of
-// the virtual clock; and the dispatcher's arrival notes to its listeners.
+// the virtual clock (through its file writer), a failed write; and the
+// dispatcher's arrival notes to its listeners.
 #include "actors/broker/consumer_offset_table.hpp"
 
 #include <chrono>
@@ -185,6 +186,28 @@ TEST_SUITE("broker.consumer_offset_table") {
     advance_time(5s, 1s);
     CHECK_EQ(file()["offsetTable"]["T@G"]["0"], 5);
     CHECK_EQ(dump()["persists"], 2);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a failed write is reported and made again "
+                             "at the next tick") {
+    start_table();
+    update("G", "T", 0, 4);
+    // A directory where the writer's temporary file goes: open fails.
+    std::filesystem::create_directories(path + ".tmp");
+    CHECK(ask_error<int64_t>(table, flush_atom::value) == errc::io_error);
+    auto d = dump();
+    CHECK_NE(d["last_error"], "");
+    CHECK_EQ(d["dirty"], true);
+    CHECK_EQ(d["persists"], 0);
+    CHECK_FALSE(std::filesystem::exists(path));
+    std::filesystem::remove(path + ".tmp");
+    advance_time(5s, 1s);
+    REQUIRE(std::filesystem::exists(path));
+    CHECK_EQ(file()["offsetTable"]["T@G"]["0"], 4);
+    d = dump();
+    CHECK_EQ(d["dirty"], false);
+    CHECK_EQ(d["writing"], false);
+    CHECK_EQ(d["persists"], 1);
   }
 
   TEST_CASE_FIXTURE(fixture, "a corrupt file is moved aside") {
