@@ -79,15 +79,21 @@ caf::expected<nlohmann::json> load(const std::string& path) {
   return doc;
 }
 
-caf::error save(const std::string& path, const nlohmann::json& doc) {
-  std::string text;
+caf::expected<std::string> render(const nlohmann::json& doc,
+                                  const std::string& what) {
   try {
-    text = doc.dump();
+    return doc.dump();
   } catch (const std::exception& ex) {
     return make_error(errc::invalid_parameter,
-                      std::string{"cannot encode "} + path + ": " + ex.what());
+                      std::string{"cannot encode "} + what + ": " + ex.what());
   }
-  return save_text(path, text);
+}
+
+caf::error save(const std::string& path, const nlohmann::json& doc) {
+  auto text = render(doc, path);
+  if (!text)
+    return std::move(text.error());
+  return save_text(path, *text);
 }
 
 caf::error save_text(const std::string& path, const std::string& text) {

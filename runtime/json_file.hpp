@@ -25,6 +25,11 @@ caf::expected<nlohmann::json> load(const std::string& path);
 /// or none.
 caf::error save(const std::string& path, const nlohmann::json& doc);
 
+/// `doc` as the text `save` writes; `invalid_parameter` (naming `what`) if
+/// a string in it is not UTF-8. Never throws.
+caf::expected<std::string> render(const nlohmann::json& doc,
+                                  const std::string& what);
+
 /// `save` of a document already rendered as `text` (a table that renders
 /// on its own thread and writes on another's).
 caf::error save_text(const std::string& path, const std::string& text);

@@ -123,15 +123,10 @@ consumer_offset_table_actor::behavior_type consumer_offset_table(
                                                owner)
                   : self->spawn(json_file_writer, st.config.path, owner);
   }
-  // The table as file text, or an error for a name that is not UTF-8
-  // (names are checked before they get here; never throws).
-  auto render = [self]() -> caf::expected<std::string> {
-    try {
-      return consumer_offsets_to_json(self->state.table).dump();
-    } catch (const std::exception& ex) {
-      return make_error(errc::invalid_parameter,
-                        std::string{"cannot encode the offsets: "} + ex.what());
-    }
+  // The table as file text (names are checked before they get here).
+  auto render = [self] {
+    return json_file::render(consumer_offsets_to_json(self->state.table),
+                             self->state.config.path);
   };
   // Asks the writer to write the table; `done` gets the outcome.
   auto persist = [self, render](auto done) {
