@@ -1,5 +1,7 @@
 #include "messages/broker_send.hpp"
 
+#include <algorithm>
+
 #include "messages/message_def.hpp"
 
 namespace rmq {
@@ -26,6 +28,21 @@ std::string to_string(send_status x) {
 RMQ_DEFINE_MESSAGE(send_entry, msg_id, offset_msg_id, queue_offset)
 
 RMQ_DEFINE_MESSAGE(send_result, status, msg_id, offset_msg_id, queue_id,
-                   queue_offset, entries)
+                   queue_offset, queue_offsets)
+
+std::vector<send_entry> entries_of(const send_result& res) {
+  std::vector<send_entry> result;
+  result.reserve(res.queue_offsets.size());
+  std::string_view ids = res.msg_id;
+  std::string_view offset_ids = res.offset_msg_id;
+  for (auto offset : res.queue_offsets) {
+    auto id = ids.substr(0, ids.find(','));
+    auto offset_id = offset_ids.substr(0, offset_ids.find(','));
+    result.push_back({std::string{id}, std::string{offset_id}, offset});
+    ids.remove_prefix(std::min(ids.size(), id.size() + 1));
+    offset_ids.remove_prefix(std::min(offset_ids.size(), offset_id.size() + 1));
+  }
+  return result;
+}
 
 } // namespace rmq

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -75,7 +76,7 @@ enum class send_status : uint8_t {
 /// Returns "SEND_OK", "FLUSH_DISK_TIMEOUT", ... as RocketMQ spells them.
 std::string to_string(send_status x);
 
-/// One stored message of a send.
+/// One stored message of a send, as a client reports it (`entries_of`).
 struct send_entry {
   /// The producer's UNIQ_KEY (the broker makes one if it was missing).
   std::string msg_id;
@@ -93,25 +94,31 @@ typename Inspector::result_type inspect(Inspector& f, send_entry& x) {
 RMQ_DECLARE_MESSAGE(send_entry);
 
 /// The answer to a send. For a batch `msg_id` and `offset_msg_id` join the
-/// entries' ids with commas and `queue_offset` is the first entry's, as
-/// RocketMQ's batch SendResult does.
+/// messages' ids with commas and `queue_offset` is the first message's, as
+/// RocketMQ's batch SendResult does. The ids travel only joined: a batch's
+/// answer is two strings and one array, not two strings per message
+/// (docs/benchmarks.md, "A batch's answer").
 struct send_result {
   uint8_t status = 0; // a send_status
   std::string msg_id;
   std::string offset_msg_id;
   int32_t queue_id = 0;
   int64_t queue_offset = 0;
-  /// One per message, in the order sent.
-  std::vector<send_entry> entries;
+  /// Each message's queue offset, in the order sent.
+  std::vector<int64_t> queue_offsets;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, send_result& x) {
   return f(caf::meta::type_name("rmq.send_result"), x.status, x.msg_id,
-           x.offset_msg_id, x.queue_id, x.queue_offset, x.entries);
+           x.offset_msg_id, x.queue_id, x.queue_offset, x.queue_offsets);
 }
 
 RMQ_DECLARE_MESSAGE(send_result);
+
+/// One entry per message of `res`: its ids split from the joined ones and
+/// its queue offset.
+std::vector<send_entry> entries_of(const send_result& res);
 
 /// Interface of the send processor.
 using send_processor_actor = dumpable_actor::extend<

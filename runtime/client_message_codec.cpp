@@ -260,7 +260,7 @@ client_send_result to_client_result(const send_result& res,
   result.queue = queue;
   result.queue.queue_id = res.queue_id;
   result.queue_offset = res.queue_offset;
-  result.entries = res.entries;
+  result.entries = entries_of(res);
   return result;
 }
 

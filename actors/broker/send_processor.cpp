@@ -172,16 +172,10 @@ caf::expected<int32_t> pick_queue(send_processor_state& st,
 // them (RocketMQ's batch msgId): one string for the whole send.
 struct send_ids {
   std::string joined;
-  /// End of each id in `joined`.
-  std::vector<size_t> ends;
+  size_t count = 0;
 
   size_t size() const {
-    return ends.size();
-  }
-
-  std::string_view at(size_t i) const {
-    auto begin = i == 0 ? 0 : ends[i - 1] + 1;
-    return std::string_view{joined}.substr(begin, ends[i] - begin);
+    return count;
   }
 };
 
@@ -213,7 +207,6 @@ std::vector<store_message> to_store_messages(send_processor_state& st,
   auto n = cs.entries.size();
   std::vector<store_message> result;
   result.reserve(n);
-  ids.ends.reserve(n);
   ids.joined.reserve(n * (msg_id_size + 1));
   property_list header;
   size_t header_size = 0;
@@ -260,10 +253,9 @@ std::vector<store_message> to_store_messages(send_processor_state& st,
       uniq = std::string_view{props}.substr(at, msg_id_size);
       ++st.made_ids;
     }
-    if (!ids.ends.empty())
+    if (ids.count++ > 0)
       ids.joined += ',';
     ids.joined.append(uniq);
-    ids.ends.push_back(ids.joined.size());
     // set_property rebuilds the string; with no CLUSTER pair yet an
     // append does the same.
     if (may_have_property(props, property_cluster))
@@ -287,7 +279,7 @@ caf::expected<send_result> to_result(send_processor_state& st, send_ids& ids,
   send_result out;
   auto status = send_status::send_ok;
   auto n = res.size();
-  out.entries.reserve(n);
+  out.queue_offsets.reserve(n);
   // The joined offsetMsgIds: each id written in place, commas between.
   if (n > 0)
     out.offset_msg_id.assign(n * (msg_id_size + 1) - 1, ',');
@@ -306,20 +298,17 @@ caf::expected<send_result> to_result(send_processor_state& st, send_ids& ids,
       else
         return to_send_error(r.error);
     }
-    auto& e = out.entries.emplace_back();
-    e.msg_id = ids.at(i);
-    auto p = out.offset_msg_id.data() + i * (msg_id_size + 1);
-    write_offset_msg_id(p, st.options.store_ip, st.options.store_port,
+    write_offset_msg_id(out.offset_msg_id.data() + i * (msg_id_size + 1),
+                        st.options.store_ip, st.options.store_port,
                         r.phys_offset);
-    e.offset_msg_id.assign(p, msg_id_size);
-    e.queue_offset = r.queue_offset;
+    out.queue_offsets.push_back(r.queue_offset);
   }
   out.msg_id = std::move(ids.joined);
   out.status = static_cast<uint8_t>(status);
   // The queue asked for, also for a delayed message stored in the
   // schedule topic; the offset is the stored one (RocketMQ's response).
   out.queue_id = queue_id;
-  out.queue_offset = out.entries.empty() ? 0 : out.entries.front().queue_offset;
+  out.queue_offset = out.queue_offsets.empty() ? 0 : out.queue_offsets.front();
   if (status == send_status::flush_disk_timeout)
     ++st.flush_timeouts;
   return out;

@@ -316,16 +316,17 @@ void succeed(loop_ptr self, uint64_t id, const send_result& res,
         break;
       }
       // Each caller gets its own message's entry of the batch result.
+      auto entries = entries_of(res);
       for (size_t k = 0; k < op.async_rps.size(); ++k) {
         client_send_result one;
         one.status = res.status;
         one.queue = queue;
-        if (k < res.entries.size()) {
-          auto& e = res.entries[k];
+        if (k < entries.size()) {
+          auto& e = entries[k];
           one.msg_id = e.msg_id;
           one.offset_msg_id = e.offset_msg_id;
           one.queue_offset = e.queue_offset;
-          one.entries = {e};
+          one.entries.push_back(std::move(e));
         } else {
           one.msg_id = op.uniq_keys[k];
         }

@@ -190,7 +190,7 @@ TEST_SUITE("broker.send_processor") {
     CHECK_EQ(a.queue_id, 1);
     CHECK_EQ(a.queue_offset, 0);
     CHECK_EQ(a.msg_id, "0A0000011092DEADBEEF0036EE850000");
-    REQUIRE_EQ(a.entries.size(), 1u);
+    REQUIRE_EQ(a.queue_offsets.size(), 1u);
     auto b = send(request("TopicA", "world", 1));
     CHECK_EQ(b.queue_offset, 1);
     // The broker made the missing UNIQ_KEY from its own host.
@@ -290,18 +290,19 @@ TEST_SUITE("broker.send_processor") {
     storage::append_property(req.properties, "WAIT", "true");
     auto res = send(req);
     CHECK_EQ(res.status, static_cast<uint8_t>(send_status::send_ok));
-    REQUIRE_EQ(res.entries.size(), 3u);
+    REQUIRE_EQ(res.queue_offsets.size(), 3u);
+    auto es = entries_of(res);
+    REQUIRE_EQ(es.size(), 3u);
     for (int i = 0; i < 3; ++i)
-      CHECK_EQ(res.entries[i].queue_offset, 1 + i);
+      CHECK_EQ(es[i].queue_offset, 1 + i);
     CHECK_EQ(res.queue_offset, 1);
     CHECK_EQ(res.queue_id, 2);
-    CHECK_EQ(res.entries[1].msg_id, "0A0000011092DEADBEEF0036EE850001");
-    CHECK_NE(res.entries[0].msg_id, res.entries[2].msg_id);
-    CHECK_EQ(res.msg_id, res.entries[0].msg_id + "," + res.entries[1].msg_id
-                           + "," + res.entries[2].msg_id);
-    CHECK_EQ(res.offset_msg_id, res.entries[0].offset_msg_id + ","
-                                  + res.entries[1].offset_msg_id + ","
-                                  + res.entries[2].offset_msg_id);
+    CHECK_EQ(es[1].msg_id, "0A0000011092DEADBEEF0036EE850001");
+    CHECK_NE(es[0].msg_id, es[2].msg_id);
+    CHECK_EQ(res.msg_id,
+             es[0].msg_id + "," + es[1].msg_id + "," + es[2].msg_id);
+    CHECK_EQ(res.offset_msg_id, es[0].offset_msg_id + "," + es[1].offset_msg_id
+                                  + "," + es[2].offset_msg_id);
     get_message_result got;
     auto recs = read("TopicA", 2, got);
     REQUIRE_EQ(recs.size(), 4u);
@@ -312,7 +313,7 @@ TEST_SUITE("broker.send_processor") {
       CHECK_EQ(storage::find_property(rec.properties, property_cluster),
                "ClusterX");
       CHECK_EQ(storage::find_property(rec.properties, "WAIT"), "true");
-      CHECK_EQ(decode_offset_msg_id(res.entries[i].offset_msg_id)->offset,
+      CHECK_EQ(decode_offset_msg_id(es[i].offset_msg_id)->offset,
                got.phys_offsets[1 + i]);
     }
   }
@@ -334,7 +335,8 @@ TEST_SUITE("broker.send_processor") {
     auto req = request("TopicA", encode_batch(entries).value(), 1);
     req.batch = true;
     auto res = send(req);
-    REQUIRE_EQ(res.entries.size(), 4u);
+    auto es = entries_of(res);
+    REQUIRE_EQ(es.size(), 4u);
     get_message_result got;
     auto recs = read("TopicA", 1, got);
     REQUIRE_EQ(recs.size(), 4u);
@@ -352,14 +354,14 @@ TEST_SUITE("broker.send_processor") {
                                     });
       CHECK_EQ(clusters, 1);
       CHECK_EQ(storage::find_property(rec.properties, property_uniq_key),
-               res.entries[i].msg_id);
-      CHECK_EQ(res.entries[i].msg_id.size(), msg_id_size);
-      joined += (i > 0 ? "," : "") + res.entries[i].msg_id;
+               es[i].msg_id);
+      CHECK_EQ(es[i].msg_id.size(), msg_id_size);
+      joined += (i > 0 ? "," : "") + es[i].msg_id;
     }
     CHECK_EQ(storage::find_property(recs[0].properties, "TAGS"), "T");
     CHECK_EQ(storage::find_property(recs[1].properties, "XCLUSTER"), "keep");
     CHECK_EQ(storage::find_property(recs[2].properties, "CLUSTERS"), "keep");
-    CHECK_EQ(res.entries[3].msg_id, "0A0000011092DEADBEEF0036EE850002");
+    CHECK_EQ(es[3].msg_id, "0A0000011092DEADBEEF0036EE850002");
     CHECK_EQ(res.msg_id, joined);
   }
 

@@ -71,7 +71,7 @@ inline std::vector<std::string> uniq_keys_of(const send_message_request& req) {
   return out;
 }
 
-/// The broker's answer to `req`: one entry per message, offsets counting
+/// The broker's answer to `req`: one offset per message, counting
 /// up from the script's next offset.
 inline send_result answer_for(broker_script& s,
                               const send_message_request& req) {
@@ -81,7 +81,7 @@ inline send_result answer_for(broker_script& s,
   res.queue_offset = s.next_offset;
   for (auto& key : uniq_keys_of(req)) {
     auto off = s.next_offset++;
-    res.entries.push_back({key, "OFF" + std::to_string(off), off});
+    res.queue_offsets.push_back(off);
     if (!res.msg_id.empty()) {
       res.msg_id += ",";
       res.offset_msg_id += ",";

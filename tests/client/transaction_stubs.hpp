@@ -76,7 +76,7 @@ broker(broker_actor::stateful_pointer<broker_state> self,
       res.msg_id = property_of(req.properties, property_uniq_key);
       res.offset_msg_id = encode_offset_msg_id(
         store_ip, store_port, commit_offset_of(res.queue_offset));
-      res.entries.push_back({res.msg_id, res.offset_msg_id, res.queue_offset});
+      res.queue_offsets.push_back(res.queue_offset);
       return res;
     },
     [=](const end_transaction_request& req) {

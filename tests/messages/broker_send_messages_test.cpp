@@ -49,14 +49,38 @@ TEST_SUITE("messages.broker_send") {
     res.offset_msg_id = "C,D";
     res.queue_id = 3;
     res.queue_offset = 10;
-    res.entries = {{"A", "C", 10}, {"B", "D", 11}};
+    res.queue_offsets = {10, 11};
     CHECK_EQ(name_of<send_entry>(), "rmq.send_entry");
     CHECK_EQ(name_of<send_result>(), "rmq.send_result");
     CHECK(roundtrip(res) == res);
     auto r = nlohmann::json(res);
-    CHECK_EQ(r["entries"][1]["queue_offset"], 11);
+    CHECK_EQ(r["queue_offsets"][1], 11);
     CHECK_EQ(r["status"], 1);
     CHECK_EQ(name_of<send_processor_actor>(), "rmq.send_processor_actor");
+  }
+
+  TEST_CASE("entries_of splits the joined ids, one entry per queue offset") {
+    send_result res;
+    res.msg_id = "A1,B22,C333";
+    res.offset_msg_id = "X,Y,Z";
+    res.queue_offsets = {7, 8, 9};
+    auto es = entries_of(res);
+    REQUIRE_EQ(es.size(), 3u);
+    CHECK_EQ(es[0].msg_id, "A1");
+    CHECK_EQ(es[1].msg_id, "B22");
+    CHECK_EQ(es[2].msg_id, "C333");
+    CHECK_EQ(es[2].offset_msg_id, "Z");
+    CHECK_EQ(es[1].queue_offset, 8);
+    // Ids short of the offsets leave the rest empty, never out of range.
+    res.msg_id = "A1";
+    res.offset_msg_id.clear();
+    es = entries_of(res);
+    REQUIRE_EQ(es.size(), 3u);
+    CHECK_EQ(es[0].msg_id, "A1");
+    CHECK(es[1].msg_id.empty());
+    CHECK(es[2].offset_msg_id.empty());
+    res.queue_offsets.clear();
+    CHECK(entries_of(res).empty());
   }
 
   TEST_CASE("send statuses have RocketMQ's names") {

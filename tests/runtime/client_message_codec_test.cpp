@@ -352,7 +352,7 @@ TEST_SUITE("runtime.client_message_codec") {
     res.offset_msg_id = "o1,o2";
     res.queue_id = 3;
     res.queue_offset = 41;
-    res.entries = {{"id1", "o1", 41}, {"id2", "o2", 42}};
+    res.queue_offsets = {41, 42};
     auto r = to_client_result(res, message_queue{"TopicA", "broker-a", -1});
     CHECK_EQ(r.status, res.status);
     CHECK_EQ(r.msg_id, "id1,id2");
@@ -362,6 +362,10 @@ TEST_SUITE("runtime.client_message_codec") {
     CHECK_EQ(r.queue.queue_id, 3);
     CHECK_EQ(r.queue_offset, 41);
     REQUIRE_EQ(r.entries.size(), 2u);
+    CHECK_EQ(r.entries[0].msg_id, "id1");
+    CHECK_EQ(r.entries[0].offset_msg_id, "o1");
+    CHECK_EQ(r.entries[1].msg_id, "id2");
+    CHECK_EQ(r.entries[1].offset_msg_id, "o2");
     CHECK_EQ(r.entries[1].queue_offset, 42);
   }
 
