@@ -289,6 +289,10 @@ TEST_SUITE("runtime.process_queue") {
         REQUIRE_EQ(pq.bytes(), static_cast<int64_t>(open.size()) * 10);
         auto span = open.empty() ? 0 : *open.rbegin() - *open.begin();
         REQUIRE_EQ(pq.max_span(), span);
+        // Held is exactly open, gaps and offsets past the end included.
+        auto probe
+          = static_cast<int64_t>(rng() % static_cast<uint64_t>(next + 3));
+        REQUIRE_EQ(pq.holds(probe), open.count(probe) > 0);
         auto commit = pq.commit_offset();
         if (max_added < 0) {
           CHECK_FALSE(commit);
