@@ -12,6 +12,7 @@
 #include "runtime/send_checks.hpp"
 #include "runtime/storage/log_format.hpp"
 #include "runtime/storage/message_record.hpp"
+#include "runtime/validators.hpp"
 
 using namespace rmq;
 
@@ -65,6 +66,27 @@ TEST_SUITE("runtime.client_message_codec") {
     m.topic = "%RETRY%G";
     m.delay_level = 0;
     CHECK_FALSE(check_client_message(m, opts()));
+  }
+
+  TEST_CASE("topic and group names take exactly [%|a-zA-Z0-9_-], any "
+            "other byte is refused") {
+    std::string allowed = "%|_-";
+    for (char c = 'a'; c <= 'z'; ++c)
+      allowed += c;
+    for (char c = 'A'; c <= 'Z'; ++c)
+      allowed += c;
+    for (char c = '0'; c <= '9'; ++c)
+      allowed += c;
+    CHECK_FALSE(check_topic(allowed));
+    CHECK_FALSE(check_group(allowed));
+    for (int b = 0; b < 256; ++b) {
+      auto c = static_cast<char>(b);
+      if (allowed.find(c) != std::string::npos)
+        continue;
+      auto name = "T" + std::string(1, c) + "x";
+      CHECK_MESSAGE(check_topic(name), b);
+      CHECK_MESSAGE(check_group(name), b);
+    }
   }
 
   TEST_CASE("topic checks") {
