@@ -30,22 +30,25 @@ size_t process_queue::add(std::vector<received_message> batch) {
   return added;
 }
 
-std::deque<process_queue::slot>::const_iterator
-process_queue::find_tracked(int64_t offset) const {
-  if (tracked_.empty() || offset < tracked_.front().offset)
-    return tracked_.end();
+size_t process_queue::slot_index(int64_t offset) const {
+  if (tracked_.empty() || offset <= tracked_.front().offset)
+    return 0;
   // The slots are sorted and, unless the broker filtered some out,
-  // consecutive: the slot is mostly where its distance from the first
-  // says, without a search.
-  auto i = tracked_.end();
+  // consecutive: a slot is mostly where its distance from the first says,
+  // without a search.
   auto guess = static_cast<uint64_t>(offset - tracked_.front().offset);
   if (guess < tracked_.size() && tracked_[guess].offset == offset)
-    i = tracked_.begin() + static_cast<ptrdiff_t>(guess);
-  else
-    i = std::lower_bound(tracked_.begin(), tracked_.end(), offset,
-                         [](const slot& x, int64_t off) {
-                           return x.offset < off;
-                         });
+    return guess;
+  auto i = std::lower_bound(tracked_.begin(), tracked_.end(), offset,
+                            [](const slot& x, int64_t off) {
+                              return x.offset < off;
+                            });
+  return static_cast<size_t>(i - tracked_.begin());
+}
+
+std::deque<process_queue::slot>::const_iterator
+process_queue::find_tracked(int64_t offset) const {
+  auto i = tracked_.begin() + static_cast<ptrdiff_t>(slot_index(offset));
   return i != tracked_.end() && i->offset == offset && !i->done
            ? i
            : tracked_.end();
@@ -72,10 +75,7 @@ size_t process_queue::track(const std::vector<received_message>& batch) {
     } else {
       // Out of order (rare): keep the slots sorted; a consumed slot of
       // the same offset is reused.
-      auto i = std::lower_bound(tracked_.begin(), tracked_.end(), offset,
-                                [](const slot& x, int64_t off) {
-                                  return x.offset < off;
-                                });
+      auto i = tracked_.begin() + static_cast<ptrdiff_t>(slot_index(offset));
       if (i != tracked_.end() && i->offset == offset)
         *i = s;
       else

@@ -154,6 +154,8 @@ private:
     bool done;
   };
 
+  /// Index of the first slot at or after `offset` (size() if none).
+  size_t slot_index(int64_t offset) const;
   std::deque<slot>::const_iterator find_tracked(int64_t offset) const;
   /// Drops consumed slots at both ends: front and back are in process.
   void trim();
