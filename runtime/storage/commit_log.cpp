@@ -201,9 +201,14 @@ caf::expected<int64_t> commit_log::sync(int64_t up_to) {
         todo.push_back(seg);
     }
   }
-  for (auto& seg : todo)
-    if (auto err = seg->sync())
+  for (auto& seg : todo) {
+    auto base = seg->base_offset();
+    auto lo = std::max(from, base) - base;
+    auto hi = std::min(up_to, base + static_cast<int64_t>(seg->size())) - base;
+    if (auto err = seg->sync_written(static_cast<size_t>(lo),
+                                     static_cast<size_t>(hi)))
       return err;
+  }
   flushed_offset_.store(up_to, std::memory_order_release);
   return up_to;
 }

@@ -92,6 +92,24 @@ caf::error mapped_file::sync() {
   return caf::none;
 }
 
+caf::error mapped_file::sync_written(size_t from, size_t to) {
+  if (take_fault(faults_, &fault_injection::fail_sync))
+    return make_error(errc::io_error, "fdatasync " + path_ + ": injected EIO");
+  constexpr size_t page = 4096;
+  to = std::min(to, size_);
+  auto begin = from / page * page;
+  if (begin >= to)
+    return caf::none;
+  // Only advice (the pages stay in the page cache, dirty): without it the
+  // sync is merely slower.
+  if (auto done = to / page * page; done > begin)
+    ::madvise(data_ + begin, done - begin, MADV_DONTNEED);
+  while (::msync(data_ + begin, to - begin, MS_SYNC) != 0)
+    if (errno != EINTR)
+      return os_error("fdatasync", path_, errno);
+  return caf::none;
+}
+
 caf::error mapped_file::write_zeros(size_t from, size_t len) {
   static const char zeros[64 * 1024] = {};
   if (zero_fd_ < 0) {

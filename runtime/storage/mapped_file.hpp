@@ -53,6 +53,15 @@ public:
   /// fdatasync: makes every write to the mapping durable. Thread-safe.
   caf::error sync();
 
+  /// Makes the writes to [from, to) durable, and only those (msync, the
+  /// ranged fdatasync: zeros warmed ahead of a writer stay unwritten).
+  /// First it drops this process's page-table entries of the whole pages
+  /// in the range, which no writer touches again: write-back then finds
+  /// no writable mapping of them to clean, where it sent one TLB-shootdown
+  /// IPI per page (docs/storage.md, "Flushing"). A reader of those bytes
+  /// faults them back in, read-only. Thread-safe.
+  caf::error sync_written(size_t from, size_t to);
+
   /// Writes zeros into [from, from + len) with pwrite, so those blocks are
   /// written extents (not merely allocated) once synced. Both this and
   /// `sync_zeros` use a second descriptor of their own: a write-back error
