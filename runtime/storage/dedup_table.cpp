@@ -104,104 +104,149 @@ dedup_table::slot_array::operator=(slot_array&& other) noexcept {
   return *this;
 }
 
-size_t dedup_table::home(uint64_t key) const {
-  return static_cast<size_t>(mix(key)) & (slots_.size() - 1);
+void dedup_table::slot_array::zero() {
+  if (bytes_ > 0)
+    ::madvise(data_, bytes_, MADV_DONTNEED);
 }
 
-size_t dedup_table::probe(uint64_t key) const {
-  auto mask = slots_.size() - 1;
-  auto i = home(key);
-  while (slots_[i].key != 0 && slots_[i].key != key)
+namespace {
+
+// A key's home slot comes from the low bits of its mix, its fingerprint
+// from the high ones.
+uint32_t fingerprint_of(uint64_t h) {
+  return static_cast<uint32_t>(h >> 32);
+}
+
+} // namespace
+
+int64_t dedup_table::generation::find(uint64_t key) const {
+  if (slots.size() == 0)
+    return -1;
+  auto h = mix(key);
+  auto fp = fingerprint_of(h);
+  auto mask = slots.size() - 1;
+  for (auto i = static_cast<size_t>(h) & mask; slots[i].index != 0;
+       i = (i + 1) & mask)
+    if (slots[i].fingerprint == fp) {
+      auto at = static_cast<size_t>(slots[i].index - 1);
+      if (entries[at].key == key)
+        return static_cast<int64_t>(at);
+    }
+  return -1;
+}
+
+void dedup_table::generation::prefetch(uint64_t key) const {
+  if (slots.size() > 0)
+    __builtin_prefetch(
+      &slots[static_cast<size_t>(mix(key)) & (slots.size() - 1)]);
+}
+
+void dedup_table::generation::place(uint64_t key, uint32_t index) {
+  auto h = mix(key);
+  auto mask = slots.size() - 1;
+  auto i = static_cast<size_t>(h) & mask;
+  while (slots[i].index != 0)
     i = (i + 1) & mask;
-  return i;
+  slots[i] = slot{fingerprint_of(h), index};
+}
+
+void dedup_table::generation::add(uint64_t key, int64_t phys_offset,
+                                  int64_t time_ms) {
+  if ((entries.size() + 1) * 2 > slots.size()) {
+    // Rebuilt from the entries: a slot holds no whole key.
+    slots = slot_array{slots.size() == 0 ? 1024 : slots.size() * 2};
+    for (size_t i = 0; i < entries.size(); ++i)
+      place(entries[i].key, static_cast<uint32_t>(i + 1));
+  }
+  entries.push_back(entry{key, phys_offset, time_ms});
+  place(key, static_cast<uint32_t>(entries.size()));
+}
+
+void dedup_table::generation::reset() {
+  // Both keep their room: the next generation grows as large.
+  slots.zero();
+  entries.clear();
+}
+
+size_t dedup_table::first_unexpired(const generation& g, int64_t now_ms) const {
+  // Entry times grow with their index (insert keeps them in order).
+  auto i = std::partition_point(g.entries.begin(), g.entries.end(),
+                                [&](const entry& e) {
+                                  return e.time_ms + window_.count() < now_ms;
+                                });
+  return static_cast<size_t>(i - g.entries.begin());
+}
+
+size_t dedup_table::first_in_bound() const {
+  auto n = previous_.entries.size() + current_.entries.size();
+  return n > max_entries_ ? n - max_entries_ : 0;
+}
+
+const dedup_table::entry* dedup_table::live(uint64_t key,
+                                            int64_t now_ms) const {
+  auto fresh = [&](const entry& e) {
+    return e.time_ms + window_.count() >= now_ms;
+  };
+  // A key is in `current_` once at most, and newer there than in
+  // `previous_`: if that copy expired, an older one has too.
+  if (auto i = current_.find(key); i >= 0) {
+    auto& e = current_.entries[static_cast<size_t>(i)];
+    return fresh(e) ? &e : nullptr;
+  }
+  if (auto i = previous_.find(key);
+      i >= 0 && static_cast<size_t>(i) >= first_in_bound()) {
+    auto& e = previous_.entries[static_cast<size_t>(i)];
+    return fresh(e) ? &e : nullptr;
+  }
+  return nullptr;
 }
 
 void dedup_table::prefetch(uint64_t key) const {
-  if (slots_.size() > 0)
-    __builtin_prefetch(&slots_[home(nonzero(key))]);
+  current_.prefetch(key);
+  previous_.prefetch(key);
 }
 
-void dedup_table::erase(uint64_t key) {
-  auto mask = slots_.size() - 1;
-  auto i = probe(key);
-  if (slots_[i].key == 0)
-    return;
-  // Backward-shift deletion: pull later members of the run into the hole
-  // so every key stays reachable from its home slot without tombstones.
-  auto j = i;
-  for (;;) {
-    j = (j + 1) & mask;
-    if (slots_[j].key == 0)
-      break;
-    auto h = home(slots_[j].key);
-    // Move j into the hole i unless its home lies in (i, j] (cyclically).
-    bool stays = i <= j ? (i < h && h <= j) : (i < h || h <= j);
-    if (stays)
-      continue;
-    slots_[i] = slots_[j];
-    i = j;
-  }
-  slots_[i] = slot{};
-  --size_;
-}
-
-void dedup_table::evict_oldest() {
-  erase(order_.front().second);
-  order_.pop_front();
-  constexpr size_t ahead = 16;
-  if (order_.size() > ahead)
-    __builtin_prefetch(&slots_[home(order_[ahead].second)]);
-}
-
-void dedup_table::grow() {
-  slot_array old{slots_.size() == 0 ? 1024 : slots_.size() * 2};
-  std::swap(old, slots_);
-  for (size_t i = 0; i < old.size(); ++i)
-    if (old[i].key != 0)
-      slots_[probe(old[i].key)] = old[i];
+size_t dedup_table::size() const {
+  auto cur = current_.entries.size() - first_unexpired(current_, now_ms_);
+  auto from = std::max(first_in_bound(), first_unexpired(previous_, now_ms_));
+  auto prev = previous_.entries.size()
+              - std::min(from, previous_.entries.size());
+  return cur + prev;
 }
 
 void dedup_table::clear() {
-  slots_ = slot_array{};
-  size_ = 0;
-  order_.clear();
-}
-
-void dedup_table::expire(int64_t now_ms) {
-  while (!order_.empty() && order_.front().first + window_.count() < now_ms)
-    evict_oldest();
+  current_ = generation{};
+  previous_ = generation{};
 }
 
 std::optional<int64_t> dedup_table::find(uint64_t key, int64_t now_ms) {
   if (!enabled())
     return std::nullopt;
-  expire(now_ms);
-  if (size_ == 0)
-    return std::nullopt;
-  auto& s = slots_[probe(nonzero(key))];
-  if (s.key == 0)
-    return std::nullopt;
-  return s.phys_offset;
+  now_ms_ = std::max(now_ms_, now_ms);
+  if (auto e = live(key, now_ms))
+    return e->phys_offset;
+  return std::nullopt;
 }
 
 void dedup_table::insert(uint64_t key, int64_t phys_offset, int64_t now_ms) {
   if (!enabled())
     return;
-  key = nonzero(key);
-  if ((size_ + 1) * 2 > slots_.size())
-    grow();
-  auto& s = slots_[probe(key)];
-  if (s.key != 0)
-    return;
-  s = slot{key, phys_offset};
-  ++size_;
   // Entries expire from the front: keep the times in order even if the
   // clock stepped back.
-  if (!order_.empty())
-    now_ms = std::max(now_ms, order_.back().first);
-  order_.emplace_back(now_ms, key);
-  while (order_.size() > max_entries_)
-    evict_oldest();
+  if (!current_.entries.empty())
+    now_ms = std::max(now_ms, current_.entries.back().time_ms);
+  now_ms_ = std::max(now_ms_, now_ms);
+  // Rotated first, so that no id left in `current_` is dead: a key found
+  // there is live.
+  auto& cur = current_.entries;
+  if (cur.size() >= max_entries_
+      || (!cur.empty() && cur.front().time_ms + window_.count() < now_ms)) {
+    std::swap(current_, previous_);
+    current_.reset();
+  }
+  if (live(key, now_ms) != nullptr)
+    return;
+  current_.add(key, phys_offset, now_ms);
 }
 
 } // namespace rmq::storage

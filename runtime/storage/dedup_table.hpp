@@ -4,18 +4,18 @@
 // `message_store::put` and `open` get as `now_ms`: the wall clock in the node,
 // since recovery refills it from store timestamps.
 //
-// Keyed by a 64-bit hash of the dedup key, not the key itself: one probe
-// into a flat table and no string per message (the string-keyed map was a
+// Keyed by a 64-bit hash of the dedup key, not the key itself: a probe
+// into a flat table per generation and no string per message (the string-keyed map was a
 // quarter of the broker's CPU in the batch path, docs/benchmarks.md). A
 // hit is only a candidate: the store compares it with the record at its
 // offset (`message_store::original`), so a hash collision never drops a
 // message.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -50,15 +50,17 @@ bool same_dedup_key(const record_view& rec, std::string_view topic,
 class dedup_table {
 public:
   /// `window` of zero disables deduplication.
-  /// `max_entries` bounds the table: the oldest ids go first past it.
+  /// `max_entries` bounds the table: the oldest ids go first past it
+  /// (zero disables it too).
   explicit dedup_table(std::chrono::milliseconds window,
                        size_t max_entries = SIZE_MAX)
-    : window_(window), max_entries_(max_entries) {
+    // An entry's index in its generation is 32 bits.
+    : window_(window), max_entries_(std::min<size_t>(max_entries, 1u << 31)) {
     // nop
   }
 
   bool enabled() const {
-    return window_.count() > 0;
+    return window_.count() > 0 && max_entries_ > 0;
   }
 
   /// Returns the commit-log offset of the record stored for `key` (a
@@ -71,22 +73,29 @@ public:
   /// `now_ms`, unless `key` is already there (the first stays the answer).
   void insert(uint64_t key, int64_t phys_offset, int64_t now_ms);
 
-  /// Starts loading the slot `key` probes first: a batch prefetches all
+  /// Starts loading the slots `key` probes first: a batch prefetches all
   /// its keys before its first lookup, so their cache misses overlap.
   void prefetch(uint64_t key) const;
 
-  size_t size() const {
-    return size_;
-  }
+  /// The ids a lookup at the latest time seen would still find.
+  size_t size() const;
 
   /// Forgets every entry (the log was cut below their offsets).
   void clear();
 
 private:
-  // One slot of the open-addressing table; key 0 marks a free slot.
+  // One slot of a generation's open-addressing table: a fingerprint of
+  // the key and the entry's index + 1 (0 marks a free slot).
   struct slot {
-    uint64_t key = 0;
-    int64_t phys_offset = 0;
+    uint32_t fingerprint = 0;
+    uint32_t index = 0;
+  };
+
+  // An id, in insertion order (so also in time order).
+  struct entry {
+    uint64_t key;
+    int64_t phys_offset;
+    int64_t time_ms;
   };
 
   // The slots, in huge pages where the kernel gives them: the table is
@@ -108,6 +117,8 @@ private:
     size_t size() const {
       return size_;
     }
+    /// All slots free again; the pages are zeroed lazily on next touch.
+    void zero();
 
   private:
     slot* data_ = nullptr;
@@ -115,32 +126,40 @@ private:
     size_t bytes_ = 0; // mapped, 0 when empty
   };
 
-  static uint64_t nonzero(uint64_t key) {
-    return key == 0 ? 1 : key;
-  }
+  // The ids of one stretch of time: entries never leave one singly, a
+  // whole generation is dropped at once (docs/storage.md, "Dedup").
+  struct generation {
+    slot_array slots; // at most half full, a power-of-two size
+    std::vector<entry> entries;
 
-  size_t home(uint64_t key) const;
+    // The index of `key`'s entry, or -1.
+    int64_t find(uint64_t key) const;
+    void prefetch(uint64_t key) const;
+    void add(uint64_t key, int64_t phys_offset, int64_t time_ms);
+    void reset();
 
-  // The slot holding `key`, or the free slot ending its probe run.
-  size_t probe(uint64_t key) const;
+  private:
+    void place(uint64_t key, uint32_t index);
+  };
 
-  void erase(uint64_t key);
+  // The entry for `key` a lookup at `now_ms` finds, or nullptr.
+  const entry* live(uint64_t key, int64_t now_ms) const;
 
-  // Drops the oldest entry and prefetches the slot of one that goes a
-  // little later (entries go in insertion order, so it is known now).
-  void evict_oldest();
+  // The first index of `g` whose entry has not expired at `now_ms`.
+  size_t first_unexpired(const generation& g, int64_t now_ms) const;
 
-  void grow();
-
-  void expire(int64_t now_ms);
+  // The first index of the previous generation still within the bound.
+  size_t first_in_bound() const;
 
   std::chrono::milliseconds window_;
   size_t max_entries_;
-  // Linear probing, at most half full; a power-of-two size.
-  slot_array slots_;
-  size_t size_ = 0;
-  // Insertion times and keys, oldest first (each key once).
-  std::deque<std::pair<int64_t, uint64_t>> order_;
+  // New ids go into `current_`; `previous_` holds the generation before.
+  // `current_` is rotated out once it holds `max_entries_` ids (every id
+  // of `previous_` is then past the bound) or once its first id expired
+  // (every id of `previous_` then has too).
+  generation current_;
+  generation previous_;
+  int64_t now_ms_ = INT64_MIN; // the latest time seen
 };
 
 } // namespace rmq::storage

@@ -1,10 +1,12 @@
 // The dedup table's flat hash table: lookups, expiry, the size bound, and
-// deletion under random churn against a reference map.
+// generations under random churn against a reference map.
 #include "runtime/storage/dedup_table.hpp"
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <random>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -23,7 +25,7 @@ TEST_CASE("dedup table: the first offset per key is kept and returned") {
   REQUIRE(hit);
   CHECK(*hit == 100);
   CHECK_FALSE(t.find(43, 0));
-  // Key 0 is the free-slot marker inside; callers may still use it.
+  // Key 0 is a key like any other.
   t.insert(0, 300, 0);
   REQUIRE(t.find(0, 0));
   CHECK(*t.find(0, 0) == 300);
@@ -54,14 +56,13 @@ TEST_CASE("dedup table: past max_entries the oldest go") {
 
 TEST_CASE("dedup table: random churn matches a reference map") {
   std::mt19937_64 rng{rmq::test::test_seed()};
-  // Few distinct keys and a small bound: long probe runs, many deletions
-  // from their middle, several growths.
+  // Few distinct keys and a small bound: many rotations, keys found dead
+  // in the previous generation and inserted again.
   constexpr size_t bound = 700;
   dedup_table t{std::chrono::milliseconds{1'000'000}, bound};
   std::map<uint64_t, int64_t> ref;
   std::deque<uint64_t> order;
   for (int64_t i = 0; i < 20'000; ++i) {
-    // Not 0: the table folds it into 1 (a collision the store would catch).
     auto key = 1 + rng() % 3000;
     if (ref.count(key) == 0) {
       ref[key] = i;
@@ -84,8 +85,54 @@ TEST_CASE("dedup table: random churn matches a reference map") {
   CHECK(t.size() == ref.size());
 }
 
+TEST_CASE("dedup table: churn with expiry and the bound matches a model") {
+  auto seed = rmq::test::test_seed();
+  std::mt19937_64 rng{seed};
+  constexpr size_t bound = 500;
+  constexpr int64_t window = 200;
+  dedup_table t{std::chrono::milliseconds{window}, bound};
+  // Every insertion that took, in order: an id is live while it is among
+  // the last `bound` of them and not older than the window.
+  struct ins {
+    uint64_t key;
+    int64_t phys;
+    int64_t time;
+  };
+  std::vector<ins> log;
+  auto model = [&](uint64_t key, int64_t now) -> std::optional<int64_t> {
+    auto n = log.size();
+    for (size_t i = n; i > 0 && n - i < bound; --i)
+      if (log[i - 1].key == key)
+        return log[i - 1].time + window >= now
+                 ? std::optional<int64_t>{log[i - 1].phys}
+                 : std::nullopt;
+    return std::nullopt;
+  };
+  int64_t now = 0;
+  for (int64_t i = 0; i < 20'000; ++i) {
+    // Mostly steady, sometimes a pause longer than the window.
+    now += rng() % 100 == 0 ? 250 : static_cast<int64_t>(rng() % 3);
+    auto key = 1 + rng() % 1500;
+    if (!model(key, now))
+      log.push_back({key, i, now});
+    t.insert(key, i, now);
+    if (i % 211 == 0) {
+      size_t live = 0;
+      for (uint64_t k = 1; k <= 1500; ++k) {
+        auto hit = t.find(k, now);
+        auto want = model(k, now);
+        INFO("seed " << seed << ", step " << i << ", key " << k);
+        REQUIRE(hit == want);
+        live += want ? 1 : 0;
+      }
+      REQUIRE(t.size() == live);
+    }
+  }
+}
+
 TEST_CASE("dedup table: a table of many huge pages keeps every key") {
-  // 300,000 keys: 1 Mi slots of 16 B, 16 MiB over several growths.
+  // 300,000 keys: two generations, one of 512 Ki slots of 8 B over
+  // several growths.
   constexpr uint64_t n = 300'000;
   dedup_table t{std::chrono::milliseconds{1000}, 250'000};
   for (uint64_t k = 1; k <= n; ++k) {
