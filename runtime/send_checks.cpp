@@ -71,19 +71,25 @@ caf::error check_body(std::string_view body, size_t max_size) {
   return caf::none;
 }
 
-caf::error check_properties(std::string_view props) {
-  if (props.size() > max_properties_size)
-    return make_error(errc::message_illegal,
-                      "properties of " + std::to_string(props.size())
-                        + " bytes exceed "
-                        + std::to_string(max_properties_size));
-  if (auto xs = decode_properties(props); !xs)
-    return std::move(xs.error());
-  return caf::none;
+caf::error properties_too_large(size_t size) {
+  return make_error(errc::message_illegal,
+                    "properties of " + std::to_string(size) + " bytes exceed "
+                      + std::to_string(max_properties_size));
 }
 
-caf::expected<int32_t> delay_level(std::string_view props, int32_t max_level) {
-  auto text = storage::find_property(props, property_delay);
+caf::error malformed_property(int64_t at) {
+  return make_error(errc::message_illegal,
+                    "malformed property at byte " + std::to_string(at));
+}
+
+caf::error check_properties(std::string_view props) {
+  // Walked, not decoded: the check runs for every message of a batch, and
+  // needs no list of string pairs.
+  return check_properties(props, [](auto, auto) {});
+}
+
+caf::expected<int32_t> parse_delay_level(std::string_view text,
+                                         int32_t max_level) {
   if (text.empty())
     return 0;
   int32_t level = 0;
@@ -94,6 +100,11 @@ caf::expected<int32_t> delay_level(std::string_view props, int32_t max_level) {
                                                + "' is not a level 0.."
                                                + std::to_string(max_level));
   return std::min(level, max_level);
+}
+
+caf::expected<int32_t> delay_level(std::string_view props, int32_t max_level) {
+  return parse_delay_level(storage::find_property(props, property_delay),
+                           max_level);
 }
 
 } // namespace rmq

@@ -7,9 +7,12 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "caf/error.hpp"
 #include "caf/expected.hpp"
+
+#include "runtime/message_properties.hpp"
 
 namespace rmq {
 
@@ -40,13 +43,31 @@ caf::error check_send_topic(const std::string& topic);
 /// A body: not empty, at most `max_size` bytes (message_illegal).
 caf::error check_body(std::string_view body, size_t max_size);
 
+caf::error properties_too_large(size_t size);
+caf::error malformed_property(int64_t at);
+
 /// Encoded properties: at most `max_properties_size` bytes and well formed
 /// (message_illegal; RocketMQ maps PROPERTIES_SIZE_EXCEEDED to it too).
 caf::error check_properties(std::string_view props);
+
+/// check_properties, handing each pair to `f(name, value)` on the way: a
+/// caller that also looks for some keys walks the properties once.
+template <class F>
+caf::error check_properties(std::string_view props, F&& f) {
+  if (props.size() > max_properties_size)
+    return properties_too_large(props.size());
+  if (auto bad = for_each_property(props, std::forward<F>(f)); bad >= 0)
+    return malformed_property(bad);
+  return caf::none;
+}
 
 /// The delay level of `props` (0 without DELAY): message_illegal if it is
 /// not a number or negative; levels above `max_level` become `max_level`,
 /// as RocketMQ's broker does.
 caf::expected<int32_t> delay_level(std::string_view props, int32_t max_level);
+
+/// delay_level of a DELAY value (`text`, empty without one).
+caf::expected<int32_t> parse_delay_level(std::string_view text,
+                                         int32_t max_level);
 
 } // namespace rmq

@@ -463,6 +463,30 @@ TEST_SUITE("broker.send_processor") {
     auto err = refuse(req);
     CHECK(err == errc::message_illegal);
     CHECK_NE(error_detail(err).find("delay"), std::string::npos);
+    // Each key the entries are checked for, found in one walk.
+    auto refused_for = [&](std::string props, const char* what) {
+      entries[1].properties = std::move(props);
+      req.body = encode_batch(entries).value();
+      auto e = refuse(req);
+      CHECK(e == errc::message_illegal);
+      CHECK_NE(error_detail(e).find(what), std::string::npos);
+    };
+    std::string props;
+    storage::append_property(props, "KEYS", "k");
+    storage::append_property(props, property_tran_msg, "true");
+    refused_for(props, "transaction");
+    for (auto key : {property_timer_deliver_ms, property_timer_delay_sec,
+                     property_timer_delay_ms}) {
+      props.clear();
+      storage::append_property(props, key, "5000");
+      refused_for(props, "timers");
+    }
+    refused_for("KEYS\x01k\x02novalue\x02", "malformed property");
+    // The first of two DELAY pairs counts, as find_property's.
+    props.clear();
+    storage::append_property(props, property_delay, "x");
+    storage::append_property(props, property_delay, "0");
+    refused_for(props, "delay level 'x'");
     entries[1].properties.clear();
     entries[1].body.clear();
     req.body = encode_batch(entries).value();
