@@ -43,6 +43,7 @@ caf::error check_send_topic(const std::string& topic);
 /// A body: not empty, at most `max_size` bytes (message_illegal).
 caf::error check_body(std::string_view body, size_t max_size);
 
+/// check_properties' two errors (message_illegal).
 caf::error properties_too_large(size_t size);
 caf::error malformed_property(int64_t at);
 

@@ -43,9 +43,10 @@ caf::error illegal(std::string what) {
 } // namespace
 
 bool has_timer_property(std::string_view props) {
-  return has(props, property_timer_deliver_ms)
-         || has(props, property_timer_delay_sec)
-         || has(props, property_timer_delay_ms);
+  for (auto key : timer_properties)
+    if (has(props, key))
+      return true;
+  return false;
 }
 
 caf::expected<int64_t> to_timer(store_message& msg, int64_t now_ms,

@@ -6,6 +6,7 @@
 // store (tags codes) and the timer service use it. See docs/timer.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -42,6 +43,10 @@ struct timer_settings {
   /// timerPrecisionMs: deliver times are rounded up to a multiple of it.
   int64_t precision_ms = default_timer_precision_ms;
 };
+
+/// The properties that make a message timed.
+constexpr std::array<std::string_view, 3> timer_properties{
+  property_timer_deliver_ms, property_timer_delay_sec, property_timer_delay_ms};
 
 /// Returns whether `props` carry TIMER_DELIVER_MS, TIMER_DELAY_SEC or
 /// TIMER_DELAY_MS.

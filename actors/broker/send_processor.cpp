@@ -68,25 +68,42 @@ caf::error check_half(const send_processor_state& st,
   return caf::none;
 }
 
-// The keys a batch entry is checked for, found in the validity check's
-// walk: the first value of each, as find_property gives it (six scans of
-// every entry's properties before). 0: DELAY, 1: TRAN_MSG (as
-// has_tran_msg), 2-4: the timer keys (as has_timer_property).
+// The keys a batch entry is checked for, picked up in the validity
+// check's walk (six scans of every entry's properties before): the first
+// value of each, as find_property gives it.
 struct entry_keys {
-  static constexpr std::array<std::string_view, 5> names{
-    property_delay, property_tran_msg, property_timer_deliver_ms,
-    property_timer_delay_sec, property_timer_delay_ms};
-  std::array<std::string_view, 5> values{};
-  std::array<bool, 5> seen{};
+  // DELAY, TRAN_MSG, then the timer properties.
+  static constexpr size_t count = 2 + timer_properties.size();
+  std::array<std::string_view, count> values{};
+  std::array<bool, count> seen{};
 
-  std::string_view value(size_t i) const {
-    return values[i];
+  static std::string_view name(size_t i) {
+    return i == 0   ? property_delay
+           : i == 1 ? property_tran_msg
+                    : timer_properties[i - 2];
+  }
+
+  std::string_view delay() const {
+    return values[0];
+  }
+
+  /// As has_tran_msg.
+  bool tran_msg() const {
+    return values[1] == "true";
+  }
+
+  /// As has_timer_property.
+  bool timed() const {
+    for (size_t i = 2; i < count; ++i)
+      if (!values[i].empty())
+        return true;
+    return false;
   }
 
   auto collector() {
-    return [this](std::string_view name, std::string_view value) {
-      for (size_t i = 0; i < names.size(); ++i)
-        if (!seen[i] && name == names[i]) {
+    return [this](std::string_view key, std::string_view value) {
+      for (size_t i = 0; i < count; ++i)
+        if (!seen[i] && key == name(i)) {
           seen[i] = true;
           values[i] = value;
         }
@@ -151,19 +168,18 @@ caf::error check_send(const send_processor_state& st, send_message_request& req,
       entry_keys keys;
       if (auto err = check_properties(e.properties, keys.collector()))
         return at(err);
-      auto level = parse_delay_level(keys.value(0), opts.max_delay_level);
+      auto level = parse_delay_level(keys.delay(), opts.max_delay_level);
       if (!level)
         return at(level.error());
       if (*level > 0)
         return make_error(errc::message_illegal,
                           "batch entry " + std::to_string(i)
                             + ": batch messages do not support delay");
-      if (keys.value(1) == "true")
+      if (keys.tran_msg())
         return make_error(errc::message_illegal,
                           "batch entry " + std::to_string(i)
                             + ": batch message does not support transaction");
-      if (!keys.value(2).empty() || !keys.value(3).empty()
-          || !keys.value(4).empty())
+      if (keys.timed())
         return make_error(errc::message_illegal,
                           "batch entry " + std::to_string(i)
                             + ": batch messages do not support timers");

@@ -119,30 +119,29 @@ uint32_t fingerprint_of(uint64_t h) {
 
 } // namespace
 
-int64_t dedup_table::generation::find(uint64_t key) const {
-  if (slots.size() == 0)
-    return -1;
-  auto h = mix(key);
+size_t dedup_table::generation::probe(uint64_t key, uint64_t h) const {
   auto fp = fingerprint_of(h);
   auto mask = slots.size() - 1;
-  for (auto i = static_cast<size_t>(h) & mask; slots[i].index != 0;
-       i = (i + 1) & mask)
-    if (slots[i].fingerprint == fp) {
-      auto at = static_cast<size_t>(slots[i].index - 1);
-      if (entries[at].key == key)
-        return static_cast<int64_t>(at);
-    }
-  return -1;
+  auto i = static_cast<size_t>(h) & mask;
+  for (; slots[i].index != 0; i = (i + 1) & mask)
+    if (slots[i].fingerprint == fp && entries[slots[i].index - 1].key == key)
+      break;
+  return i;
 }
 
-void dedup_table::generation::prefetch(uint64_t key) const {
+int64_t dedup_table::generation::find(uint64_t key, uint64_t h) const {
+  if (slots.size() == 0)
+    return -1;
+  auto& s = slots[probe(key, h)];
+  return static_cast<int64_t>(s.index) - 1;
+}
+
+void dedup_table::generation::prefetch(uint64_t h) const {
   if (slots.size() > 0)
-    __builtin_prefetch(
-      &slots[static_cast<size_t>(mix(key)) & (slots.size() - 1)]);
+    __builtin_prefetch(&slots[static_cast<size_t>(h) & (slots.size() - 1)]);
 }
 
-void dedup_table::generation::place(uint64_t key, uint32_t index) {
-  auto h = mix(key);
+void dedup_table::generation::place(uint64_t h, uint32_t index) {
   auto mask = slots.size() - 1;
   auto i = static_cast<size_t>(h) & mask;
   while (slots[i].index != 0)
@@ -150,16 +149,19 @@ void dedup_table::generation::place(uint64_t key, uint32_t index) {
   slots[i] = slot{fingerprint_of(h), index};
 }
 
-void dedup_table::generation::add(uint64_t key, int64_t phys_offset,
-                                  int64_t time_ms) {
-  if ((entries.size() + 1) * 2 > slots.size()) {
-    // Rebuilt from the entries: a slot holds no whole key.
-    slots = slot_array{slots.size() == 0 ? 1024 : slots.size() * 2};
-    for (size_t i = 0; i < entries.size(); ++i)
-      place(entries[i].key, static_cast<uint32_t>(i + 1));
-  }
+void dedup_table::generation::add(uint64_t key, uint64_t h, size_t free,
+                                  int64_t phys_offset, int64_t time_ms) {
   entries.push_back(entry{key, phys_offset, time_ms});
-  place(key, static_cast<uint32_t>(entries.size()));
+  auto index = static_cast<uint32_t>(entries.size());
+  if (entries.size() * 2 <= slots.size()) {
+    slots[free] = slot{fingerprint_of(h), index};
+    return;
+  }
+  // Rebuilt from the entries, this one included: a slot holds no whole
+  // key.
+  slots = slot_array{slots.size() == 0 ? 1024 : slots.size() * 2};
+  for (size_t i = 0; i < entries.size(); ++i)
+    place(mix(entries[i].key), static_cast<uint32_t>(i + 1));
 }
 
 void dedup_table::generation::reset() {
@@ -182,28 +184,30 @@ size_t dedup_table::first_in_bound() const {
   return n > max_entries_ ? n - max_entries_ : 0;
 }
 
-const dedup_table::entry* dedup_table::live(uint64_t key,
+const dedup_table::entry* dedup_table::live_previous(uint64_t key, uint64_t h,
+                                                     int64_t now_ms) const {
+  auto i = previous_.find(key, h);
+  if (i < 0 || static_cast<size_t>(i) < first_in_bound())
+    return nullptr;
+  auto& e = previous_.entries[static_cast<size_t>(i)];
+  return e.time_ms + window_.count() >= now_ms ? &e : nullptr;
+}
+
+const dedup_table::entry* dedup_table::live(uint64_t key, uint64_t h,
                                             int64_t now_ms) const {
-  auto fresh = [&](const entry& e) {
-    return e.time_ms + window_.count() >= now_ms;
-  };
   // A key is in `current_` once at most, and newer there than in
   // `previous_`: if that copy expired, an older one has too.
-  if (auto i = current_.find(key); i >= 0) {
+  if (auto i = current_.find(key, h); i >= 0) {
     auto& e = current_.entries[static_cast<size_t>(i)];
-    return fresh(e) ? &e : nullptr;
+    return e.time_ms + window_.count() >= now_ms ? &e : nullptr;
   }
-  if (auto i = previous_.find(key);
-      i >= 0 && static_cast<size_t>(i) >= first_in_bound()) {
-    auto& e = previous_.entries[static_cast<size_t>(i)];
-    return fresh(e) ? &e : nullptr;
-  }
-  return nullptr;
+  return live_previous(key, h, now_ms);
 }
 
 void dedup_table::prefetch(uint64_t key) const {
-  current_.prefetch(key);
-  previous_.prefetch(key);
+  auto h = mix(key);
+  current_.prefetch(h);
+  previous_.prefetch(h);
 }
 
 size_t dedup_table::size() const {
@@ -223,7 +227,7 @@ std::optional<int64_t> dedup_table::find(uint64_t key, int64_t now_ms) {
   if (!enabled())
     return std::nullopt;
   now_ms_ = std::max(now_ms_, now_ms);
-  if (auto e = live(key, now_ms))
+  if (auto e = live(key, mix(key), now_ms))
     return e->phys_offset;
   return std::nullopt;
 }
@@ -244,9 +248,17 @@ void dedup_table::insert(uint64_t key, int64_t phys_offset, int64_t now_ms) {
     std::swap(current_, previous_);
     current_.reset();
   }
-  if (live(key, now_ms) != nullptr)
+  auto h = mix(key);
+  // One probe of `current_` finds the key or the slot it goes into.
+  size_t free = 0;
+  if (current_.slots.size() > 0) {
+    free = current_.probe(key, h);
+    if (current_.slots[free].index != 0)
+      return;
+  }
+  if (live_previous(key, h, now_ms) != nullptr)
     return;
-  current_.add(key, phys_offset, now_ms);
+  current_.add(key, h, free, phys_offset, now_ms);
 }
 
 } // namespace rmq::storage

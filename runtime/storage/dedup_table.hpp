@@ -132,18 +132,27 @@ private:
     slot_array slots; // at most half full, a power-of-two size
     std::vector<entry> entries;
 
+    // Each takes `h`, the key's mix (computed once per call of the table).
+
+    // The slot of `key`'s entry, or the free slot ending its probe run
+    // (index 0); the table is not empty.
+    size_t probe(uint64_t key, uint64_t h) const;
     // The index of `key`'s entry, or -1.
-    int64_t find(uint64_t key) const;
-    void prefetch(uint64_t key) const;
-    void add(uint64_t key, int64_t phys_offset, int64_t time_ms);
+    int64_t find(uint64_t key, uint64_t h) const;
+    void prefetch(uint64_t h) const;
+    // Adds `key`, which is not there; `free` is its probe's free slot.
+    void add(uint64_t key, uint64_t h, size_t free, int64_t phys_offset,
+             int64_t time_ms);
     void reset();
 
   private:
-    void place(uint64_t key, uint32_t index);
+    void place(uint64_t h, uint32_t index);
   };
 
   // The entry for `key` a lookup at `now_ms` finds, or nullptr.
-  const entry* live(uint64_t key, int64_t now_ms) const;
+  const entry* live(uint64_t key, uint64_t h, int64_t now_ms) const;
+  // The same in the previous generation only.
+  const entry* live_previous(uint64_t key, uint64_t h, int64_t now_ms) const;
 
   // The first index of `g` whose entry has not expired at `now_ms`.
   size_t first_unexpired(const generation& g, int64_t now_ms) const;
