@@ -72,7 +72,8 @@ struct options {
   int batch_in_flight = 4;
   std::string store_dir;
   /// "batches": only the 64 x 128 B baseline and the batch sends, for
-  /// profiles of the batch path (e.g. the broker under callgrind).
+  /// profiles of the batch path (e.g. the broker under callgrind);
+  /// "pulls": only the pulls and their baseline, from a queue filled first.
   std::string only;
 };
 
@@ -489,6 +490,63 @@ int measure_batches(const options& opt, const std::string& flush_type) {
   return 0;
 }
 
+// -- pulls only ---------------------------------------------------------------
+
+// The pull figure alone: the queue filled by batch sends first, then
+// round after round the pulls (with the broker's CPU per message) and the
+// pull-sized baseline, for profiles of the pull path.
+int measure_pulls(const options& opt) {
+  auto cluster = start_bench_broker("ASYNC_FLUSH", opt.store_dir,
+                                    {{one_topic, 1}});
+  if (!cluster)
+    return 1;
+  auto& node = cluster->node;
+  auto& sys = *cluster->sys;
+  auto* conn = &cluster->conn;
+  double s = opt.seconds;
+  auto fill = run_load(sys, "fill", opt.batch_in_flight, s,
+                       send_request(conn->broker, true));
+  note_errors("fill", fill);
+  wait_dispatched(sys, conn->broker);
+  int64_t filled = 0;
+  {
+    caf::scoped_actor self{sys};
+    filled = max_offset(self, conn->broker, one_topic).value_or(0);
+  }
+  std::cout << "filled " << filled << " messages\n";
+  std::vector<double> rates;
+  std::vector<double> cpus;
+  for (int round = 1; round <= opt.rounds; ++round) {
+    auto tag = std::to_string(round) + "/" + std::to_string(opt.rounds);
+    auto bytes = std::make_shared<uint64_t>(0);
+    cpu_meter cpu;
+    cpu.broker_pid = std::to_string(node->proc->pid());
+    cpu.start();
+    auto pl = run_load(sys, tag + " pull", pull_in_flight, s,
+                       pull_request(conn->broker, filled, bytes));
+    cpu.stop();
+    auto cpu_text = cpu.text();
+    cpu_text += ", " + per_msg(cpu, pl.msgs);
+    note_errors("pull", pl);
+    auto per_pull = pl.requests > 0 ? *bytes / pl.requests : 0;
+    auto bp = run_load(sys, tag + " baseline pull-sized reply", pull_in_flight,
+                       s,
+                       echo_request(conn->echo, std::string(64, 'x'), 32,
+                                    std::max<uint64_t>(per_pull, 1)));
+    note_errors("baseline pull", bp);
+    rates.push_back(pl.rate());
+    cpus.push_back(cpu.per_msg_us(pl.msgs).first);
+    std::cout << "round " << round << ": pull " << fmt(pl.rate())
+              << " msgs/s, baseline " << fmt(bp.rate()) << " msgs/s ("
+              << pct(bp.rate() > 0 ? pl.rate() / bp.rate() : 0) << "); CPU "
+              << cpu_text << '\n';
+  }
+  std::cout << "median of " << rates.size() << " rounds: pulls "
+            << fmt(median(rates)) << " msgs/s, broker " << fmt(median(cpus), 2)
+            << " us/msg\n";
+  return 0;
+}
+
 // -- one flush mode -----------------------------------------------------------
 
 int measure(const options& opt, const std::string& flush_type, verdicts& v) {
@@ -821,7 +879,8 @@ int broker(int argc, char** argv) {
             "instead: full-speed sends, broker RSS every 10 s");
   flags.add("soak-seconds", opt.soak_seconds, "length of the soak run");
   flags.add("only", opt.only,
-            "batches: only the batch figure (for profiles of the broker)");
+            "batches or pulls: only that figure (for profiles of the "
+            "broker)");
   if (auto rc = flags.parse(argc, argv); rc >= 0)
     return rc;
   if (opt.seconds < 1 || opt.rounds < 1 || opt.soak_seconds < 10
@@ -835,10 +894,12 @@ int broker(int argc, char** argv) {
     std::cerr << "--flush must be both, async or sync\n";
     return 2;
   }
-  if (!opt.only.empty() && opt.only != "batches") {
-    std::cerr << "--only must be batches\n";
+  if (!opt.only.empty() && opt.only != "batches" && opt.only != "pulls") {
+    std::cerr << "--only must be batches or pulls\n";
     return 2;
   }
+  if (opt.only == "pulls")
+    return measure_pulls(opt);
   if (opt.only == "batches") {
     int rc = 0;
     if (opt.flush != "sync")
