@@ -399,12 +399,6 @@ std::string pct(double x) {
   return fmt(100 * x, 1) + " %";
 }
 
-void note_errors(const std::string& what, const load_result& r) {
-  if (r.errors > 0)
-    std::cout << "  " << what << ": " << r.errors
-              << " errors (first: " << r.first_error << ")\n";
-}
-
 /// The figures of one round.
 struct round_figures {
   double base1 = 0, base1_p50 = 0, base1_p99 = 0, base64 = 0, base_batch = 0,
@@ -496,23 +490,17 @@ int measure_batches(const options& opt, const std::string& flush_type) {
 // round after round the pulls (with the broker's CPU per message) and the
 // pull-sized baseline, for profiles of the pull path.
 int measure_pulls(const options& opt) {
-  auto cluster = start_bench_broker("ASYNC_FLUSH", opt.store_dir,
-                                    {{one_topic, 1}});
-  if (!cluster)
+  auto cl = start_bench_broker("ASYNC_FLUSH", opt.store_dir, {{one_topic, 1}});
+  if (!cl)
     return 1;
-  auto& node = cluster->node;
-  auto& sys = *cluster->sys;
-  auto* conn = &cluster->conn;
+  auto& sys = *cl->sys;
+  const auto& broker = cl->conn.broker;
   double s = opt.seconds;
-  auto fill = run_load(sys, "fill", opt.batch_in_flight, s,
-                       send_request(conn->broker, true));
-  note_errors("fill", fill);
-  wait_dispatched(sys, conn->broker);
-  int64_t filled = 0;
-  {
-    caf::scoped_actor self{sys};
-    filled = max_offset(self, conn->broker, one_topic).value_or(0);
-  }
+  note_errors("fill", run_load(sys, "fill", opt.batch_in_flight, s,
+                               send_request(broker, true)));
+  wait_dispatched(sys, broker);
+  caf::scoped_actor self{sys};
+  auto filled = max_offset(self, broker, one_topic).value_or(0);
   std::cout << "filled " << filled << " messages\n";
   std::vector<double> rates;
   std::vector<double> cpus;
@@ -520,10 +508,10 @@ int measure_pulls(const options& opt) {
     auto tag = std::to_string(round) + "/" + std::to_string(opt.rounds);
     auto bytes = std::make_shared<uint64_t>(0);
     cpu_meter cpu;
-    cpu.broker_pid = std::to_string(node->proc->pid());
+    cpu.broker_pid = std::to_string(cl->node->proc->pid());
     cpu.start();
     auto pl = run_load(sys, tag + " pull", pull_in_flight, s,
-                       pull_request(conn->broker, filled, bytes));
+                       pull_request(broker, filled, bytes));
     cpu.stop();
     auto cpu_text = cpu.text();
     cpu_text += ", " + per_msg(cpu, pl.msgs);
@@ -531,7 +519,7 @@ int measure_pulls(const options& opt) {
     auto per_pull = pl.requests > 0 ? *bytes / pl.requests : 0;
     auto bp = run_load(sys, tag + " baseline pull-sized reply", pull_in_flight,
                        s,
-                       echo_request(conn->echo, std::string(64, 'x'), 32,
+                       echo_request(cl->conn.echo, std::string(64, 'x'), 32,
                                     std::max<uint64_t>(per_pull, 1)));
     note_errors("baseline pull", bp);
     rates.push_back(pl.rate());

@@ -13,6 +13,12 @@
 
 namespace rmq::bench {
 
+void note_errors(const std::string& what, const load_result& r) {
+  if (r.errors > 0)
+    std::cout << "  " << what << ": " << r.errors
+              << " errors (first: " << r.first_error << ")\n";
+}
+
 double us_since(clock_type::time_point t0, clock_type::time_point t1) {
   return std::chrono::duration<double, std::micro>(t1 - t0).count();
 }

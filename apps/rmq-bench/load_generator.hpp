@@ -34,6 +34,9 @@ struct load_result {
   double p(double q) const;
 };
 
+/// Prints a run's error count and first error, if it had any.
+void note_errors(const std::string& what, const load_result& r);
+
 /// Calls `done(ok, messages, why)` once the request ended.
 using done_fn = std::function<void(bool, uint64_t, const std::string&)>;
 

@@ -69,12 +69,6 @@ std::string fmt(double x, int precision = 0) {
   return out.str();
 }
 
-void note_errors(const std::string& what, const load_result& r) {
-  if (r.errors > 0)
-    std::cout << "  " << what << ": " << r.errors
-              << " errors (first: " << r.first_error << ")\n";
-}
-
 client_message make_message(size_t size) {
   client_message msg;
   msg.topic = topic;
