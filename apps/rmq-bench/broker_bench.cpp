@@ -193,6 +193,37 @@ issue_fn pull_request(const broker_actor& broker, int64_t max_offset,
   };
 }
 
+/// The pull figure and its baseline: pulls over the first `filled`
+/// messages, then the echo answering each request with a pull's bytes.
+/// The progress labels start with `label`; `cpu`, when given, meters the
+/// pulls only.
+struct pull_runs {
+  load_result pulls;
+  load_result baseline;
+  uint64_t bytes_per_pull = 0;
+};
+
+pull_runs run_pulls(caf::actor_system& sys, const broker_connection& conn,
+                    int64_t filled, double seconds, const std::string& label,
+                    cpu_meter* cpu = nullptr) {
+  pull_runs r;
+  auto bytes = std::make_shared<uint64_t>(0);
+  if (cpu != nullptr)
+    cpu->start();
+  r.pulls = run_load(sys, label + "pull", pull_in_flight, seconds,
+                     pull_request(conn.broker, filled, bytes));
+  if (cpu != nullptr)
+    cpu->stop();
+  note_errors("pull", r.pulls);
+  r.bytes_per_pull = r.pulls.requests > 0 ? *bytes / r.pulls.requests : 0;
+  r.baseline = run_load(sys, label + "baseline pull-sized reply",
+                        pull_in_flight, seconds,
+                        echo_request(conn.echo, std::string(64, 'x'), 32,
+                                     std::max<uint64_t>(r.bytes_per_pull, 1)));
+  note_errors("baseline pull", r.baseline);
+  return r;
+}
+
 // -- long polling -------------------------------------------------------------
 
 struct poll_result {
@@ -505,29 +536,18 @@ int measure_pulls(const options& opt) {
   std::vector<double> rates;
   std::vector<double> cpus;
   for (int round = 1; round <= opt.rounds; ++round) {
-    auto tag = std::to_string(round) + "/" + std::to_string(opt.rounds);
-    auto bytes = std::make_shared<uint64_t>(0);
     cpu_meter cpu;
     cpu.broker_pid = std::to_string(cl->node->proc->pid());
-    cpu.start();
-    auto pl = run_load(sys, tag + " pull", pull_in_flight, s,
-                       pull_request(broker, filled, bytes));
-    cpu.stop();
-    auto cpu_text = cpu.text();
-    cpu_text += ", " + per_msg(cpu, pl.msgs);
-    note_errors("pull", pl);
-    auto per_pull = pl.requests > 0 ? *bytes / pl.requests : 0;
-    auto bp = run_load(sys, tag + " baseline pull-sized reply", pull_in_flight,
-                       s,
-                       echo_request(cl->conn.echo, std::string(64, 'x'), 32,
-                                    std::max<uint64_t>(per_pull, 1)));
-    note_errors("baseline pull", bp);
-    rates.push_back(pl.rate());
-    cpus.push_back(cpu.per_msg_us(pl.msgs).first);
-    std::cout << "round " << round << ": pull " << fmt(pl.rate())
-              << " msgs/s, baseline " << fmt(bp.rate()) << " msgs/s ("
-              << pct(bp.rate() > 0 ? pl.rate() / bp.rate() : 0) << "); CPU "
-              << cpu_text << '\n';
+    auto r = run_pulls(
+      sys, cl->conn, filled, s,
+      std::to_string(round) + "/" + std::to_string(opt.rounds) + " ", &cpu);
+    auto ratio = r.baseline.rate() > 0 ? r.pulls.rate() / r.baseline.rate() : 0;
+    rates.push_back(r.pulls.rate());
+    cpus.push_back(cpu.per_msg_us(r.pulls.msgs).first);
+    std::cout << "round " << round << ": pull " << fmt(r.pulls.rate())
+              << " msgs/s, baseline " << fmt(r.baseline.rate()) << " msgs/s ("
+              << pct(ratio) << "); CPU " << cpu.text() << ", "
+              << fmt(cpus.back(), 2) << " us/msg\n";
   }
   std::cout << "median of " << rates.size() << " rounds: pulls "
             << fmt(median(rates)) << " msgs/s, broker " << fmt(median(cpus), 2)
@@ -659,20 +679,10 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
         caf::scoped_actor self{sys};
         filled = max_offset(self, broker, one_topic).value_or(0);
       }
-      auto bytes = std::make_shared<uint64_t>(0);
-      auto pl = run_load(sys, tag("pull"), pull_in_flight, s,
-                         pull_request(broker, filled, bytes));
-      note_errors("pull", pl);
-      f.errors += pl.errors;
-      f.pull = pl.rate();
-      auto per_pull = pl.requests > 0 ? *bytes / pl.requests : 0;
-      auto bp = run_load(sys, tag("baseline pull-sized reply"), pull_in_flight,
-                         s,
-                         echo_request(conn->echo, std::string(64, 'x'), 32,
-                                      std::max<uint64_t>(per_pull, 1)));
-      note_errors("baseline pull", bp);
-      f.errors += bp.errors;
-      f.base_pull = bp.rate();
+      auto pr = run_pulls(sys, *conn, filled, s, tag(""));
+      f.errors += pr.pulls.errors + pr.baseline.errors;
+      f.pull = pr.pulls.rate();
+      f.base_pull = pr.baseline.rate();
       int64_t poll_start = 0;
       {
         caf::scoped_actor self{sys};
@@ -690,13 +700,13 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
       f.poll_ack_p50 = percentile(po.ack_to_answer_us, 0.5);
       f.poll_ack_p99 = percentile(po.ack_to_answer_us, 0.99);
       std::cout << "round " << round << ": pull " << fmt(f.pull) << " msgs/s ("
-                << pl.requests << " pulls of " << per_pull << " B, queue of "
-                << filled << "), baseline " << fmt(f.base_pull)
-                << " msgs/s; held pull answered " << fmt(f.poll_p50) << " / "
-                << fmt(f.poll_p99) << " us (p50/p99) after the send, "
-                << fmt(f.poll_ack_p50) << " / " << fmt(f.poll_ack_p99)
-                << " us after its ack (" << po.send_to_answer_us.size()
-                << " samples)\n"
+                << pr.pulls.requests << " pulls of " << pr.bytes_per_pull
+                << " B, queue of " << filled << "), baseline "
+                << fmt(f.base_pull) << " msgs/s; held pull answered "
+                << fmt(f.poll_p50) << " / " << fmt(f.poll_p99)
+                << " us (p50/p99) after the send, " << fmt(f.poll_ack_p50)
+                << " / " << fmt(f.poll_ack_p99) << " us after its ack ("
+                << po.send_to_answer_us.size() << " samples)\n"
                 << "round " << round << ": dispatch lag after " << lags << '\n';
     }
     rounds.push_back(f);
