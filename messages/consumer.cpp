@@ -14,6 +14,6 @@ RMQ_DEFINE_MESSAGE(rebalance_subscription, group, model, topics, strategy)
 
 RMQ_DEFINE_MESSAGE(queue_assignment, topic, queues)
 
-RMQ_DEFINE_MESSAGE(consume_result, status, error, batch)
+RMQ_DEFINE_MESSAGE(consume_result, status, error, batch, calls, retried_calls)
 
 } // namespace rmq

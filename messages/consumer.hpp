@@ -145,23 +145,27 @@ using lite_pull_consumer_actor = dumpable_actor::extend<
 
 // -- consume workers --------------------------------------------------------------
 
-/// What a consume worker's listener answered for one batch.
+/// What a consume worker's listener answered for one job: the listener
+/// ran once per slice of at most consume_batch_max messages.
 struct consume_result {
-  /// A consume_status (concurrent) or orderly_status (orderly) value; 1
-  /// (retry) when the listener threw.
+  /// A consume_status (concurrent) or orderly_status (orderly) value: 1
+  /// (retry) when the listener asked a retry for (or threw on) any slice.
   uint8_t status = 0;
-  /// The exception's text when the listener threw, else empty.
+  /// The last exception's text when the listener threw, else empty.
   std::string error;
-  /// The batch handed back when the listener asked for a retry, so that
-  /// the consumer keeps no copy of it while the listener runs; empty on
-  /// success (the worker frees it).
+  /// The messages of the slices to retry, handed back so that the
+  /// consumer keeps no copy of them while the listener runs; empty on
+  /// success (the worker frees them).
   std::vector<received_message> batch;
+  /// Listener calls for the job, and how many of them asked a retry.
+  int32_t calls = 0;
+  int32_t retried_calls = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, consume_result& x) {
   return f(caf::meta::type_name("rmq.consume_result"), x.status, x.error,
-           x.batch);
+           x.batch, x.calls, x.retried_calls);
 }
 
 RMQ_DECLARE_MESSAGE(consume_result);

@@ -261,7 +261,10 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
                  std::string{timer_topic});
   node.hold = sys.spawn(pull_hold_service, node.store.dispatcher,
                         caf::duration{caf::infinite});
-  node.pull = sys.spawn(pull_processor, pull_processor_config{}, node.topics,
+  pull_processor_config pcfg;
+  pcfg.max_transfer_count = opts.max_transfer_count;
+  pcfg.max_transfer_bytes = opts.max_transfer_bytes;
+  node.pull = sys.spawn(pull_processor, pcfg, node.topics,
                         node.store.dispatcher, node.offsets, node.hold);
   namesrv_registrar_options ropts;
   ropts.namesrv_addrs = std::move(namesrvs);

@@ -14,6 +14,7 @@
 #include "caf/fwd.hpp"
 #include "caf/timespan.hpp"
 
+#include "actors/broker/pull_processor.hpp"
 #include "actors/broker/store_actors.hpp"
 #include "actors/common/supervisor.hpp"
 #include "messages/broker.hpp"
@@ -93,6 +94,10 @@ struct broker_options {
   /// renewed for this long may be taken by another client (tests shrink
   /// it, so a SIGKILLed orderly consumer's queues move on in seconds).
   caf::timespan rebalance_lock_max_live_time = std::chrono::seconds{60};
+  /// maxTransferCountOnMessageInMemory and ...BytesOnMessageInMemory: the
+  /// most messages and bytes one pull answer carries.
+  int32_t max_transfer_count = pull_processor_config{}.max_transfer_count;
+  int32_t max_transfer_bytes = pull_processor_config{}.max_transfer_bytes;
   /// storeReplyMessageEnable: replies are stored before they are pushed.
   bool store_reply_message_enable = true;
   /// rejectTransactionMessage: refuse transactional sends.

@@ -34,8 +34,11 @@ namespace rmq {
 /// Broker settings the processor follows (RocketMQ BrokerConfig and
 /// MessageStoreConfig names in the comments).
 struct pull_processor_config {
-  /// maxTransferCountOnMessageInMemory.
-  int32_t max_transfer_count = 32;
+  /// maxTransferCountOnMessageInMemory. RocketMQ's is 32, which caps
+  /// every pull at 32 whatever the client asks; here the client's
+  /// pullBatchSize (32 by default) decides, up to 1,024, and the byte cap
+  /// bounds the answer (docs/broker.md, "Pull").
+  int32_t max_transfer_count = 1024;
   /// maxTransferBytesOnMessageInMemory.
   int32_t max_transfer_bytes = 256 * 1024;
   /// longPollingEnable; without it a parked pull waits shortPollingTimeMills.

@@ -1,6 +1,8 @@
 #include "actors/client/consume_worker.hpp"
 
+#include <algorithm>
 #include <exception>
+#include <iterator>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -29,44 +31,70 @@ static_assert(
 } // namespace
 
 nlohmann::json consume_worker_state::dump_fields() const {
-  return {{"batches", batches},
-          {"messages", messages},
-          {"retries", retries},
-          {"thrown", thrown},
-          {"last_error", last_error}};
+  return {{"slice", slice},       {"batches", batches},
+          {"messages", messages}, {"retries", retries},
+          {"thrown", thrown},     {"last_error", last_error}};
 }
+
+namespace {
+
+/// Runs the listener on one slice; the retry status when it threw.
+uint8_t run_listener(consume_worker_state& st,
+                     const std::vector<received_message>& slice,
+                     std::string& error) {
+  // The listener is the user's code: anything it throws is a retry
+  // (RocketMQ counts an exception as RECONSUME_LATER / SUSPEND).
+  try {
+    return st.listener ? st.listener(slice) : retry_status;
+  } catch (const std::exception& e) {
+    error = e.what();
+  } catch (...) {
+    error = "unknown exception";
+  }
+  ++st.thrown;
+  st.last_error = error;
+  RMQ_WARN(component, "listener threw: " << error);
+  return retry_status;
+}
+
+} // namespace
 
 consume_worker_actor::behavior_type consume_worker(
   consume_worker_actor::stateful_pointer<consume_worker_state> self,
-  batch_listener listener) {
+  batch_listener listener, size_t slice) {
   self->state.listener = std::move(listener);
+  self->state.slice = std::max<size_t>(1, slice);
   return {
-    [self](consume_atom, std::vector<received_message>& batch) {
+    [self](consume_atom, std::vector<received_message>& job) {
       auto& st = self->state;
-      ++st.batches;
-      st.messages += static_cast<int64_t>(batch.size());
+      st.messages += static_cast<int64_t>(job.size());
       consume_result res;
-      // The listener is the user's code: anything it throws is a retry
-      // (RocketMQ counts an exception as RECONSUME_LATER / SUSPEND).
-      try {
-        res.status = st.listener ? st.listener(batch) : retry_status;
-      } catch (const std::exception& e) {
-        res.status = retry_status;
-        res.error = e.what();
-      } catch (...) {
-        res.status = retry_status;
-        res.error = "unknown exception";
-      }
-      if (!res.error.empty()) {
-        ++st.thrown;
-        st.last_error = res.error;
-        RMQ_WARN(component, "listener threw: " << res.error);
-      }
-      // A retry needs the messages (sent back, or consumed again); a
-      // consumed batch is freed here, off the consumer's thread.
-      if (res.status == retry_status) {
+      auto one = [&](std::vector<received_message>& slice) {
+        ++st.batches;
+        ++res.calls;
+        if (run_listener(st, slice, res.error) != retry_status)
+          return; // consumed: freed here, off the consumer's thread
         ++st.retries;
-        res.batch = std::move(batch);
+        ++res.retried_calls;
+        res.status = retry_status;
+        // A retry needs the messages (sent back, or consumed again).
+        res.batch.insert(res.batch.end(),
+                         std::make_move_iterator(slice.begin()),
+                         std::make_move_iterator(slice.end()));
+      };
+      if (job.size() <= st.slice) {
+        one(job);
+        return res;
+      }
+      // A job of several slices (one hand-off for them all): the listener
+      // sees each slice as its own batch, in order.
+      std::vector<received_message> slice;
+      for (size_t i = 0; i < job.size(); i += st.slice) {
+        auto end = std::min(job.size(), i + st.slice);
+        slice.assign(
+          std::make_move_iterator(job.begin() + static_cast<ptrdiff_t>(i)),
+          std::make_move_iterator(job.begin() + static_cast<ptrdiff_t>(end)));
+        one(slice);
       }
       return res;
     },

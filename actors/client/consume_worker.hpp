@@ -1,5 +1,7 @@
 // A push consumer's consume worker (one thread of RocketMQ's
-// consumeExecutor): runs the user's listener on one batch at a time. The
+// consumeExecutor): runs the user's listener on one job at a time, a
+// slice of at most consume_batch_max messages per call (a job may hold
+// several slices, so that a pull costs few hand-offs). The
 // consumer spawns `consume_threads` of them detached (a listener may
 // block) and hands a batch only to an idle one. A listener that throws
 // answers the retry status (reconsume_later / suspend), so one bad
@@ -27,6 +29,9 @@ using batch_listener
 
 struct consume_worker_state {
   batch_listener listener;
+  /// consume_batch_max: the most messages per listener call.
+  size_t slice = 1;
+  /// Listener calls.
   int64_t batches = 0;
   int64_t messages = 0;
   int64_t retries = 0;
@@ -41,6 +46,6 @@ struct consume_worker_state {
 
 consume_worker_actor::behavior_type consume_worker(
   consume_worker_actor::stateful_pointer<consume_worker_state> self,
-  batch_listener listener);
+  batch_listener listener, size_t slice);
 
 } // namespace rmq

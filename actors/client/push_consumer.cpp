@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <iterator>
 #include <set>
 #include <utility>
 
@@ -486,6 +487,39 @@ void start_queue(self_ptr self, push_queue& q) {
 
 // -- pulling ---------------------------------------------------------------------
 
+/// Concurrent: a pull's messages become at most one job per worker, each
+/// of whole consume_batch_max slices (the worker calls the listener per
+/// slice). One hand-off per slice cost a thread wake-up per slice: with
+/// consume_batch_max 1, 32 per pull (docs/consumer.md, "Consume workers").
+void split_into_jobs(self_ptr self, const message_queue& mq, int64_t gen,
+                     std::vector<received_message> msgs) {
+  auto& st = self->state;
+  if (msgs.empty())
+    return;
+  auto max
+    = static_cast<size_t>(std::max<int32_t>(1, st.opts.cfg.consume_batch_max));
+  auto slices = (msgs.size() + max - 1) / max;
+  auto jobs = std::min(slices, std::max<size_t>(1, st.workers.size()));
+  // Whole slices per job, the first jobs one slice more when they do not
+  // divide evenly.
+  size_t begin = 0;
+  for (size_t j = 0; j < jobs; ++j) {
+    auto take = (slices / jobs + (j < slices % jobs ? 1 : 0)) * max;
+    auto end = std::min(msgs.size(), begin + take);
+    push_job job;
+    job.mq = mq;
+    job.generation = gen;
+    if (begin == 0 && end == msgs.size())
+      job.msgs = std::move(msgs);
+    else
+      job.msgs.assign(
+        std::make_move_iterator(msgs.begin() + static_cast<ptrdiff_t>(begin)),
+        std::make_move_iterator(msgs.begin() + static_cast<ptrdiff_t>(end)));
+    st.jobs.push_back(std::move(job));
+    begin = end;
+  }
+}
+
 void on_pulled(self_ptr self, const message_queue& mq, int64_t gen,
                pull_message_result res) {
   auto q = find_queue(self, mq, gen);
@@ -531,26 +565,9 @@ void on_pulled(self_ptr self, const message_queue& mq, int64_t gen,
         break;
       }
       // Concurrent: the process queue keeps offsets and sizes only; the
-      // messages move into their batches.
+      // messages move into their jobs.
       q->pq.track(fresh);
-      {
-        auto max = static_cast<size_t>(
-          std::max<int32_t>(1, st.opts.cfg.consume_batch_max));
-        for (size_t i = 0; i < fresh.size(); i += max) {
-          push_job job;
-          job.mq = mq;
-          job.generation = gen;
-          auto end = std::min(fresh.size(), i + max);
-          if (i == 0 && end == fresh.size())
-            job.msgs = std::move(fresh);
-          else
-            job.msgs.assign(std::make_move_iterator(
-                              fresh.begin() + static_cast<ptrdiff_t>(i)),
-                            std::make_move_iterator(
-                              fresh.begin() + static_cast<ptrdiff_t>(end)));
-          st.jobs.push_back(std::move(job));
-        }
-      }
+      split_into_jobs(self, mq, gen, std::move(fresh));
       break;
     }
     case pull_status::no_new_msg:
@@ -755,19 +772,20 @@ void send_back(self_ptr self, const received_message& m, int32_t max_times,
     failed);
 }
 
-/// `offsets`: the batch's; `msgs`: the batch itself, back from the worker
-/// only when the listener asked for a retry.
+/// `offsets`: the job's; `res.batch`: the messages of its slices that the
+/// listener asked to retry (the rest were consumed).
 void on_concurrent_result(self_ptr self, const message_queue& mq, int64_t gen,
                           const std::vector<int64_t>& offsets,
-                          std::vector<received_message> msgs,
-                          consume_status status) {
+                          consume_result res) {
   auto& st = self->state;
-  if (status == consume_status::consume_success) {
-    ++st.consumed_ok;
+  st.consumed_ok += res.calls - res.retried_calls;
+  if (static_cast<consume_status>(res.status)
+      == consume_status::consume_success) {
     remove_consumed(self, mq, gen, offsets);
     return;
   }
-  ++st.consumed_retry;
+  st.consumed_retry += res.retried_calls;
+  auto& msgs = res.batch;
   if (!clustering(self)) {
     // RocketMQ drops failed messages of broadcasting consumers.
     RMQ_WARN(component, "broadcasting: dropping " << msgs.size()
@@ -775,6 +793,21 @@ void on_concurrent_result(self_ptr self, const message_queue& mq, int64_t gen,
                                                   << to_text(mq));
     remove_consumed(self, mq, gen, offsets);
     return;
+  }
+  if (msgs.size() < offsets.size()) {
+    // The slices consumed are done now; the retried ones wait for their
+    // send-back below.
+    std::vector<int64_t> retried;
+    retried.reserve(msgs.size());
+    for (auto& m : msgs)
+      retried.push_back(m.queue_offset);
+    std::sort(retried.begin(), retried.end());
+    std::vector<int64_t> done;
+    done.reserve(offsets.size() - msgs.size());
+    for (auto off : offsets)
+      if (!std::binary_search(retried.begin(), retried.end(), off))
+        done.push_back(off);
+    remove_consumed(self, mq, gen, done);
   }
   auto max = st.opts.cfg.max_reconsume_times < 0
                ? default_max_reconsume
@@ -949,8 +982,7 @@ void hand_to_worker(self_ptr self, push_job job) {
           on_orderly_result(self, mq, gen, *offsets, std::move(res.batch),
                             static_cast<orderly_status>(res.status));
         else
-          on_concurrent_result(self, mq, gen, *offsets, std::move(res.batch),
-                               static_cast<consume_status>(res.status));
+          on_concurrent_result(self, mq, gen, *offsets, std::move(res));
         dispatch(self);
         maybe_finish_shutdown(self);
       },
@@ -1314,10 +1346,12 @@ push_consumer_actor::behavior_type push_consumer_impl(
     };
   }
   auto n = std::max(1, st.opts.cfg.consume_threads);
+  auto slice
+    = static_cast<size_t>(std::max<int32_t>(1, st.opts.cfg.consume_batch_max));
   for (int i = 0; i < n; ++i) {
     auto w = st.opts.detached
-               ? self->spawn<caf::detached>(consume_worker, listener)
-               : self->spawn(consume_worker, listener);
+               ? self->spawn<caf::detached>(consume_worker, listener, slice)
+               : self->spawn(consume_worker, listener, slice);
     st.workers.push_back(w);
     st.idle.push_back(w);
   }

@@ -79,6 +79,18 @@ caf::expected<broker_options> to_broker_options(const options& cfg) {
     return make_error(errc::invalid_parameter,
                       "--disk-space-warning-level-ratio must be in (0, 1]");
   opts.store.disk_full_ratio = cfg.disk_space_warning_level_ratio;
+  if (cfg.max_transfer_count_on_message_in_memory < 1
+      || cfg.max_transfer_count_on_message_in_memory > 65'536
+      || cfg.max_transfer_bytes_on_message_in_memory < 1
+      || cfg.max_transfer_bytes_on_message_in_memory > INT32_MAX)
+    return make_error(errc::invalid_parameter,
+                      "--max-transfer-count-on-message-in-memory must be in "
+                      "1..65536 and --max-transfer-bytes-on-message-in-memory "
+                      "in 1..2147483647");
+  opts.max_transfer_count
+    = static_cast<int32_t>(cfg.max_transfer_count_on_message_in_memory);
+  opts.max_transfer_bytes
+    = static_cast<int32_t>(cfg.max_transfer_bytes_on_message_in_memory);
   if (cfg.sync_flush_timeout_ms < 1)
     return make_error(errc::invalid_parameter,
                       "--sync-flush-timeout-ms must be > 0");

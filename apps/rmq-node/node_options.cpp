@@ -52,6 +52,13 @@ options::options() {
          "broker: consume-queue file size in bytes (20 per message)")
     .add(max_message_size, "max-message-size",
          "broker: largest message body in bytes")
+    .add(max_transfer_count_on_message_in_memory,
+         "max-transfer-count-on-message-in-memory",
+         "broker: most messages in one pull answer")
+    .add(max_transfer_bytes_on_message_in_memory,
+         "max-transfer-bytes-on-message-in-memory",
+         "broker: most bytes in one pull answer (the first message always "
+         "goes)")
     .add(sync_flush_timeout_ms, "sync-flush-timeout-ms",
          "broker: SYNC_FLUSH sends answer FLUSH_DISK_TIMEOUT after this")
     .add(disk_space_warning_level_ratio, "disk-space-warning-level-ratio",

@@ -56,8 +56,11 @@ struct fixture : test::deterministic_fixture {
                     actors.dispatcher);
     hold = spawn(pull_hold_service, actors.dispatcher,
                  caf::duration{caf::infinite});
-    processor = spawn(pull_processor, pull_processor_config{}, topics,
-                      actors.dispatcher, offsets, hold);
+    pull_processor_config pcfg;
+    // RocketMQ's cap, so that a pull of 100 stops at it.
+    pcfg.max_transfer_count = 32;
+    processor = spawn(pull_processor, pcfg, topics, actors.dispatcher, offsets,
+                      hold);
     sched.run();
   }
 
@@ -283,7 +286,7 @@ TEST_SUITE("broker.pull_processor") {
     auto res = pull(req);
     CHECK_EQ(res.message_count, 3);
     CHECK_EQ(res.next_begin_offset, 3);
-    // The broker caps a pull at 32 messages (maxTransferCountOnMessage...).
+    // The broker caps a pull at its max_transfer_count (32 here).
     req.max_msg_nums = 100;
     res = pull(req);
     CHECK_EQ(res.message_count, 32);

@@ -24,12 +24,16 @@ TEST_SUITE("messages.push_consumer") {
     r.batch.resize(1);
     r.batch[0].body = "b";
     r.batch[0].queue_offset = 7;
+    r.calls = 3;
+    r.retried_calls = 1;
     CHECK_EQ(name_of<consume_result>(), "rmq.consume_result");
     CHECK(roundtrip(r) == r);
     auto j = nlohmann::json(r);
     CHECK_EQ(j["status"], 1);
     CHECK_EQ(j["error"], "listener threw: boom");
     CHECK_EQ(j["batch"][0]["queue_offset"], 7);
+    CHECK_EQ(j["calls"], 3);
+    CHECK_EQ(j["retried_calls"], 1);
     CHECK(j.get<consume_result>() == r);
     CHECK(r != consume_result{});
   }

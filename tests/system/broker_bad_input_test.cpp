@@ -36,7 +36,8 @@ struct bad_input_fixture {
     broker_launch how;
     how.store_dir = dir.path() + "/store";
     how.auto_create_topic = false;
-    how.extra = {"--max-message-size=1024"};
+    how.extra = {"--max-message-size=1024",
+                 "--max-transfer-count-on-message-in-memory=2"};
     broker = start_broker_node(how);
     front = connect_broker(client, broker.port);
     create_topic(client, front, topic, 4);
@@ -186,6 +187,12 @@ TEST_SUITE("system.broker.bad_input") {
     REQUIRE_FALSE(parsed);
     CHECK_MESSAGE(parsed.error() == errc::subscription_parse_failed,
                   describe(parsed.error()));
+    // The broker's --max-transfer-count-on-message-in-memory=2 caps a
+    // pull that asks for more.
+    auto capped = pull(topic, 0, 0);
+    REQUIRE_MESSAGE(capped, describe(capped.error()));
+    CHECK_EQ(capped->message_count, 2);
+    CHECK_EQ(capped->next_begin_offset, 2);
     // A good pull still reads everything.
     CHECK_EQ(pull_all(client, front, topic, 0),
              std::vector<std::string>(3, "fine"));
@@ -220,4 +227,15 @@ TEST_SUITE("system.broker.bad_input") {
     CHECK(after - before < 16 * 1024);
   }
 
+  TEST_CASE("a broker with an out-of-range pull cap does not start") {
+    temp_dir dir;
+    for (std::string flag : {"--max-transfer-count-on-message-in-memory=0",
+                             "--max-transfer-bytes-on-message-in-memory=-1"}) {
+      CAPTURE(flag);
+      child_process node{{bin_dir() + "/rmq-node", "--role=broker", "--port=0",
+                          "--store-dir=" + dir.path(), flag},
+                         true};
+      CHECK_EQ(node.wait(), 2);
+    }
+  }
 } // TEST_SUITE
