@@ -426,6 +426,43 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(dump(c)["sent_back"], 1);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a pull goes to the workers as whole slices; "
+                             "only the slices that failed are sent back") {
+    auto cfg = config();
+    cfg.consume_batch_max = 2;
+    auto c = concurrent_on_queue0(
+      [](const std::vector<received_message>& b) {
+        return b[0].queue_offset == 2 ? consume_status::reconsume_later
+                                      : consume_status::consume_success;
+      },
+      cfg);
+    for (int i = 0; i < 7; ++i)
+      broker->append(topic, 0, "m" + std::to_string(i));
+    wake();
+    // Two workers: jobs of offsets 0..3 and 4..6; the listener sees slices
+    // of at most two.
+    std::vector<std::vector<int64_t>> slices;
+    for (auto& b : batches) {
+      slices.emplace_back();
+      for (auto& m : b)
+        slices.back().push_back(m.queue_offset);
+    }
+    std::sort(slices.begin(), slices.end());
+    CHECK_EQ(slices,
+             std::vector<std::vector<int64_t>>{{0, 1}, {2, 3}, {4, 5}, {6}});
+    auto d = dump(c);
+    CHECK_EQ(d["consumed_ok"], 3);
+    CHECK_EQ(d["consumed_retry"], 1);
+    // Only 2 and 3 went back; then everything is done.
+    std::vector<int64_t> back;
+    for (auto& sb : broker->send_backs)
+      back.push_back(sb.offset);
+    CHECK_EQ(back, std::vector<int64_t>{broker->phys[{topic, 0}][2],
+                                        broker->phys[{topic, 0}][3]});
+    advance_time(5s, 500ms);
+    CHECK_EQ(last_commit(0), 7);
+  }
+
   TEST_CASE_FIXTURE(fixture, "a throwing listener counts as reconsume_later "
                              "and the consumer goes on") {
     auto c = concurrent_on_queue0(
