@@ -122,6 +122,9 @@ void announce(self_ptr self) {
 
 caf::expected<int64_t> dispatch_to(self_ptr self, int64_t up_to);
 
+/// Records past this many bytes are dispatched by the helper.
+constexpr int64_t helper_dispatch_bytes = 8 * 1024;
+
 // A helper request is answered: once the helper is idle, the dispatches
 // that waited for it go on here.
 void helper_done(self_ptr self) {
@@ -176,6 +179,13 @@ caf::expected<int64_t> dispatch_to(self_ptr self, int64_t up_to) {
   ++st.dispatch_requests;
   if (st.helper && st.helper_busy > 0) {
     st.pending_dispatch = std::max(st.pending_dispatch, up_to);
+    return st.store->dispatched_offset();
+  }
+  if (st.helper
+      && up_to - st.store->dispatched_offset() > helper_dispatch_bytes) {
+    // A long stretch (a batch's records) goes to the helper's thread
+    // whole, so that it runs beside the next sends on this one.
+    dispatch_by_helper(self, up_to);
     return st.store->dispatched_offset();
   }
   bool done = true;

@@ -160,4 +160,30 @@ TEST_SUITE("broker.dispatch_helper") {
     CHECK_EQ(d["checkpoints"], 1);
     CHECK_EQ(d["helper_busy"], 0);
   }
+
+  TEST_CASE_FIXTURE(fixture, "a long stretch of records is dispatched by the "
+                             "helper, a short one here") {
+    // The queue's file first (that needs the helper anyway).
+    put(0, 1);
+    ask<int64_t>(disp, dispatch_atom::value, store->write_offset());
+    CHECK_EQ(dump()["helper_dispatches"], 1);
+    // A few records: here.
+    put(0, 3);
+    ask<int64_t>(disp, dispatch_atom::value, store->write_offset());
+    CHECK_EQ(dump()["helper_dispatches"], 1);
+    // More than 8 KiB of records (a producer's batch): the helper.
+    auto before = store->write_offset();
+    int n = 0;
+    while (store->write_offset() - before <= 8 * 1024) {
+      put(0, 1);
+      ++n;
+    }
+    CHECK_EQ(ask<int64_t>(disp, dispatch_atom::value, store->write_offset()),
+             store->write_offset());
+    auto d = dump();
+    CHECK_EQ(d["helper_dispatches"], 2);
+    CHECK_EQ(d["helper_busy"], 0);
+    CHECK_EQ(store->dispatched_offset(), store->write_offset());
+    CHECK_EQ(read_count(0), static_cast<size_t>(4 + n));
+  }
 }
