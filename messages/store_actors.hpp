@@ -53,6 +53,10 @@ using dispatcher_actor = dumpable_actor::extend<
   caf::reacts_to<tick_atom>,
   // Flush queues and index, write the checkpoint now.
   caf::replies_to<checkpoint_atom>::with<int64_t>,
+  // Finish the checkpoint the store has prepared (the fdatasyncs and the
+  // checkpoint file, message_store::finish_checkpoint): the helper's job,
+  // while the dispatcher goes on dispatching.
+  caf::replies_to<checkpoint_atom, flush_atom>::with<int64_t>,
   caf::replies_to<get_message_request>::with<get_message_result>,
   caf::replies_to<get_offset_request>::with<queue_offsets>,
   caf::replies_to<search_offset_request>::with<int64_t>,

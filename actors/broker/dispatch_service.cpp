@@ -346,7 +346,35 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
           RMQ_ERROR("store", "checkpoint failed: " << describe(err));
         return;
       }
-      // Its fdatasyncs block: the helper's job.
+      if (st.finishing_checkpoint)
+        return; // the last one is still syncing: this round is skipped
+      if (auto min = st.store->min_offset(); min == st.log_min_offset) {
+        // Its fdatasyncs block: the helper's job. Only the note of what to
+        // sync takes the store's lock, so that dispatches (and the pulls
+        // held for them) go on here meanwhile: with the whole checkpoint
+        // at the helper they waited for its fdatasyncs, a few ms a second
+        // (docs/broker.md, "The dispatcher and its helper").
+        st.store->prepare_checkpoint();
+        st.finishing_checkpoint = true;
+        self
+          ->request(st.helper, caf::infinite, checkpoint_atom::value,
+                    flush_atom::value)
+          .then(
+            [self](int64_t) {
+              self->state.finishing_checkpoint = false;
+              ++self->state.checkpoints;
+            },
+            [self](const caf::error& err) {
+              self->state.finishing_checkpoint = false;
+              self->state.last_error = describe(err);
+              RMQ_ERROR("store",
+                        "checkpoint failed: " << self->state.last_error);
+            });
+        return;
+      }
+      // Retention moved the log's start: the helper also cleans the queues
+      // and the index (unlinks), holding the store meanwhile.
+      st.log_min_offset = st.store->min_offset();
       ask_helper<int64_t>(
         self,
         [self](caf::expected<int64_t> res) {
@@ -358,6 +386,12 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
           RMQ_ERROR("store", "checkpoint failed: " << self->state.last_error);
         },
         checkpoint_atom::value);
+    },
+    [=](checkpoint_atom, flush_atom) -> caf::result<int64_t> {
+      if (auto err = self->state.store->finish_checkpoint())
+        return err;
+      ++self->state.checkpoints;
+      return self->state.store->dispatched_offset();
     },
     [=](checkpoint_atom) -> caf::result<int64_t> {
       if (self->state.helper)
@@ -437,6 +471,7 @@ nlohmann::json dispatch_state::dump_fields() const {
     {"checkpoints", checkpoints},
     {"dispatch_requests", dispatch_requests},
     {"has_helper", static_cast<bool>(helper)},
+    {"finishing_checkpoint", finishing_checkpoint},
     {"helper_busy", helper_busy},
     {"helper_dispatches", helper_dispatches},
     {"helper_requests", helper_requests},

@@ -68,6 +68,8 @@ struct dispatch_state {
   dispatcher_actor helper;
   /// Requests to the helper not answered yet.
   int helper_busy = 0;
+  /// A checkpoint prepared here is being finished by the helper.
+  bool finishing_checkpoint = false;
   /// Dispatch wanted up to here while the helper was busy; -1: none.
   int64_t pending_dispatch = -1;
   /// Waiting (dispatch_atom, up_to) requests, answered once dispatched.

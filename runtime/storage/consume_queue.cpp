@@ -203,6 +203,18 @@ void consume_queue::correct_min_offset(int64_t phys_min) {
   }
 }
 
+void consume_queue::take_unsynced(std::vector<mapped_file_ptr>& out) {
+  if (synced_offset_ >= max_offset_ || files_.empty())
+    return;
+  auto per_file = static_cast<int64_t>(cfg_.cq_units_per_file);
+  auto first = files_.front()->base_offset() / 20;
+  auto from = std::max(synced_offset_, first);
+  for (auto i = (from - first) / per_file;
+       i <= (max_offset_ - 1 - first) / per_file; ++i)
+    out.push_back(files_[static_cast<size_t>(i)]);
+  synced_offset_ = max_offset_;
+}
+
 caf::error consume_queue::sync() {
   if (synced_offset_ >= max_offset_ || files_.empty())
     return caf::none;

@@ -64,6 +64,10 @@ public:
   /// fdatasync of the files written since the last call.
   caf::error sync();
 
+  /// The files `sync` would sync, appended to `out`; counts them as synced
+  /// (the caller syncs them, without the store's lock).
+  void take_unsynced(std::vector<mapped_file_ptr>& out);
+
   /// Whether units were written since the last sync.
   bool dirty() const {
     return synced_offset_ < max_offset_ && !files_.empty();

@@ -43,6 +43,10 @@ public:
     return file_->sync();
   }
 
+  const mapped_file_ptr& file() const {
+    return file_;
+  }
+
   void remove() {
     file_->remove();
   }

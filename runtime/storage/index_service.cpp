@@ -112,6 +112,12 @@ void index_service::delete_below(int64_t phys_min) {
   }
 }
 
+void index_service::take_unsynced(std::vector<mapped_file_ptr>& out) {
+  for (auto i = dirty_from_; i < files_.size(); ++i)
+    out.push_back(files_[i]->file());
+  dirty_from_ = SIZE_MAX;
+}
+
 caf::error index_service::sync() {
   for (auto i = dirty_from_; i < files_.size(); ++i)
     if (auto err = files_[i]->sync())

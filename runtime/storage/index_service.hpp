@@ -40,6 +40,10 @@ public:
 
   caf::error sync();
 
+  /// The files `sync` would sync, appended to `out`; counts them as synced
+  /// (the caller syncs them, without the store's lock).
+  void take_unsynced(std::vector<mapped_file_ptr>& out);
+
   size_t file_count() const {
     return files_.size();
   }

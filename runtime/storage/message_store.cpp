@@ -31,6 +31,9 @@ message_store::~message_store() {
 }
 
 caf::error message_store::close() {
+  // After a checkpoint being finished: its older values must not land
+  // after the last one.
+  std::lock_guard<std::mutex> c{checkpoint_mtx_};
   std::lock_guard<std::mutex> w{writer_mtx_};
   std::lock_guard<std::mutex> r{reader_mtx_};
   if (closed_)

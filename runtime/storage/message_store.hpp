@@ -124,6 +124,16 @@ public:
   /// Syncs consume queues and index, then writes the checkpoint.
   caf::error save_checkpoint();
 
+  /// The same in two steps, so that the fdatasyncs do not hold the
+  /// dispatcher's lock (dispatches and reads go on meanwhile):
+  /// `prepare_checkpoint` takes the lock only to note the files written
+  /// since the last checkpoint and what the checkpoint will say;
+  /// `finish_checkpoint` (on a thread that may block) syncs those files
+  /// and writes the checkpoint. A failed finish makes the next checkpoint
+  /// sync the whole file system.
+  void prepare_checkpoint();
+  caf::error finish_checkpoint();
+
   /// Moves queue minimums past deleted segments and drops unused files.
   void clean_consume_queues();
 
@@ -279,6 +289,17 @@ private:
   std::atomic<int64_t> dispatched_{0};
   std::atomic<bool> dispatch_noted_{false};
   int64_t last_store_ts_ = 0;
+
+  // The checkpoint prepared and not finished yet (checkpoint_mtx_), and
+  // whether a failed one left files unsynced (the next one: syncfs).
+  struct checkpoint_plan {
+    bool syncfs = false;
+    std::vector<mapped_file_ptr> files;
+    checkpoint values;
+  };
+  std::mutex checkpoint_mtx_;
+  std::optional<checkpoint_plan> checkpoint_plan_;
+  std::atomic<bool> checkpoint_failed_{false};
 
   std::atomic<bool> failed_{false};
   std::atomic<bool> closed_{false};

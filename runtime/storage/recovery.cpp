@@ -399,7 +399,67 @@ caf::error message_store::save_checkpoint_locked() {
   return cp.save(cfg_.dir + "/checkpoint");
 }
 
+void message_store::prepare_checkpoint() {
+  checkpoint_plan plan;
+  {
+    std::lock_guard<std::mutex> guard{reader_mtx_};
+    if (closed_)
+      return;
+    size_t dirty = 0;
+    for (auto& kvp : queues_)
+      for (auto& cq : kvp.second)
+        if (cq && cq->dirty())
+          ++dirty;
+    // As in save_checkpoint_locked: many dirty queues, one syncfs.
+    plan.syncfs = dirty > cfg_.cq_syncfs_threshold
+                  || checkpoint_failed_.exchange(false);
+    for (auto& kvp : queues_)
+      for (auto& cq : kvp.second) {
+        if (!cq)
+          continue;
+        if (plan.syncfs)
+          cq->mark_synced();
+        else
+          cq->take_unsynced(plan.files);
+      }
+    index_.take_unsynced(plan.files);
+    auto& cp = plan.values;
+    cp.physic_msg_timestamp = last_store_ts_;
+    cp.logics_msg_timestamp = last_store_ts_;
+    cp.index_msg_timestamp = last_store_ts_;
+    cp.confirm_phy_offset = log_.flushed_offset();
+    cp.dispatched_offset = std::min(dispatched_.load(), log_.flushed_offset());
+  }
+  std::lock_guard<std::mutex> guard{checkpoint_mtx_};
+  if (checkpoint_plan_) {
+    // The last one never finished: its files join this one.
+    auto& old = checkpoint_plan_->files;
+    plan.files.insert(plan.files.end(), old.begin(), old.end());
+    plan.syncfs = plan.syncfs || checkpoint_plan_->syncfs;
+  }
+  checkpoint_plan_ = std::move(plan);
+}
+
+caf::error message_store::finish_checkpoint() {
+  std::lock_guard<std::mutex> guard{checkpoint_mtx_};
+  if (!checkpoint_plan_ || closed_)
+    return caf::none; // close() wrote the last checkpoint
+  auto plan = std::move(*checkpoint_plan_);
+  checkpoint_plan_.reset();
+  caf::error err;
+  if (plan.syncfs)
+    err = sync_file_system(cfg_.dir); // covers the files too
+  for (size_t i = 0; !plan.syncfs && !err && i < plan.files.size(); ++i)
+    err = plan.files[i]->sync();
+  if (!err)
+    err = plan.values.save(cfg_.dir + "/checkpoint");
+  if (err)
+    checkpoint_failed_ = true;
+  return err;
+}
+
 caf::error message_store::save_checkpoint() {
+  std::lock_guard<std::mutex> c{checkpoint_mtx_};
   std::lock_guard<std::mutex> guard{reader_mtx_};
   if (closed_)
     return caf::none; // close() wrote the last checkpoint

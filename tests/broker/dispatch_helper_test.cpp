@@ -12,6 +12,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "runtime/storage/checkpoint.hpp"
 #include "tests/runtime/store_test_util.hpp"
 #include "tests/support/deterministic_fixture.hpp"
 
@@ -159,6 +160,36 @@ TEST_SUITE("broker.dispatch_helper") {
     auto d = dump();
     CHECK_EQ(d["checkpoints"], 1);
     CHECK_EQ(d["helper_busy"], 0);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "dispatches go on while the helper syncs the "
+                             "timed checkpoint") {
+    put(0, 1);
+    ask<int64_t>(disp, dispatch_atom::value, store->write_offset());
+    REQUIRE(store->flush(store->write_offset()));
+    auto before = store->dispatched_offset();
+    // The tick: the dispatcher notes what to sync and hands the syncs to
+    // the helper, whose turn has not come yet.
+    sched.advance_time(1s);
+    while (sched.prioritize(disp) && sched.try_run_once()) {
+      // only the dispatcher's turns
+    }
+    put(0, 2);
+    caf::anon_send(disp, dispatch_atom::value);
+    REQUIRE(sched.prioritize(disp));
+    sched.run_once();
+    // Dispatched here, the checkpoint still at the helper.
+    CHECK_GT(store->dispatched_offset(), before);
+    CHECK_EQ(store->dispatched_offset(), store->write_offset());
+    sched.run();
+    auto d = dump();
+    CHECK_EQ(d["checkpoints"], 1);
+    CHECK_EQ(d["finishing_checkpoint"], false);
+    CHECK_EQ(d["helper_busy"], 0);
+    // It says what was dispatched when the tick came.
+    CHECK_EQ(
+      storage::checkpoint::load(scfg.dir + "/checkpoint").dispatched_offset,
+      before);
   }
 
   TEST_CASE_FIXTURE(fixture, "a long stretch of records is dispatched by the "
