@@ -36,7 +36,7 @@ namespace rmq {
 struct pull_processor_config {
   /// maxTransferCountOnMessageInMemory. RocketMQ's is 32, which caps
   /// every pull at 32 whatever the client asks; here the client's
-  /// pullBatchSize (32 by default) decides, up to 1,024, and the byte cap
+  /// pullBatchSize (a push consumer's: 256) decides, up to 1,024, and the byte cap
   /// bounds the answer (docs/broker.md, "Pull").
   int32_t max_transfer_count = 1024;
   /// maxTransferBytesOnMessageInMemory.

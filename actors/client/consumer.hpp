@@ -40,8 +40,9 @@ struct consumer_config {
   std::string consume_timestamp;
   /// runtime/allocate_strategy.hpp name.
   std::string allocate_strategy = "AVG";
-  /// RocketMQ pullBatchSize (push: 32; lite pull: 10).
-  int32_t pull_batch_size = 32;
+  /// Most messages one pull asks for (RocketMQ pullBatchSize; push: 256
+  /// here, RocketMQ 32, see docs/consumer.md "Pull size"; lite pull: 10).
+  int32_t pull_batch_size = 256;
   /// Broker-side long-poll suspension (push: 15 s; lite pull: 20 s) and
   /// the bound of one pull request (RocketMQ consumerTimeoutMillis...: 30 s).
   caf::timespan suspend_timeout = std::chrono::seconds{15};

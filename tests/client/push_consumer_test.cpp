@@ -248,7 +248,7 @@ TEST_SUITE("client.push_consumer") {
     auto& p = broker->pulls[0];
     CHECK_EQ(p.consumer_group, "G");
     CHECK_EQ(p.queue_offset, 0);
-    CHECK_EQ(p.max_msg_nums, 32);
+    CHECK_EQ(p.max_msg_nums, 256);
     CHECK_EQ(p.suspend_timeout_ms, 15000);
     CHECK_NE(p.sys_flag & pull_sys_flag::suspend, 0);
     CHECK_NE(p.sys_flag & pull_sys_flag::subscription, 0);
