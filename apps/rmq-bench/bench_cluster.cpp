@@ -2,11 +2,28 @@
 
 #include <iostream>
 
+#include <unistd.h>
+
 #include "caf/scoped_actor.hpp"
 
 namespace rmq::bench {
 
 namespace {
+
+// The actor system of `c` and its connection to `c.broker_addr`; false
+// on failure (printed).
+bool connect_to_broker(bench_cluster& c) {
+  if (auto why = c.cfg.load_network(); !why.empty()) {
+    std::cerr << why << '\n';
+    return false;
+  }
+  c.sys = std::make_unique<caf::actor_system>(c.cfg);
+  auto conn = connect_broker(*c.sys, c.broker_addr);
+  if (!conn)
+    return false;
+  c.conn = *conn;
+  return true;
+}
 
 // The broker, the actor system and the connection of `c`; false on
 // failure (printed).
@@ -16,16 +33,9 @@ bool start_broker_of(bench_cluster& c, const std::string& flush,
                         c.ns ? c.ns->address : std::string{});
   if (!c.node)
     return false;
-  if (auto why = c.cfg.load_network(); !why.empty()) {
-    std::cerr << why << '\n';
-    return false;
-  }
-  c.sys = std::make_unique<caf::actor_system>(c.cfg);
-  auto conn = connect_broker(*c.sys, c.node->address);
-  if (!conn)
-    return false;
-  c.conn = *conn;
-  return true;
+  c.broker_addr = c.node->address;
+  c.broker_pid = std::to_string(c.node->proc->pid());
+  return connect_to_broker(c);
 }
 
 // Creates `topics` on the broker of `c`; false on failure (printed).
@@ -55,10 +65,43 @@ std::unique_ptr<bench_cluster> start_cluster(const std::string& store_dir,
   c->ns = start_namesrv();
   if (!c->ns)
     return nullptr;
+  c->namesrv_addr = c->ns->address;
   if (!start_broker_of(*c, "ASYNC_FLUSH", store_dir)
       || !create_topics(*c, {{topic, queues}}))
     return nullptr;
   return c;
+}
+
+std::unique_ptr<bench_cluster>
+join_cluster(const std::string& namesrv, const std::string& broker,
+             const std::string& topic, int32_t queues) {
+  auto c = std::make_unique<bench_cluster>();
+  c->namesrv_addr = namesrv;
+  c->broker_addr = broker;
+  if (!connect_to_broker(*c) || !create_topics(*c, {{topic, queues}}))
+    return nullptr;
+  return c;
+}
+
+void cluster_flags::add_to(option_parser& flags) {
+  flags.add("namesrv", namesrv,
+            "a running cluster's NameServers (default: start one)");
+  flags.add("broker", broker,
+            "with --namesrv: the broker for the baseline and the topic");
+  flags.add("store-dir", store_dir,
+            "where the started broker's temporary store dir is made");
+}
+
+std::unique_ptr<bench_cluster> cluster_flags::start(std::string& topic,
+                                                    int32_t queues) {
+  if (namesrv.empty() != broker.empty()) {
+    std::cerr << "--namesrv and --broker go together\n";
+    return nullptr;
+  }
+  if (namesrv.empty())
+    return start_cluster(store_dir, topic, queues);
+  topic += "_" + std::to_string(::getpid());
+  return join_cluster(namesrv, broker, topic, queues);
 }
 
 } // namespace rmq::bench

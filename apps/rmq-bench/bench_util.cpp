@@ -45,8 +45,11 @@ void cpu_meter::stop() {
 std::string cpu_meter::text() const {
   if (wall <= 0)
     return "";
-  return "broker " + std::to_string(static_cast<int>(100 * (b1 - b0) / wall))
-         + " % CPU, bench "
+  // A broker the bench did not start: its CPU is not known.
+  auto broker = broker_pid.empty()
+                  ? std::string{"?"}
+                  : std::to_string(static_cast<int>(100 * (b1 - b0) / wall));
+  return "broker " + broker + " % CPU, bench "
          + std::to_string(static_cast<int>(100 * (s1 - s0) / wall)) + " %";
 }
 

@@ -1,7 +1,9 @@
 // rmq-bench consume [--messages=1000000] [--seconds=2] [--store-dir=/tmp]
+//                   [--namesrv=ADDR --broker=ADDR]
 // Consume throughput through a push consumer (actors/client/consumer.hpp)
 // in the bench process, from a topic pre-filled with 128 B messages on a
-// broker the bench starts (one NameServer, one ASYNC_FLUSH broker), next
+// broker the bench starts (one NameServer, one ASYNC_FLUSH broker) or on
+// a running cluster (--namesrv, --broker: the topic is made there), next
 // to the same-run CAF baseline: request/response with the broker
 // process's echo actor, 32 messages' bytes per request (one pull's
 // batch), 64 in flight. The topic is consumed twice, by two groups: with
@@ -30,7 +32,6 @@ namespace rmq::bench {
 
 namespace {
 
-const std::string topic = "BenchConsume";
 constexpr int32_t topic_queues = 8;
 constexpr size_t body_size = 128;
 constexpr int pull_batch = 32;
@@ -46,26 +47,26 @@ std::string fmt(double x) {
 int consume(int argc, char** argv) {
   int64_t messages = 1'000'000;
   int seconds = 2;
-  std::string store_dir = "/tmp";
+  cluster_flags where;
   option_parser flags{"rmq-bench consume"};
   flags.add("messages", messages, "messages to pre-fill and consume");
   flags.add("seconds", seconds, "duration of the baseline run");
-  flags.add("store-dir", store_dir,
-            "where the started broker's temporary store dir is made");
+  where.add_to(flags);
   if (auto rc = flags.parse(argc, argv); rc >= 0)
     return rc;
   if (messages < 1 || seconds < 1) {
     std::cerr << "--messages and --seconds must be >= 1\n";
     return 2;
   }
-  auto cl = start_cluster(store_dir, topic, topic_queues);
+  std::string topic = "BenchConsume";
+  auto cl = where.start(topic, topic_queues);
   if (!cl)
     return 1;
   auto& sys = *cl->sys;
   auto& conn = cl->conn;
   std::cout << "# rmq-bench consume: " << messages << " messages of "
             << body_size << " B, topic " << topic << " (" << topic_queues
-            << " queues), broker " << cl->node->address << '\n';
+            << " queues), broker " << cl->broker_addr << '\n';
   auto base = run_load(
     sys, "baseline 32 x 128 B per request, 64 in flight", 64, seconds,
     echo_request(conn.echo, std::string(body_size * pull_batch, 'x'),
@@ -73,7 +74,7 @@ int consume(int argc, char** argv) {
   // Pre-fill through the auto-batching producer.
   producer_config pcfg;
   pcfg.group = "BenchConsumeProducer";
-  pcfg.client.namesrv = cl->ns->address;
+  pcfg.client.namesrv = cl->namesrv_addr;
   // Room for a slow start (under valgrind the first connect takes long).
   pcfg.send_timeout = std::chrono::seconds{30};
   auto p = spawn_producer(sys, pcfg);
@@ -111,7 +112,7 @@ int consume(int argc, char** argv) {
   };
   auto run = [&](const std::string& group, int32_t batch) {
     push_consumer_config ccfg;
-    ccfg.client.namesrv = cl->ns->address;
+    ccfg.client.namesrv = cl->namesrv_addr;
     ccfg.group = group;
     ccfg.subscriptions = {{topic, "*"}};
     ccfg.from_where = consume_from_where::consume_from_first_offset;
@@ -119,7 +120,7 @@ int consume(int argc, char** argv) {
     ccfg.consume_batch_max = pull_batch;
     std::atomic<int64_t> consumed{0};
     cpu_meter meter;
-    meter.broker_pid = std::to_string(cl->node->proc->pid());
+    meter.broker_pid = cl->broker_pid;
     meter.start();
     auto start = std::chrono::steady_clock::now();
     auto c = spawn_push_consumer(

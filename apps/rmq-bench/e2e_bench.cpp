@@ -1,6 +1,8 @@
 // rmq-bench e2e [--seconds=3] [--rate=10000] [--store-dir=/tmp]
+//               [--namesrv=ADDR --broker=ADDR]
 // Produce -> consume latency in one process: an auto-batching producer and
-// a push consumer on a broker the bench starts (one NameServer, one
+// a push consumer on a running cluster (--namesrv, --broker) or on a
+// broker the bench starts (one NameServer, one
 // ASYNC_FLUSH broker). Each 128 B body carries its send time (steady
 // clock, ns); the listener takes the difference. Two runs: a fixed light
 // rate (--rate, paced sends) and full speed (async sends as fast as the
@@ -37,7 +39,8 @@ namespace rmq::bench {
 
 namespace {
 
-const std::string topic = "BenchE2E";
+/// "BenchE2E", with a suffix on a joined cluster (cluster_flags::start).
+std::string topic = "BenchE2E";
 constexpr int32_t topic_queues = 8;
 constexpr size_t body_size = 128;
 using clock_type = std::chrono::steady_clock;
@@ -218,25 +221,24 @@ void print(const std::string& what, const run_result& r, int seconds) {
 int e2e(int argc, char** argv) {
   int seconds = 3;
   int64_t rate = 10'000;
-  std::string store_dir = "/tmp";
+  cluster_flags where;
   option_parser flags{"rmq-bench e2e"};
   flags.add("seconds", seconds, "duration of each run");
   flags.add("rate", rate, "messages per second of the light run");
-  flags.add("store-dir", store_dir,
-            "where the started broker's temporary store dir is made");
+  where.add_to(flags);
   if (auto rc = flags.parse(argc, argv); rc >= 0)
     return rc;
   if (seconds < 1 || rate < 1) {
     std::cerr << "--seconds and --rate must be >= 1\n";
     return 2;
   }
-  auto cl = start_cluster(store_dir, topic, topic_queues);
+  auto cl = where.start(topic, topic_queues);
   if (!cl)
     return 1;
   auto& sys = *cl->sys;
   producer_config pcfg;
   pcfg.group = "BenchE2EProducer";
-  pcfg.client.namesrv = cl->ns->address;
+  pcfg.client.namesrv = cl->namesrv_addr;
   auto p = spawn_producer(sys, pcfg);
   if (!p) {
     std::cerr << "cannot start the producer: " << describe(p.error()) << '\n';
@@ -244,7 +246,7 @@ int e2e(int argc, char** argv) {
   }
   samples s;
   push_consumer_config ccfg;
-  ccfg.client.namesrv = cl->ns->address;
+  ccfg.client.namesrv = cl->namesrv_addr;
   ccfg.group = "BenchE2EGroup";
   ccfg.subscriptions = {{topic, "*"}};
   ccfg.from_where = consume_from_where::consume_from_first_offset;
@@ -269,9 +271,9 @@ int e2e(int argc, char** argv) {
   }
   std::cout << "# rmq-bench e2e: " << body_size << " B messages, topic "
             << topic << " (" << topic_queues << " queues), broker "
-            << cl->node->address << ", ASYNC_FLUSH, " << seconds
-            << " s per run\n";
-  auto pid = std::to_string(cl->node->proc->pid());
+            << cl->broker_addr << (cl->node ? ", ASYNC_FLUSH, " : ", ")
+            << seconds << " s per run\n";
+  auto pid = cl->broker_pid;
   // A short warm-up so the consumer owns its queues and long-polls.
   run(*p, s, 1, 1000, "warm-up", pid);
   std::string echo_cpu;
