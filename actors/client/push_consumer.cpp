@@ -490,7 +490,7 @@ void start_queue(self_ptr self, push_queue& q) {
 /// Concurrent: a pull's messages become at most one job per worker, each
 /// of whole consume_batch_max slices (the worker calls the listener per
 /// slice). One hand-off per slice cost a thread wake-up per slice: with
-/// consume_batch_max 1, 32 per pull (docs/consumer.md, "Consume workers").
+/// consume_batch_max 1, 32 per pull (docs/consumer.md, "Concurrent").
 void split_into_jobs(self_ptr self, const message_queue& mq, int64_t gen,
                      std::vector<received_message> msgs) {
   auto& st = self->state;
