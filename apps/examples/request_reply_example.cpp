@@ -190,8 +190,9 @@ int replier(caf::actor_system& sys, const config& cfg) {
 
 // Not CAF_MAIN: CAF 0.17's exec_main drops caf_main's exit code.
 int main(int argc, char** argv) {
-  // Before CAF starts its threads (apps/examples/example_start.hpp).
-  auto signals = rmq::examples::block_shutdown_signals();
+  // Before CAF starts its threads (apps/examples/example_start.hpp); both
+  // roles wait on the same set later (shutdown_signals).
+  rmq::examples::block_shutdown_signals();
   config cfg;
   if (auto rc = rmq::examples::read_config(cfg, argc, argv,
                                            "request_reply_example");
