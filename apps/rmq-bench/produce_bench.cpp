@@ -4,7 +4,8 @@
 // Producer throughput and latency through the producer API
 // (actors/client/producer.hpp), against a cluster the bench starts (one
 // NameServer, one ASYNC_FLUSH broker) or one given with --namesrv (then
-// --broker names the broker whose echo actor gives the baseline). Per
+// --broker names the broker whose echo actor gives the baseline and gets
+// the topic, named with this run's pid as a suffix). Per
 // message size and round:
 //   - the baseline: a minimal CAF request/response with the broker
 //     process's echo actor, over the producer process's own connection to
@@ -34,19 +35,18 @@
 #include "caf/scoped_actor.hpp"
 
 #include "actors/client/producer.hpp"
+#include "apps/rmq-bench/bench_cluster.hpp"
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
-#include "apps/rmq-bench/broker_child.hpp"
 #include "apps/rmq-bench/load_generator.hpp"
 #include "messages/errors.hpp"
-#include "runtime/host_port.hpp"
-#include "runtime/node_config.hpp"
 
 namespace rmq::bench {
 
 namespace {
 
-const std::string topic = "BenchProduce";
+/// "BenchProduce", with a suffix on a joined cluster (cluster_flags::start).
+std::string topic = "BenchProduce";
 constexpr int32_t topic_queues = 8;
 constexpr int batch_size = 64;
 constexpr int batch_in_flight = 4;
@@ -56,10 +56,7 @@ constexpr int auto_batch_in_flight = 1024;
 struct options {
   int seconds = 2;
   int rounds = 3;
-  std::string namesrv;
-  std::string broker;
   std::string sizes = "128,1024";
-  std::string store_dir = "/tmp";
   std::string only;
 };
 
@@ -306,55 +303,27 @@ int produce(int argc, char** argv) {
   option_parser flags{"rmq-bench produce"};
   flags.add("seconds", opt.seconds, "duration of each load run");
   flags.add("rounds", opt.rounds, "repetitions (the median is reported)");
-  flags.add("namesrv", opt.namesrv,
-            "a running cluster's NameServers (default: start one)");
-  flags.add("broker", opt.broker,
-            "with --namesrv: the broker address for the baseline");
+  cluster_flags where;
+  where.add_to(flags);
   flags.add("sizes", opt.sizes, "message sizes in bytes, comma-separated");
-  flags.add("store-dir", opt.store_dir,
-            "where the started broker's temporary store dir is made");
   flags.add("only", opt.only,
             "figures to run, comma-separated: baseline, sync, async, auto, "
             "batch (default: all)");
   if (auto rc = flags.parse(argc, argv); rc >= 0)
     return rc;
   auto sizes = parse_sizes(opt.sizes);
-  if (opt.seconds < 1 || opt.rounds < 1 || sizes.empty()
-      || (!opt.namesrv.empty() && opt.broker.empty())) {
+  if (opt.seconds < 1 || opt.rounds < 1 || sizes.empty()) {
     std::cerr << "--seconds and --rounds must be >= 1, --sizes a list of "
-                 "sizes; --namesrv needs --broker\n";
+                 "sizes\n";
     return 2;
   }
-  std::unique_ptr<namesrv_child> ns;
-  std::unique_ptr<broker_child> node;
-  if (opt.namesrv.empty()) {
-    ns = start_namesrv();
-    if (!ns)
-      return 1;
-    node = start_broker("bench-broker", "ASYNC_FLUSH", opt.store_dir,
-                        ns->address);
-    if (!node)
-      return 1;
-    opt.namesrv = ns->address;
-    opt.broker = node->address;
-  }
-  // The started broker's CPU time is measured; a given one's is not.
-  std::string broker_pid = node ? std::to_string(node->proc->pid()) : "";
-  node_config cfg;
-  if (auto why = cfg.load_network(); !why.empty()) {
-    std::cerr << why << '\n';
+  auto cl = where.start(topic, topic_queues);
+  if (!cl)
     return 1;
-  }
-  caf::actor_system sys{cfg};
-  auto conn = connect_broker(sys, opt.broker);
-  if (!conn)
-    return 1;
-  if (caf::scoped_actor self{sys};
-      !create_topic(self, conn->broker, topic, topic_queues))
-    return 1;
+  auto& sys = *cl->sys;
   producer_config pcfg;
   pcfg.group = "BenchProducer";
-  pcfg.client.namesrv = opt.namesrv;
+  pcfg.client.namesrv = cl->namesrv_addr;
   pcfg.auto_batch = false;
   auto plain = spawn_producer_actor(sys, pcfg);
   pcfg.group = "BenchProducerBatching";
@@ -365,13 +334,13 @@ int produce(int argc, char** argv) {
               << describe(plain ? batching.error() : plain.error()) << '\n';
     return 1;
   }
-  std::cout << "# rmq-bench produce: NameServer " << opt.namesrv << ", broker "
-            << opt.broker << ", topic " << topic << " (" << topic_queues
-            << " queues), " << opt.rounds << " rounds of " << opt.seconds
-            << " s per figure\n";
+  std::cout << "# rmq-bench produce: NameServer " << cl->namesrv_addr
+            << ", broker " << cl->broker_addr << ", topic " << topic << " ("
+            << topic_queues << " queues), " << opt.rounds << " rounds of "
+            << opt.seconds << " s per figure\n";
   verdicts v;
   for (auto size : sizes)
-    measure(opt, sys, *conn, broker_pid, *plain, *batching, size, v);
+    measure(opt, sys, cl->conn, cl->broker_pid, *plain, *batching, size, v);
   std::cout << "targets: " << v.pass << " PASS, " << v.miss << " MISS\n";
   caf::scoped_actor self{sys};
   for (auto* p : {&*plain, &*batching})
