@@ -215,20 +215,6 @@ void consume_queue::take_unsynced(std::vector<mapped_file_ptr>& out) {
   synced_offset_ = max_offset_;
 }
 
-caf::error consume_queue::sync() {
-  if (synced_offset_ >= max_offset_ || files_.empty())
-    return caf::none;
-  auto per_file = static_cast<int64_t>(cfg_.cq_units_per_file);
-  auto first = files_.front()->base_offset() / 20;
-  auto from = std::max(synced_offset_, first);
-  for (auto i = (from - first) / per_file;
-       i <= (max_offset_ - 1 - first) / per_file; ++i)
-    if (auto err = files_[static_cast<size_t>(i)]->sync())
-      return err;
-  synced_offset_ = max_offset_;
-  return caf::none;
-}
-
 int64_t consume_queue::max_phys_end() const {
   for (auto i = max_offset_; i > min_offset_; --i) {
     auto u = read_unit(unit_ptr(i - 1));

@@ -61,11 +61,8 @@ public:
   /// deletes files that hold only such units.
   void correct_min_offset(int64_t phys_min);
 
-  /// fdatasync of the files written since the last call.
-  caf::error sync();
-
-  /// The files `sync` would sync, appended to `out`; counts them as synced
-  /// (the caller syncs them, without the store's lock).
+  /// The files written since the last call, appended to `out`; counts
+  /// them as synced (the caller syncs them, without the store's lock).
   void take_unsynced(std::vector<mapped_file_ptr>& out);
 
   /// Whether units were written since the last sync.

@@ -39,10 +39,7 @@ public:
   int64_t end_phys_offset() const;
   int32_t index_count() const;
 
-  caf::error sync() {
-    return file_->sync();
-  }
-
+  /// Its file, for the checkpoint's fdatasync.
   const mapped_file_ptr& file() const {
     return file_;
   }

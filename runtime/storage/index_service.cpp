@@ -118,12 +118,4 @@ void index_service::take_unsynced(std::vector<mapped_file_ptr>& out) {
   dirty_from_ = SIZE_MAX;
 }
 
-caf::error index_service::sync() {
-  for (auto i = dirty_from_; i < files_.size(); ++i)
-    if (auto err = files_[i]->sync())
-      return err;
-  dirty_from_ = SIZE_MAX;
-  return caf::none;
-}
-
 } // namespace rmq::storage

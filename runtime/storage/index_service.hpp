@@ -38,10 +38,8 @@ public:
   /// Deletes whole files whose entries all point below `phys_min`.
   void delete_below(int64_t phys_min);
 
-  caf::error sync();
-
-  /// The files `sync` would sync, appended to `out`; counts them as synced
-  /// (the caller syncs them, without the store's lock).
+  /// The files written since the last call, appended to `out`; counts
+  /// them as synced (the caller syncs them, without the store's lock).
   void take_unsynced(std::vector<mapped_file_ptr>& out);
 
   size_t file_count() const {

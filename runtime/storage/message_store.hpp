@@ -257,6 +257,16 @@ private:
   caf::error save_tombstones();
   bool deleted_record(std::string_view topic, int64_t phys) const;
   void prune_tombstones(int64_t log_min);
+  // The checkpoint's steps: what to sync and say (under reader_mtx_, and
+  // checkpoint_mtx_ unless the store is opening), then the syncs and the
+  // file (checkpoint_mtx_ only). save_checkpoint_locked does both.
+  struct checkpoint_plan {
+    bool syncfs = false;
+    std::vector<mapped_file_ptr> files;
+    checkpoint values;
+  };
+  checkpoint_plan plan_checkpoint_locked();
+  caf::error run_checkpoint(const checkpoint_plan& plan);
   caf::error save_checkpoint_locked();
   // `key` is the message's `dedup_key`.
   put_result put_locked(const store_message& msg, uint64_t key,
@@ -292,11 +302,6 @@ private:
 
   // The checkpoint prepared and not finished yet (checkpoint_mtx_), and
   // whether a failed one left files unsynced (the next one: syncfs).
-  struct checkpoint_plan {
-    bool syncfs = false;
-    std::vector<mapped_file_ptr> files;
-    checkpoint values;
-  };
   std::mutex checkpoint_mtx_;
   std::optional<checkpoint_plan> checkpoint_plan_;
   std::atomic<bool> checkpoint_failed_{false};

@@ -363,89 +363,51 @@ caf::expected<bool> message_store::dispatch_without_files(int64_t up_to) {
   return !stopped;
 }
 
-caf::error message_store::save_checkpoint_locked() {
-  // Order matters: queues and index must be durable before the checkpoint
-  // says so. Many dirty queues: one syncfs instead of an fdatasync each.
-  // The first writes to a queue file's preallocated blocks are extent
-  // conversions, so each fdatasync also committed the journal: with
-  // 10,000 queues written, 10,000 journal commits a second were half the
-  // broker's CPU (docs/benchmarks.md).
+message_store::checkpoint_plan message_store::plan_checkpoint_locked() {
+  // Many dirty queues: one syncfs instead of an fdatasync each. The first
+  // writes to a queue file's preallocated blocks are extent conversions,
+  // so each fdatasync also committed the journal: with 10,000 queues
+  // written, 10,000 journal commits a second were half the broker's CPU
+  // (docs/benchmarks.md). After a failed sync, files counted as synced
+  // may not be: syncfs then too.
+  checkpoint_plan plan;
   size_t dirty = 0;
   for (auto& kvp : queues_)
     for (auto& cq : kvp.second)
       if (cq && cq->dirty())
         ++dirty;
-  if (dirty > cfg_.cq_syncfs_threshold) {
-    if (auto err = sync_file_system(cfg_.dir))
-      return err;
-    for (auto& kvp : queues_)
-      for (auto& cq : kvp.second)
-        if (cq)
-          cq->mark_synced();
-  }
+  plan.syncfs = dirty > cfg_.cq_syncfs_threshold
+                || checkpoint_failed_.exchange(false);
   for (auto& kvp : queues_)
-    for (auto& cq : kvp.second)
-      if (cq)
-        if (auto err = cq->sync())
-          return err;
-  if (auto err = index_.sync())
-    return err;
-  checkpoint cp;
+    for (auto& cq : kvp.second) {
+      if (!cq)
+        continue;
+      if (plan.syncfs)
+        cq->mark_synced();
+      else
+        cq->take_unsynced(plan.files);
+    }
+  index_.take_unsynced(plan.files);
+  auto& cp = plan.values;
   cp.physic_msg_timestamp = last_store_ts_;
   cp.logics_msg_timestamp = last_store_ts_;
   cp.index_msg_timestamp = last_store_ts_;
   cp.confirm_phy_offset = log_.flushed_offset();
   cp.dispatched_offset = std::min(dispatched_.load(), log_.flushed_offset());
-  return cp.save(cfg_.dir + "/checkpoint");
-}
-
-void message_store::prepare_checkpoint() {
-  checkpoint_plan plan;
-  {
-    std::lock_guard<std::mutex> guard{reader_mtx_};
-    if (closed_)
-      return;
-    size_t dirty = 0;
-    for (auto& kvp : queues_)
-      for (auto& cq : kvp.second)
-        if (cq && cq->dirty())
-          ++dirty;
-    // As in save_checkpoint_locked: many dirty queues, one syncfs.
-    plan.syncfs = dirty > cfg_.cq_syncfs_threshold
-                  || checkpoint_failed_.exchange(false);
-    for (auto& kvp : queues_)
-      for (auto& cq : kvp.second) {
-        if (!cq)
-          continue;
-        if (plan.syncfs)
-          cq->mark_synced();
-        else
-          cq->take_unsynced(plan.files);
-      }
-    index_.take_unsynced(plan.files);
-    auto& cp = plan.values;
-    cp.physic_msg_timestamp = last_store_ts_;
-    cp.logics_msg_timestamp = last_store_ts_;
-    cp.index_msg_timestamp = last_store_ts_;
-    cp.confirm_phy_offset = log_.flushed_offset();
-    cp.dispatched_offset = std::min(dispatched_.load(), log_.flushed_offset());
-  }
-  std::lock_guard<std::mutex> guard{checkpoint_mtx_};
+  // A prepared checkpoint not finished yet: its files are counted as
+  // synced, so this one syncs them before it says more.
   if (checkpoint_plan_) {
-    // The last one never finished: its files join this one.
     auto& old = checkpoint_plan_->files;
     plan.files.insert(plan.files.end(), old.begin(), old.end());
     plan.syncfs = plan.syncfs || checkpoint_plan_->syncfs;
+    checkpoint_plan_.reset();
   }
-  checkpoint_plan_ = std::move(plan);
+  return plan;
 }
 
-caf::error message_store::finish_checkpoint() {
-  std::lock_guard<std::mutex> guard{checkpoint_mtx_};
-  if (!checkpoint_plan_ || closed_)
-    return caf::none; // close() wrote the last checkpoint
-  auto plan = std::move(*checkpoint_plan_);
-  checkpoint_plan_.reset();
+caf::error message_store::run_checkpoint(const checkpoint_plan& plan) {
+  // Order matters: queues and index must be durable before the checkpoint
+  // says so.
   caf::error err;
   if (plan.syncfs)
     err = sync_file_system(cfg_.dir); // covers the files too
@@ -456,6 +418,27 @@ caf::error message_store::finish_checkpoint() {
   if (err)
     checkpoint_failed_ = true;
   return err;
+}
+
+caf::error message_store::save_checkpoint_locked() {
+  return run_checkpoint(plan_checkpoint_locked());
+}
+
+void message_store::prepare_checkpoint() {
+  std::lock_guard<std::mutex> c{checkpoint_mtx_};
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  if (closed_)
+    return;
+  checkpoint_plan_ = plan_checkpoint_locked();
+}
+
+caf::error message_store::finish_checkpoint() {
+  std::lock_guard<std::mutex> guard{checkpoint_mtx_};
+  if (!checkpoint_plan_ || closed_)
+    return caf::none; // close() wrote the last checkpoint
+  auto plan = std::move(*checkpoint_plan_);
+  checkpoint_plan_.reset();
+  return run_checkpoint(plan);
 }
 
 caf::error message_store::save_checkpoint() {
