@@ -1,8 +1,13 @@
 #include "apps/rmq-node/node_options.hpp"
 
+#include "actors/broker/broker_node.hpp"
+
 namespace rmq::node {
 
 options::options() {
+  broker_options broker_defaults;
+  max_transfer_count_on_message_in_memory = broker_defaults.max_transfer_count;
+  max_transfer_bytes_on_message_in_memory = broker_defaults.max_transfer_bytes;
   opt_group{custom_options_, "global"}
     .add(role, "role", "namesrv or broker")
     .add(host, "host",

@@ -45,9 +45,10 @@ struct options : rmq::node_config {
   /// mappedFileSizeConsumeQueue: bytes per consume-queue file (20 B units).
   int64_t mapped_file_size_consume_queue = 300'000 * 20;
   int64_t sync_flush_timeout_ms = 5'000;
-  /// The most messages and bytes in one pull answer (docs/broker.md).
-  int64_t max_transfer_count_on_message_in_memory = 1024;
-  int64_t max_transfer_bytes_on_message_in_memory = 256 * 1024;
+  /// The most messages and bytes in one pull answer (docs/broker.md);
+  /// the broker's own defaults, set by the constructor.
+  int64_t max_transfer_count_on_message_in_memory = 0;
+  int64_t max_transfer_bytes_on_message_in_memory = 0;
   /// RocketMQ diskSpaceWarningLevelRatio: above it writes are refused.
   double disk_space_warning_level_ratio = 0.90;
   /// RocketMQ rocketmq.broker.rebalance.lockMaxLiveTime.
