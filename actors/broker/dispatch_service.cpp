@@ -348,7 +348,8 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
       }
       if (st.finishing_checkpoint)
         return; // the last one is still syncing: this round is skipped
-      if (auto min = st.store->min_offset(); min == st.log_min_offset) {
+      auto min = st.store->min_offset();
+      if (min == st.log_min_offset) {
         // Its fdatasyncs block: the helper's job. Only the note of what to
         // sync takes the store's lock, so that dispatches (and the pulls
         // held for them) go on here meanwhile: with the whole checkpoint
@@ -374,7 +375,7 @@ dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
       }
       // Retention moved the log's start: the helper also cleans the queues
       // and the index (unlinks), holding the store meanwhile.
-      st.log_min_offset = st.store->min_offset();
+      st.log_min_offset = min;
       ask_helper<int64_t>(
         self,
         [self](caf::expected<int64_t> res) {
