@@ -74,10 +74,8 @@ size_t properties_size(const client_message& msg, size_t uniq_key_size) {
 
 /// TAGS, KEYS, DELAY, TIMER_DELIVER_MS, TIMER_DELAY_MS, UNIQ_KEY, WAIT, then the user's own, as RocketMQ's
 /// Message carries them (its order is a hash map's; ours is fixed).
-std::string build_properties(const client_message& msg,
-                             std::string_view uniq_key) {
-  std::string props;
-  props.reserve(properties_size(msg, uniq_key.size()));
+void append_properties(std::string& props, const client_message& msg,
+                       std::string_view uniq_key) {
   if (!msg.tags.empty())
     storage::append_property(props, property_tags, msg.tags);
   if (!msg.keys.empty())
@@ -96,6 +94,13 @@ std::string build_properties(const client_message& msg,
   storage::append_property(props, property_wait, "true");
   for (auto& [k, v] : msg.properties)
     storage::append_property(props, k, v);
+}
+
+std::string build_properties(const client_message& msg,
+                             std::string_view uniq_key) {
+  std::string props;
+  props.reserve(properties_size(msg, uniq_key.size()));
+  append_properties(props, msg, uniq_key);
   return props;
 }
 
@@ -139,11 +144,13 @@ caf::error check_timer_fields(const client_message& msg) {
 } // namespace
 
 caf::error check_client_message(const client_message& msg,
-                                const message_codec_options& opts) {
+                                const message_codec_options& opts,
+                                bool topic_checked) {
   // Validators.checkMessage answers MQClientException for the topic; one
   // code for every client-side refusal keeps callers simple.
-  if (auto err = check_send_topic(msg.topic))
-    return illegal("topic: " + error_detail(err));
+  if (!topic_checked)
+    if (auto err = check_send_topic(msg.topic))
+      return illegal("topic: " + error_detail(err));
   if (auto err = check_body(msg.body, opts.max_message_size))
     return err;
   if (msg.delay_level < 0 || msg.delay_level > default_max_delay_level)
@@ -199,8 +206,15 @@ make_batch_request(const std::vector<client_message>& msgs,
                       std::to_string(uniq_keys.size()) + " ids for "
                         + std::to_string(msgs.size()) + " batch messages");
   auto& topic = msgs.front().topic;
-  std::vector<batch_entry> entries;
-  entries.reserve(msgs.size());
+  // The entries are written straight into the body (no copy of a body or
+  // properties per message), sized up front.
+  size_t total = 0;
+  for (size_t i = 0; i < msgs.size(); ++i)
+    total += batch_entry_overhead + msgs[i].body.size()
+             + properties_size(msgs[i], uniq_keys[i].size());
+  std::string body;
+  body.reserve(total);
+  std::string props; // reused: one allocation for the whole batch
   for (size_t i = 0; i < msgs.size(); ++i) {
     auto& msg = msgs[i];
     auto at = [i] { return "batch message " + std::to_string(i) + ": "; };
@@ -219,14 +233,13 @@ make_batch_request(const std::vector<client_message>& msgs,
         == 0)
       return illegal(at() + "retry topics are not supported for batching");
     // Batches are not compressed (RocketMQ tryToCompressMessage).
-    entries.push_back(
-      {msg.flag, msg.body, build_properties(msg, uniq_keys[i])});
+    props.clear();
+    append_properties(props, msg, uniq_keys[i]);
+    if (auto err = append_batch_entry(body, msg.flag, msg.body, props))
+      return illegal(at() + error_detail(err));
   }
-  auto body = encode_batch(entries);
-  if (!body)
-    return illegal(error_detail(body.error()));
-  if (body->size() > opts.max_message_size)
-    return illegal("the batch body size " + std::to_string(body->size())
+  if (body.size() > opts.max_message_size)
+    return illegal("the batch body size " + std::to_string(body.size())
                    + " exceeds the maximum "
                    + std::to_string(opts.max_message_size));
   send_message_request req;
@@ -240,7 +253,7 @@ make_batch_request(const std::vector<client_message>& msgs,
   // As MessageBatch: the batch itself carries only WAIT.
   storage::append_property(req.properties, property_wait, "true");
   req.batch = true;
-  req.body = std::move(*body);
+  req.body = std::move(body);
   return req;
 }
 

@@ -34,8 +34,11 @@ struct message_codec_options {
 /// reserved or oversize properties, delay level outside 0..18, a negative
 /// deliver time or delay, two kinds of delay together) with the
 /// reason in the detail; none for a message that may be sent.
+/// `topic_checked`: its topic passed this check already (a batch's other
+/// messages share the first one's).
 caf::error check_client_message(const client_message& msg,
-                                const message_codec_options& opts);
+                                const message_codec_options& opts,
+                                bool topic_checked = false);
 
 /// The request for one message: TAGS, KEYS, DELAY, TIMER_DELIVER_MS,
 /// TIMER_DELAY_MS, UNIQ_KEY = `uniq_key`,

@@ -26,41 +26,49 @@ bool operator==(const batch_entry& x, const batch_entry& y) {
   return x.flag == y.flag && x.body == y.body && x.properties == y.properties;
 }
 
+caf::error append_batch_entry(std::string& out, int32_t flag,
+                              std::string_view body,
+                              std::string_view properties) {
+  if (properties.size() > max_batch_properties_size)
+    return make_error(errc::invalid_parameter,
+                      "properties of " + std::to_string(properties.size())
+                        + " bytes exceed "
+                        + std::to_string(max_batch_properties_size));
+  if (body.size() > INT32_MAX - batch_entry_overhead - properties.size())
+    return make_error(errc::invalid_parameter, "the entry is too large");
+  auto size = batch_entry_overhead + body.size() + properties.size();
+  auto at = out.size();
+  out.resize(at + size);
+  char* p = out.data() + at;
+  storage::put_be32(p, static_cast<uint32_t>(size));
+  storage::put_be32(p + 4, 0);
+  storage::put_be32(p + 8, crc_of(body));
+  storage::put_be32(p + 12, static_cast<uint32_t>(flag));
+  storage::put_be32(p + 16, static_cast<uint32_t>(body.size()));
+  p += 20;
+  if (!body.empty())
+    memcpy(p, body.data(), body.size());
+  p += body.size();
+  storage::put_be16(p, static_cast<uint16_t>(properties.size()));
+  p += 2;
+  if (!properties.empty())
+    memcpy(p, properties.data(), properties.size());
+  return caf::none;
+}
+
 caf::expected<std::string>
 encode_batch(const std::vector<batch_entry>& entries) {
   size_t total = 0;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    auto& e = entries[i];
-    if (e.properties.size() > max_batch_properties_size)
-      return make_error(errc::invalid_parameter,
-                        "batch entry " + std::to_string(i) + ": properties of "
-                          + std::to_string(e.properties.size())
-                          + " bytes exceed "
-                          + std::to_string(max_batch_properties_size));
-    if (e.body.size() > INT32_MAX - batch_entry_overhead - e.properties.size())
-      return make_error(errc::invalid_parameter,
-                        "batch entry " + std::to_string(i) + " is too large");
+  for (auto& e : entries)
     total += batch_entry_overhead + e.body.size() + e.properties.size();
-  }
-  std::string out(total, '\0');
-  char* p = out.data();
-  for (auto& e : entries) {
-    auto size = batch_entry_overhead + e.body.size() + e.properties.size();
-    storage::put_be32(p, static_cast<uint32_t>(size));
-    storage::put_be32(p + 4, 0);
-    storage::put_be32(p + 8, crc_of(e.body));
-    storage::put_be32(p + 12, static_cast<uint32_t>(e.flag));
-    storage::put_be32(p + 16, static_cast<uint32_t>(e.body.size()));
-    p += 20;
-    if (!e.body.empty())
-      memcpy(p, e.body.data(), e.body.size());
-    p += e.body.size();
-    storage::put_be16(p, static_cast<uint16_t>(e.properties.size()));
-    p += 2;
-    if (!e.properties.empty())
-      memcpy(p, e.properties.data(), e.properties.size());
-    p += e.properties.size();
-  }
+  std::string out;
+  out.reserve(total);
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (auto err = append_batch_entry(out, entries[i].flag, entries[i].body,
+                                      entries[i].properties))
+      return make_error(errc::invalid_parameter,
+                        "batch entry " + std::to_string(i) + ": "
+                          + error_detail(err));
   return out;
 }
 

@@ -39,6 +39,13 @@ constexpr size_t max_batch_properties_size = 32767;
 /// `batch_entry_overhead` + 1 bytes, so this only stops absurd inputs.
 constexpr size_t max_batch_entries = 1 << 20;
 
+/// Appends one encoded entry to `out`; invalid_parameter (and `out`
+/// unchanged) when `properties` do not fit the int16 length field or the
+/// entry the int32 total size. `encode_batch` is this for every entry.
+caf::error append_batch_entry(std::string& out, int32_t flag,
+                              std::string_view body,
+                              std::string_view properties);
+
 /// Encodes `entries` into one buffer; invalid_parameter when an entry's
 /// properties do not fit the int16 length field. Writes the body CRC where
 /// RocketMQ writes 0, so the broker can check the body end to end.

@@ -746,8 +746,13 @@ send_many(loop_ptr self, const std::vector<client_message>& msgs,
     return not_running();
   if (msgs.empty())
     return make_error(errc::message_illegal, "a batch needs messages");
+  // One topic for the batch (make_batch_request refuses another), so it
+  // is checked once.
+  auto& topic = msgs.front().topic;
   for (auto& msg : msgs)
-    if (auto err = check_client_message(msg, st.codec))
+    if (auto err = check_client_message(msg, st.codec,
+                                        &msg != &msgs.front()
+                                          && msg.topic == topic))
       return err;
   if (queue && queue->topic != msgs.front().topic)
     return make_error(errc::message_illegal,
@@ -756,6 +761,8 @@ send_many(loop_ptr self, const std::vector<client_message>& msgs,
   op.mode = send_loop_op::kind::sync;
   op.topic = msgs.front().topic;
   auto now_ms = wall_ms(st);
+  op.uniq_keys.reserve(msgs.size());
+  op.sizes.reserve(msgs.size());
   for (auto& msg : msgs) {
     op.uniq_keys.push_back(st.keys->next(now_ms));
     op.sizes.push_back(msg.body.size());

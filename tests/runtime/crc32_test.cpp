@@ -1,5 +1,5 @@
-// The body CRC-32 against zlib's, for every length around the 8-byte
-// steps and for random bodies.
+// The body CRC-32 against zlib's, for every length around the 8-, 16- and
+// 64-byte steps of both ways to compute it, and for random bodies.
 #include "runtime/storage/crc32.hpp"
 
 #include <random>
