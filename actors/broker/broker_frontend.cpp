@@ -30,7 +30,7 @@ nlohmann::json broker_frontend_state::dump_fields() const {
 
 namespace {
 
-using self_ptr = broker_frontend_actor::stateful_pointer<broker_frontend_state>;
+using self_ptr = network_pointer<broker_frontend_actor, broker_frontend_state>;
 
 constexpr auto table_timeout = std::chrono::seconds{10};
 
@@ -93,7 +93,7 @@ caf::result<std::string> dump_node(self_ptr self) {
 } // namespace
 
 broker_frontend_actor::behavior_type broker_frontend(
-  broker_frontend_actor::stateful_pointer<broker_frontend_state> self,
+  network_pointer<broker_frontend_actor, broker_frontend_state> self,
   broker_frontend_peers peers, std::string broker_addr, std::string broker_name,
   std::string cluster_name, int64_t broker_id) {
   auto& st = self->state;
@@ -104,9 +104,15 @@ broker_frontend_actor::behavior_type broker_frontend(
   st.broker_id = broker_id;
   return {
     // -- data path: delegated, the processors answer the client directly
+    // A batch is stored on the network thread that read it (no thread
+    // hand-off there and back); single sends, which come many at a time,
+    // are stored on the scheduler beside it (docs/broker.md, "Threads").
     [self](send_message_request& req) {
       ++self->state.sends;
-      return self->delegate(self->state.peers.send, std::move(req));
+      if (req.batch)
+        return self->delegate(self->state.peers.send, std::move(req));
+      return delegate_to_scheduler(self, self->state.peers.send,
+                                   std::move(req));
     },
     [self](pull_message_request& req) {
       ++self->state.pulls;

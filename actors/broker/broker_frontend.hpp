@@ -16,6 +16,7 @@
 #include "caf/typed_event_based_actor.hpp"
 
 #include "actors/broker/store_actors.hpp"
+#include "actors/common/network_actor.hpp"
 #include "actors/common/supervisor.hpp"
 #include "messages/broker.hpp"
 #include "messages/broker_registrar.hpp"
@@ -71,7 +72,7 @@ using broker_frontend_actor
   = broker_actor::extend<caf::reacts_to<caf::put_atom, supervisor_actor>>;
 
 broker_frontend_actor::behavior_type broker_frontend(
-  broker_frontend_actor::stateful_pointer<broker_frontend_state> self,
+  network_pointer<broker_frontend_actor, broker_frontend_state> self,
   broker_frontend_peers peers, std::string broker_addr, std::string broker_name,
   std::string cluster_name, int64_t broker_id);
 

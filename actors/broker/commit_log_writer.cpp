@@ -17,7 +17,7 @@ const char* commit_log_state::name = "commit_log_writer";
 
 namespace {
 
-using self_ptr = commit_log_actor::stateful_pointer<commit_log_state>;
+using self_ptr = network_pointer<commit_log_actor, commit_log_state>;
 
 int64_t to_ms(caf::timespan x) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(x).count();
@@ -195,7 +195,7 @@ int64_t commit_log_state::backlog() const {
 }
 
 commit_log_actor::behavior_type
-commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
+commit_log_writer(network_pointer<commit_log_actor, commit_log_state> self,
                   std::shared_ptr<storage::message_store> store,
                   flush_actor flusher, dispatcher_actor dispatcher,
                   warm_actor warmer) {

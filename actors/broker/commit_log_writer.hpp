@@ -24,6 +24,7 @@
 
 #include "actors/broker/dispatch_service.hpp"
 #include "actors/broker/flush_service.hpp"
+#include "actors/common/network_actor.hpp"
 #include "messages/common.hpp"
 #include "messages/store.hpp"
 #include "messages/store_actors.hpp"
@@ -76,7 +77,7 @@ struct commit_log_state {
 };
 
 commit_log_actor::behavior_type
-commit_log_writer(commit_log_actor::stateful_pointer<commit_log_state> self,
+commit_log_writer(network_pointer<commit_log_actor, commit_log_state> self,
                   std::shared_ptr<storage::message_store> store,
                   flush_actor flusher, dispatcher_actor dispatcher,
                   warm_actor warmer);

@@ -21,7 +21,7 @@ int64_t to_ms(caf::timespan x) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(x).count();
 }
 
-using self_ptr = dispatcher_actor::stateful_pointer<dispatch_state>;
+using self_ptr = network_pointer<dispatcher_actor, dispatch_state>;
 
 // Tells `w` that queue (topic, qid) reaches `max`; a watch with a read
 // gets that read's result too (a failed read: the plain note, and the
@@ -228,7 +228,7 @@ caf::result<T> by_helper(self_ptr self, Ts&&... xs) {
 } // namespace
 
 dispatcher_actor::behavior_type
-dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
+dispatch_service(network_pointer<dispatcher_actor, dispatch_state> self,
                  std::shared_ptr<storage::message_store> store,
                  caf::timespan checkpoint_interval, dispatcher_actor helper) {
   auto& st = self->state;

@@ -31,6 +31,7 @@
 #include "caf/typed_event_based_actor.hpp"
 #include "caf/typed_response_promise.hpp"
 
+#include "actors/common/network_actor.hpp"
 #include "messages/common.hpp"
 #include "messages/store.hpp"
 #include "messages/store_actors.hpp"
@@ -93,7 +94,7 @@ struct dispatch_state {
 /// `helper`: a dispatcher of the same store that may block (linked to
 /// this one), or none.
 dispatcher_actor::behavior_type
-dispatch_service(dispatcher_actor::stateful_pointer<dispatch_state> self,
+dispatch_service(network_pointer<dispatcher_actor, dispatch_state> self,
                  std::shared_ptr<storage::message_store> store,
                  caf::timespan checkpoint_interval, dispatcher_actor helper);
 

@@ -27,7 +27,7 @@ const char* send_processor_state::name = "send_processor";
 
 namespace {
 
-using self_ptr = send_processor_actor::stateful_pointer<send_processor_state>;
+using self_ptr = network_pointer<send_processor_actor, send_processor_state>;
 using promise = caf::typed_response_promise<send_result>;
 
 constexpr std::string_view retry_topic_prefix = "%RETRY%";
@@ -486,7 +486,7 @@ nlohmann::json send_processor_state::dump_fields() const {
 }
 
 send_processor_actor::behavior_type send_processor(
-  send_processor_actor::stateful_pointer<send_processor_state> self,
+  network_pointer<send_processor_actor, send_processor_state> self,
   send_processor_options options, topic_config_table_actor topics,
   commit_log_actor commit_log) {
   auto& st = self->state;

@@ -22,6 +22,7 @@
 #include "caf/typed_event_based_actor.hpp"
 
 #include "actors/broker/topic_cache.hpp"
+#include "actors/common/network_actor.hpp"
 #include "messages/broker_send.hpp"
 #include "messages/broker_topics.hpp"
 #include "messages/route.hpp"
@@ -124,7 +125,7 @@ struct send_processor_state {
 caf::error to_send_error(const caf::error& err);
 
 send_processor_actor::behavior_type send_processor(
-  send_processor_actor::stateful_pointer<send_processor_state> self,
+  network_pointer<send_processor_actor, send_processor_state> self,
   send_processor_options options, topic_config_table_actor topics,
   commit_log_actor commit_log);
 
