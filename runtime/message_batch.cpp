@@ -72,7 +72,8 @@ encode_batch(const std::vector<batch_entry>& entries) {
   return out;
 }
 
-caf::expected<std::vector<batch_entry>> decode_batch(std::string_view buf) {
+caf::expected<std::vector<batch_entry>>
+decode_batch(std::string_view buf, size_t properties_extra) {
   if (buf.empty())
     return make_error(errc::message_illegal, "empty batch body");
   // Counts the entries first (by their total sizes, checked below), so the
@@ -129,6 +130,7 @@ caf::expected<std::vector<batch_entry>> decode_batch(std::string_view buf) {
     batch_entry e;
     e.flag = flag;
     e.body.assign(p + 20, static_cast<size_t>(body_len));
+    e.properties.reserve(props_len + properties_extra);
     e.properties.assign(p + props_at + 2, props_len);
     if (crc_of(e.body) != crc)
       return bad_entry(index, pos, "body CRC mismatch");

@@ -55,7 +55,9 @@ encode_batch(const std::vector<batch_entry>& entries);
 /// Decodes a batch body. Strict: every length must fit, the magic must be
 /// 0, the body CRC must match, nothing may follow the last entry, and an
 /// empty buffer is no batch. Answers message_illegal naming the entry and
-/// what is wrong.
-caf::expected<std::vector<batch_entry>> decode_batch(std::string_view buf);
+/// what is wrong. Each entry's properties get room for `properties_extra`
+/// more bytes (what the broker appends), so they grow without a copy.
+caf::expected<std::vector<batch_entry>>
+decode_batch(std::string_view buf, size_t properties_extra = 0);
 
 } // namespace rmq

@@ -111,6 +111,18 @@ struct entry_keys {
   }
 };
 
+// Encoded size of one `key` = `value` pair.
+size_t pair_size(std::string_view key, std::string_view value) {
+  return key.size() + value.size() + 2;
+}
+
+// What to_store_messages adds to a batch entry's properties at most: the
+// batch's own properties, UNIQ_KEY and CLUSTER.
+size_t stamps_size(const send_processor_state& st) {
+  return std::string_view{property_uniq_key}.size() + msg_id_size + 2
+         + pair_size(property_cluster, st.options.cluster_name);
+}
+
 // Everything that needs no table or store; fills `out.entries`.
 caf::error check_send(const send_processor_state& st, send_message_request& req,
                       checked_send& out) {
@@ -153,7 +165,8 @@ caf::error check_send(const send_processor_state& st, send_message_request& req,
                         "the batch body size " + std::to_string(req.body.size())
                           + " exceeds the maximum "
                           + std::to_string(opts.max_message_size));
-    auto entries = decode_batch(req.body);
+    auto entries = decode_batch(req.body,
+                                req.properties.size() + stamps_size(st));
     if (!entries)
       return std::move(entries.error());
     for (size_t i = 0; i < entries->size(); ++i) {
@@ -236,11 +249,6 @@ bool may_have_property(std::string_view props, std::string_view key) {
   return false;
 }
 
-// Encoded size of one `key` = `value` pair.
-size_t pair_size(std::string_view key, std::string_view value) {
-  return key.size() + value.size() + 2;
-}
-
 // Turns checked entries into store messages: a missing UNIQ_KEY made
 // here, the batch's own properties added where an entry lacks them (as
 // RocketMQ's batch encoder appends them), CLUSTER stamped on each; the
@@ -263,8 +271,7 @@ std::vector<store_message> to_store_messages(send_processor_state& st,
         header_size += pair_size(k, v);
     }
   auto& cluster = st.options.cluster_name;
-  auto stamps_size = std::string_view{property_uniq_key}.size() + msg_id_size
-                     + 2 + pair_size(property_cluster, cluster);
+  auto stamps = stamps_size(st);
   // The wall clock, read once per send for the ids made here.
   int64_t now = -1;
   for (auto& e : cs.entries) {
@@ -281,7 +288,7 @@ std::vector<store_message> to_store_messages(send_processor_state& st,
     msg.body_crc = e.body_crc;
     auto& props = msg.properties;
     props = std::move(e.properties);
-    props.reserve(props.size() + header_size + stamps_size);
+    props.reserve(props.size() + header_size + stamps);
     for (auto& [k, v] : header)
       if (storage::find_property(props, k).empty())
         storage::append_property(props, k, v);

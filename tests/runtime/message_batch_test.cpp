@@ -51,6 +51,15 @@ TEST_SUITE("runtime.message_batch") {
     CHECK(*back == xs);
   }
 
+  TEST_CASE("decoded properties have room for what the broker appends") {
+    auto xs = sample();
+    auto back = decode_batch(encoded(xs), 100);
+    REQUIRE(back);
+    CHECK(*back == xs);
+    for (auto& e : *back)
+      CHECK_GE(e.properties.capacity(), e.properties.size() + 100);
+  }
+
   TEST_CASE("decoding keeps each entry's checked body CRC") {
     auto xs = sample();
     auto back = decode_batch(encoded(xs));
