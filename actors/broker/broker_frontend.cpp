@@ -105,10 +105,13 @@ broker_frontend_actor::behavior_type broker_frontend(
   return {
     // -- data path: delegated, the processors answer the client directly
     // A batch is stored on the network thread that read it (no thread
-    // hand-off there and back); single sends, which come many at a time,
-    // are stored on the scheduler beside it (docs/broker.md, "Threads").
+    // hand-off there and back), and the front stays there while batches
+    // come; single sends, which come many at a time, and pulls run on the
+    // scheduler beside the network thread, and so does the front after
+    // one (docs/broker.md, "Threads").
     [self](send_message_request& req) {
       ++self->state.sends;
+      self->run_on_network(req.batch);
       if (req.batch)
         return self->delegate(self->state.peers.send, std::move(req));
       return delegate_to_scheduler(self, self->state.peers.send,
@@ -116,6 +119,7 @@ broker_frontend_actor::behavior_type broker_frontend(
     },
     [self](pull_message_request& req) {
       ++self->state.pulls;
+      self->run_on_network(false);
       return self->delegate(self->state.peers.pull, std::move(req));
     },
     [self](consumer_send_back_request& req) {

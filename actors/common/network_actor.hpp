@@ -10,6 +10,7 @@
 // The broker's batch sends take this path (docs/broker.md, "Threads").
 #pragma once
 
+#include <atomic>
 #include <utility>
 
 #include "caf/execution_unit.hpp"
@@ -25,8 +26,21 @@ public:
   using super::super;
 
   caf::resumable::subtype_t subtype() const override {
-    return caf::resumable::io_actor;
+    return on_network_.load(std::memory_order_relaxed)
+             ? caf::resumable::io_actor
+             : super::subtype();
   }
+
+  /// Whether a message from the network thread is run there (the
+  /// default) or handed to the scheduler. CAF asks when the actor goes
+  /// from idle to scheduled, so an actor can choose by what it served
+  /// last; either answer is safe.
+  void run_on_network(bool x) {
+    on_network_.store(x, std::memory_order_relaxed);
+  }
+
+private:
+  std::atomic<bool> on_network_{true};
 };
 
 /// The self pointer of a function-based typed actor `Handle` with state

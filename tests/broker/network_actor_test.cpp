@@ -1,6 +1,6 @@
 // Where a network_actor runs: on the network thread for a message read
-// off a connection, on the scheduler for one from a scheduled actor or
-// handed on with delegate_to_scheduler. Two actor systems in this process,
+// off a connection, on the scheduler for one from a scheduled actor,
+// handed on with delegate_to_scheduler, or after run_on_network(false). Two actor systems in this process,
 // one publishing on 127.0.0.1, the other connecting.
 #include "actors/common/network_actor.hpp"
 
@@ -21,11 +21,13 @@ namespace {
 
 using where_atom = caf::atom_constant<caf::atom("where")>;
 using via_sched_atom = caf::atom_constant<caf::atom("viasched")>;
+using off_atom = caf::atom_constant<caf::atom("off")>;
 
 // Answers whether it runs on the network thread.
 using probe_actor
   = caf::typed_actor<caf::replies_to<where_atom>::with<bool>,
-                     caf::replies_to<via_sched_atom>::with<bool>>;
+                     caf::replies_to<via_sched_atom>::with<bool>,
+                     caf::replies_to<off_atom>::with<bool>>;
 
 struct probe_state {
   std::thread::id network_thread;
@@ -46,6 +48,10 @@ probe(network_pointer<probe_actor, probe_state> self,
     },
     [self](via_sched_atom) -> caf::result<bool> {
       return delegate_to_scheduler(self, self->state.next, where_atom::value);
+    },
+    [self](off_atom) {
+      self->run_on_network(false);
+      return std::this_thread::get_id() == self->state.network_thread;
     },
   };
 }
@@ -90,11 +96,13 @@ struct two_systems {
     auto on_error = [&](caf::error& err) {
       FAIL("no answer: " << sys.render(err));
     };
+    auto timeout = std::chrono::seconds(10);
     if (what == where_atom::value)
-      self->request(x, std::chrono::seconds(10), where_atom::value)
-        .receive(on_answer, on_error);
+      self->request(x, timeout, where_atom::value).receive(on_answer, on_error);
+    else if (what == off_atom::value)
+      self->request(x, timeout, off_atom::value).receive(on_answer, on_error);
     else
-      self->request(x, std::chrono::seconds(10), via_sched_atom::value)
+      self->request(x, timeout, via_sched_atom::value)
         .receive(on_answer, on_error);
     CHECK(answered);
     return result;
@@ -117,6 +125,18 @@ TEST_SUITE("broker.network_actor") {
     // The same actor asked from the server's own scheduled actor: the
     // scheduler runs it.
     CHECK_FALSE(two_systems::ask(*t.server, x, where_atom::value));
+    caf::anon_send_exit(x, caf::exit_reason::user_shutdown);
+  }
+
+  TEST_CASE("an actor that chose the scheduler runs there from then on") {
+    two_systems t;
+    auto x = t.server->spawn(probe, t.network_thread(), probe_actor{});
+    auto hdl = t.remote(x);
+    CHECK(two_systems::ask(*t.client, hdl, where_atom::value));
+    // Still on the network thread while choosing.
+    CHECK(two_systems::ask(*t.client, hdl, off_atom::value));
+    CHECK_FALSE(two_systems::ask(*t.client, hdl, where_atom::value));
+    CHECK_FALSE(two_systems::ask(*t.client, hdl, where_atom::value));
     caf::anon_send_exit(x, caf::exit_reason::user_shutdown);
   }
 
