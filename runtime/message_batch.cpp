@@ -66,14 +66,14 @@ encode_batch(const std::vector<batch_entry>& entries) {
   for (size_t i = 0; i < entries.size(); ++i)
     if (auto err = append_batch_entry(out, entries[i].flag, entries[i].body,
                                       entries[i].properties))
-      return make_error(errc::invalid_parameter,
-                        "batch entry " + std::to_string(i) + ": "
-                          + error_detail(err));
+      return make_error(errc::invalid_parameter, "batch entry "
+                                                   + std::to_string(i) + ": "
+                                                   + error_detail(err));
   return out;
 }
 
-caf::expected<std::vector<batch_entry>>
-decode_batch(std::string_view buf, size_t properties_extra) {
+caf::expected<std::vector<batch_entry>> decode_batch(std::string_view buf,
+                                                     size_t properties_extra) {
   if (buf.empty())
     return make_error(errc::message_illegal, "empty batch body");
   // Counts the entries first (by their total sizes, checked below), so the

@@ -492,10 +492,10 @@ nlohmann::json send_processor_state::dump_fields() const {
   };
 }
 
-send_processor_actor::behavior_type send_processor(
-  network_pointer<send_processor_actor, send_processor_state> self,
-  send_processor_options options, topic_config_table_actor topics,
-  commit_log_actor commit_log) {
+send_processor_actor::behavior_type
+send_processor(network_pointer<send_processor_actor, send_processor_state> self,
+               send_processor_options options, topic_config_table_actor topics,
+               commit_log_actor commit_log) {
   auto& st = self->state;
   st.clock = &self->clock();
   st.options = std::move(options);

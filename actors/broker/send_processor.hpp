@@ -124,9 +124,9 @@ struct send_processor_state {
 /// → system_error. The detail text is kept.
 caf::error to_send_error(const caf::error& err);
 
-send_processor_actor::behavior_type send_processor(
-  network_pointer<send_processor_actor, send_processor_state> self,
-  send_processor_options options, topic_config_table_actor topics,
-  commit_log_actor commit_log);
+send_processor_actor::behavior_type
+send_processor(network_pointer<send_processor_actor, send_processor_state> self,
+               send_processor_options options, topic_config_table_actor topics,
+               commit_log_actor commit_log);
 
 } // namespace rmq

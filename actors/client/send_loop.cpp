@@ -750,9 +750,8 @@ send_many(loop_ptr self, const std::vector<client_message>& msgs,
   // is checked once.
   auto& topic = msgs.front().topic;
   for (auto& msg : msgs)
-    if (auto err = check_client_message(msg, st.codec,
-                                        &msg != &msgs.front()
-                                          && msg.topic == topic))
+    if (auto err = check_client_message(
+          msg, st.codec, &msg != &msgs.front() && msg.topic == topic))
       return err;
   if (queue && queue->topic != msgs.front().topic)
     return make_error(errc::message_illegal,

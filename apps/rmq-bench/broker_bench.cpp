@@ -438,8 +438,8 @@ struct round_figures {
          base_pull = 0;
   double send1 = 0, send1_p50 = 0, send1_p99 = 0, send64 = 0, batch = 0;
   // spread_one: 64 in flight to one queue right before the spread run.
-  double spread = 0, spread_one = 0, pull = 0, poll_p50 = 0, poll_p99 = 0, poll_ack_p50 = 0,
-         poll_ack_p99 = 0;
+  double spread = 0, spread_one = 0, pull = 0, poll_p50 = 0, poll_p99 = 0,
+         poll_ack_p50 = 0, poll_ack_p99 = 0;
   uint64_t errors = 0;
 };
 
@@ -598,9 +598,8 @@ int measure_spread(const options& opt) {
               << one_cpu << "), 10,000 queues " << fmt(spread) << " msgs/s ("
               << spread_cpu << "): " << pct(ratios.back()) << '\n';
   }
-  std::cout << "median of " << ratios.size()
-            << " rounds: 10,000 queues at " << pct(median(ratios))
-            << " of 1 queue\n";
+  std::cout << "median of " << ratios.size() << " rounds: 10,000 queues at "
+            << pct(median(ratios)) << " of 1 queue\n";
   return 0;
 }
 
@@ -773,8 +772,8 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
       auto one = run_load(sys, tag + " send 64 in flight, 1 queue", 64, s,
                           send_request(broker, false));
       wait_dispatched(sys, broker);
-      auto sp = run_load(sys, tag + " send 64 in flight, 10,000 queues", 64,
-                         s, spread_request(broker));
+      auto sp = run_load(sys, tag + " send 64 in flight, 10,000 queues", 64, s,
+                         spread_request(broker));
       note_errors("spread 1 queue", one);
       note_errors("spread", sp);
       rounds[round - 1].errors += one.errors + sp.errors;
@@ -782,8 +781,9 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
       rounds[round - 1].spread = sp.rate();
       std::cout << "spread " << round << ": 64 in flight over 10,000 queues "
                 << fmt(sp.rate()) << " msgs/s, to 1 queue just before "
-                << fmt(one.rate()) << " msgs/s (dispatch lag before: "
-                << fmt(waited, 2) << " s)\n";
+                << fmt(one.rate())
+                << " msgs/s (dispatch lag before: " << fmt(waited, 2)
+                << " s)\n";
     }
     std::cout << "spread: dispatch lag after the last "
               << fmt(wait_dispatched(sys, broker), 2) << " s\n";

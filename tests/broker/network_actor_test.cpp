@@ -35,9 +35,9 @@ struct probe_state {
   static inline const char* name = "probe";
 };
 
-probe_actor::behavior_type
-probe(network_pointer<probe_actor, probe_state> self,
-      std::thread::id network_thread, probe_actor next) {
+probe_actor::behavior_type probe(network_pointer<probe_actor, probe_state> self,
+                                 std::thread::id network_thread,
+                                 probe_actor next) {
   self->state.network_thread = network_thread;
   self->state.next = next;
   return {
