@@ -116,8 +116,8 @@ size_t pair_size(std::string_view key, std::string_view value) {
   return key.size() + value.size() + 2;
 }
 
-// What to_store_messages adds to a batch entry's properties at most: the
-// batch's own properties, UNIQ_KEY and CLUSTER.
+// What to_store_messages stamps on a message's properties at most:
+// UNIQ_KEY and CLUSTER (a batch's own properties come on top).
 size_t stamps_size(const send_processor_state& st) {
   return std::string_view{property_uniq_key}.size() + msg_id_size + 2
          + pair_size(property_cluster, st.options.cluster_name);

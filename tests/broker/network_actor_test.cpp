@@ -5,6 +5,7 @@
 #include "actors/common/network_actor.hpp"
 
 #include <thread>
+#include <utility>
 
 #include <doctest/doctest.h>
 
@@ -73,6 +74,13 @@ struct two_systems {
     return server->middleman().backend().thread_id();
   }
 
+  // A probe on the server (handing on to `next`, if set) and the client's
+  // handle of it.
+  std::pair<probe_actor, probe_actor> served_probe(probe_actor next = {}) {
+    auto x = server->spawn(probe, network_thread(), next);
+    return {x, remote(x)};
+  }
+
   // The client's handle of `x`, published by the server.
   probe_actor remote(const probe_actor& x) {
     auto port = server->middleman().publish(x, 0, "127.0.0.1");
@@ -119,8 +127,7 @@ struct two_systems {
 TEST_SUITE("broker.network_actor") {
   TEST_CASE("a request read off a connection runs on the network thread") {
     two_systems t;
-    auto x = t.server->spawn(probe, t.network_thread(), probe_actor{});
-    auto hdl = t.remote(x);
+    auto [x, hdl] = t.served_probe();
     CHECK(two_systems::ask(*t.client, hdl, where_atom::value));
     // The same actor asked from the server's own scheduled actor: the
     // scheduler runs it.
@@ -130,8 +137,7 @@ TEST_SUITE("broker.network_actor") {
 
   TEST_CASE("an actor that chose the scheduler runs there from then on") {
     two_systems t;
-    auto x = t.server->spawn(probe, t.network_thread(), probe_actor{});
-    auto hdl = t.remote(x);
+    auto [x, hdl] = t.served_probe();
     CHECK(two_systems::ask(*t.client, hdl, where_atom::value));
     // Still on the network thread while choosing.
     CHECK(two_systems::ask(*t.client, hdl, off_atom::value));
@@ -144,8 +150,7 @@ TEST_SUITE("broker.network_actor") {
             "delegate_to_scheduler leaves it") {
     two_systems t;
     auto back = t.server->spawn(probe, t.network_thread(), probe_actor{});
-    auto front = t.server->spawn(probe, t.network_thread(), back);
-    auto hdl = t.remote(front);
+    auto [front, hdl] = t.served_probe(back);
     CHECK(two_systems::ask(*t.client, hdl, where_atom::value));
     CHECK_FALSE(two_systems::ask(*t.client, hdl, via_sched_atom::value));
     // And the front still runs where it did: the next plain delegate is
