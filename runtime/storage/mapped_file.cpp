@@ -170,6 +170,16 @@ caf::error mapped_file::populate(size_t from, size_t len) {
   return caf::none;
 }
 
+void mapped_file::touch(size_t from, size_t len) {
+  constexpr size_t page = 4096;
+  auto end = std::min(from + len, size_);
+  // volatile: the compiler must not drop a store of the value just read.
+  for (auto i = (from + page - 1) / page * page; i < end; i += page) {
+    auto* p = static_cast<volatile char*>(data_ + i);
+    *p = *p;
+  }
+}
+
 caf::error mapped_file::zero_tail(size_t from) {
   if (from >= size_)
     return caf::none;

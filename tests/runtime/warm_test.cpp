@@ -116,6 +116,12 @@ TEST_CASE("warming beside the writer never erases a record") {
   std::mt19937 rng{rmq::test::test_seed()};
   test::temp_dir dir;
   auto cfg = warm_config(dir.path());
+  SUBCASE("sync flush: zeros written ahead") {
+  }
+  SUBCASE("async flush: zeros written, mapped in and touched ahead") {
+    cfg.flush = flush_mode::async;
+    cfg.populate_ahead_bytes = 16 * 1024;
+  }
   std::vector<std::string> sent;
   {
     auto st = test::open_store(cfg);
@@ -147,4 +153,17 @@ TEST_CASE("warming beside the writer never erases a record") {
   CHECK_EQ(test::read_all(*again), sent);
   CHECK(again->recovery().corruptions.empty());
   REQUIRE_FALSE(again->close());
+}
+
+TEST_CASE("touching pages keeps every byte") {
+  test::temp_dir dir;
+  auto f = mapped_file::open(dir.path() + "/touched", 5 * 4096, 0, nullptr);
+  REQUIRE(f);
+  auto* data = (*f)->data();
+  for (size_t i = 0; i < 5 * 4096; ++i)
+    data[i] = static_cast<char>('a' + i % 23);
+  // From inside the first page: that page is left alone, the rest touched.
+  (*f)->touch(100, 5 * 4096);
+  for (size_t i = 0; i < 5 * 4096; ++i)
+    REQUIRE_EQ(data[i], static_cast<char>('a' + i % 23));
 }
