@@ -549,13 +549,16 @@ void attempt(loop_ptr self, uint64_t id) {
                                op.born_ms, st.codec);
     op.req_deferred = false;
   }
+  // A copy: op.req stays for a retry. Moved into the attempt below, not
+  // copied again (a batch request is the whole batch's bytes).
   auto req = op.req;
   req.queue_id = queue.queue_id;
   // In flight from here, connect included, so async messages for this
   // broker wait for it rather than connecting in parallel.
   ++st.in_flight_by_broker[broker];
   with_broker(
-    self, addr, timeout, [=](caf::expected<client_broker_actor> hdl) mutable {
+    self, addr, timeout,
+    [=, req = std::move(req)](caf::expected<client_broker_actor> hdl) mutable {
       auto begin = self->clock().now();
       auto left = attempt_deadline - begin;
       if (!hdl || left <= caf::timespan{0}) {
