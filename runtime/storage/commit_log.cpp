@@ -170,15 +170,12 @@ caf::expected<bool> commit_log::warm(size_t ahead, size_t chunk, bool durable) {
     // Mapped in now, so the writer's first touch of each page costs no
     // fault. Not when durable: that dirties the pages again, and the
     // writer's own syncs would write them all ahead of the records.
-    if (!durable) {
+    // populate stores into these bytes: the writer stays below warm_end_
+    // or takes warm_mtx_, so they are ours until warm_end_ moves.
+    if (!durable)
       if (auto err = seg->populate(static_cast<size_t>(from - base),
                                    static_cast<size_t>(to - from)))
         return err;
-      // The writer stays below warm_end_ or takes warm_mtx_: these bytes
-      // are ours until warm_end_ moves.
-      seg->touch(static_cast<size_t>(from - base),
-                 static_cast<size_t>(to - from));
-    }
     warm_end_.store(to, std::memory_order_release);
     warmed = true;
   }

@@ -167,17 +167,12 @@ caf::error mapped_file::populate(size_t from, size_t len) {
     if (errno != EINTR && errno != EAGAIN)
       return os_error("populate the mapping of", path_, errno);
   }
-  return caf::none;
-}
-
-void mapped_file::touch(size_t from, size_t len) {
-  constexpr size_t page = 4096;
-  auto end = std::min(from + len, size_);
   // volatile: the compiler must not drop a store of the value just read.
   for (auto i = (from + page - 1) / page * page; i < end; i += page) {
     auto* p = static_cast<volatile char*>(data_ + i);
     *p = *p;
   }
+  return caf::none;
 }
 
 caf::error mapped_file::zero_tail(size_t from) {

@@ -80,17 +80,14 @@ public:
   void advise_writing(bool writing);
 
   /// Faults [from, from + len) into the mapping writable
-  /// (MADV_POPULATE_WRITE) without touching its bytes, so writes there
-  /// later take no page fault (and the kernel's zeroing of a fresh page
-  /// happens on the caller's thread). Safe beside a writer of those bytes.
+  /// (MADV_POPULATE_WRITE), then writes each whole page of it back with its
+  /// own first byte, so writes there later take no page fault (and the
+  /// kernel's zeroing of a fresh page happens on the caller's thread). The
+  /// store is for VMs with shadow paging (the 2026-12-05 VM), where a
+  /// populated page still costs a hypervisor exit on its first user-mode
+  /// write, ~0.8 us (docs/storage.md, "Warming"). Only where nobody else
+  /// writes meanwhile; a partial first page is left alone.
   caf::error populate(size_t from, size_t len);
-
-  /// Writes each page of [from, from + len) back with its own first byte.
-  /// Under shadow paging (a nested VM, such as this project's CI machines)
-  /// a populated page still costs a hypervisor exit on its first user-mode
-  /// write, ~0.8 us (docs/storage.md, "Warming"); this takes it here
-  /// instead of on the writer. Only where nobody else writes meanwhile.
-  void touch(size_t from, size_t len);
 
   /// Zeroes [from, size) cheaply (punch a hole, then re-allocate), so stale
   /// bytes after a cut can never be read as records.
