@@ -1,6 +1,7 @@
 // rmq-bench produce [--seconds=2] [--rounds=3] [--namesrv=ADDR]
 //                   [--broker=ADDR] [--sizes=128,1024]
 //                   [--only=baseline,sync,async,auto,batch]
+//                   [--batch-in-flight=4]
 // Producer throughput and latency through the producer API
 // (actors/client/producer.hpp), against a cluster the bench starts (one
 // NameServer, one ASYNC_FLUSH broker) or one given with --namesrv (then
@@ -10,13 +11,18 @@
 //   - the baseline: a minimal CAF request/response with the broker
 //     process's echo actor, over the producer process's own connection to
 //     it: 1 and 64 in flight, and 64 and 1,024 messages per request with
-//     4 in flight;
+//     4 in flight (--batch-in-flight);
 //   - sync sends with 1 in flight, async sends with 64 in flight (no
 //     auto-batching), async sends with auto-batching (1,024 in flight) and
 //     explicit batches of 64 and of 1,024 with 4 in flight; p50 / p99 /
 //     p999 latency. The explicit-batch target is judged on batches of
-//     64 (the shape of `rmq-bench broker`); batches of 1,024 show what is
-//     left once the per-request costs are spread thinner.
+//     64 with 4 in flight (the shape of `rmq-bench broker`); batches of
+//     1,024 show what is left once the per-request costs are spread
+//     thinner. Each batch
+//     figure also prints its CPU ceiling: the rate its measured CPU per
+//     message (broker + producer) allows with every core of the machine
+//     busy with nothing else, so a miss shows whether more in flight
+//     (--batch-in-flight) could reach the target at all.
 // The medians over the rounds are printed with the baseline, the ratio,
 // the target (issue #8) and the CPU time per message of the broker and of
 // the producer process (/proc/PID/stat: what a loaded machine changes
@@ -30,6 +36,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <variant>
 #include <vector>
@@ -56,7 +63,6 @@ constexpr int batch_size = 64;
 /// 1,024 x 128 B is ~170 KiB a request: RocketMQ's batch guidance is
 /// lists of up to 1-4 MiB, so this is still a small batch for it.
 constexpr int large_batch_size = 1024;
-constexpr int batch_in_flight = 4;
 constexpr int async_in_flight = 64;
 constexpr int auto_batch_in_flight = 1024;
 
@@ -65,6 +71,9 @@ struct options {
   int rounds = 3;
   std::string sizes = "128,1024";
   std::string only;
+  /// Requests in flight for the batch figures and their baselines (the
+  /// target is for 4, as in `rmq-bench broker`).
+  int batch_in_flight = 4;
 };
 
 std::string fmt(double x, int precision = 0) {
@@ -171,6 +180,20 @@ std::string cpu(const std::vector<round_figures>& rs, fig_id id) {
          + " us, producer " + fmt(med(rs, id, &figure::cpu_client), 2) + " us";
 }
 
+/// The rate the figure's CPU per message (broker + producer) allows with
+/// every core busy with nothing else: no number of requests in flight
+/// goes past it. Empty when the broker's CPU is unknown (a joined
+/// cluster).
+std::string cpu_ceiling(const std::vector<round_figures>& rs, fig_id id) {
+  auto broker = med(rs, id, &figure::cpu_broker);
+  auto client = med(rs, id, &figure::cpu_client);
+  auto cores = std::max(1u, std::thread::hardware_concurrency());
+  if (broker <= 0 || client <= 0)
+    return "";
+  return fmt(cores * 1e6 / (broker + client)) + " msgs/s on "
+         + std::to_string(cores) + " cores";
+}
+
 bool wanted(const options& opt, fig_id id) {
   if (opt.only.empty())
     return true;
@@ -224,17 +247,19 @@ void measure(const options& opt, caf::actor_system& sys,
     run(base1, "baseline 1 in flight", 1, echo_request(conn.echo, payload, 1));
     run(base64, "baseline 64 in flight", 64,
         echo_request(conn.echo, payload, 1));
-    run(base_batch, "baseline 64 per request, 4 in flight", batch_in_flight,
+    auto in_flight = ", " + std::to_string(opt.batch_in_flight) + " in flight";
+    run(base_batch, "baseline 64 per request" + in_flight, opt.batch_in_flight,
         echo_request(conn.echo, batch_payload, batch_size));
-    run(base_large, "baseline 1,024 per request, 4 in flight", batch_in_flight,
+    run(base_large, "baseline 1,024 per request" + in_flight,
+        opt.batch_in_flight,
         echo_request(conn.echo, large_payload, large_batch_size));
     run(sync1, "sync, 1 in flight", 1, single(plain, msg));
     run(async64, "async, 64 in flight", async_in_flight, tagged(plain, msg));
     run(autob, "async, auto-batching", auto_batch_in_flight,
         tagged(batching, msg));
-    run(batch64, "batches of 64", batch_in_flight,
+    run(batch64, "batches of 64", opt.batch_in_flight,
         batch(plain, msg, batch_size));
-    run(batch_large, "batches of 1,024", batch_in_flight,
+    run(batch_large, "batches of 1,024", opt.batch_in_flight,
         batch(plain, msg, large_batch_size));
     std::cout << "round " << round << " (" << size << " B): baseline "
               << fmt(f[base1].rate) << " / " << fmt(f[base64].rate) << " rt/s, "
@@ -254,6 +279,9 @@ void measure(const options& opt, caf::actor_system& sys,
   auto rate = [&](fig_id id) { return med(rounds, id, &figure::rate); };
   auto ran = rounds.front();
   bool small = size == 128;
+  auto in_flight = ", " + std::to_string(opt.batch_in_flight) + " in flight";
+  // The target is for 4 in flight, as in `rmq-bench broker`.
+  bool batch_judged = small && opt.batch_in_flight == 4;
   std::cout << "median of " << rounds.size() << " rounds, " << size
             << " B messages:\n";
   if (ran[base1].ran)
@@ -261,10 +289,10 @@ void measure(const options& opt, caf::actor_system& sys,
   if (ran[base64].ran)
     line(v, "baseline 64 in flight", fmt(rate(base64)) + " rt/s", "", {});
   if (ran[base_batch].ran)
-    line(v, "baseline 64 per request, 4 in flight",
+    line(v, "baseline 64 per request" + in_flight,
          fmt(rate(base_batch)) + " msgs/s", "", {});
   if (ran[base_large].ran)
-    line(v, "baseline 1,024 per request, 4 in flight",
+    line(v, "baseline 1,024 per request" + in_flight,
          fmt(rate(base_large)) + " msgs/s", "", {});
   if (ran[sync1].ran) {
     auto r = ratio(sync1, base1);
@@ -296,21 +324,25 @@ void measure(const options& opt, caf::actor_system& sys,
   }
   if (ran[batch64].ran) {
     auto x = rate(batch64);
-    line(v, "batches of 64, 4 in flight",
+    line(v, "batches of 64" + in_flight,
          fmt(x) + " msgs/s (" + fmt(100 * ratio(batch64, base_batch), 1)
            + " % of baseline)",
-         small ? ">= 700,000 msgs/s" : "",
-         small ? std::optional<bool>{x >= 700000} : std::nullopt);
+         batch_judged ? ">= 700,000 msgs/s" : "",
+         batch_judged ? std::optional<bool>{x >= 700000} : std::nullopt);
     line(v, "  latency (per batch)", lat(rounds, batch64), "", {});
     line(v, "  cpu", cpu(rounds, batch64), "", {});
+    if (auto c = cpu_ceiling(rounds, batch64); !c.empty())
+      line(v, "  cpu ceiling", c, "", {});
   }
   if (ran[batch_large].ran) {
-    line(v, "batches of 1,024, 4 in flight",
+    line(v, "batches of 1,024" + in_flight,
          fmt(rate(batch_large)) + " msgs/s ("
            + fmt(100 * ratio(batch_large, base_large), 1) + " % of baseline)",
          "", {});
     line(v, "  latency (per batch)", lat(rounds, batch_large), "", {});
     line(v, "  cpu", cpu(rounds, batch_large), "", {});
+    if (auto c = cpu_ceiling(rounds, batch_large); !c.empty())
+      line(v, "  cpu ceiling", c, "", {});
   }
 }
 
@@ -337,12 +369,15 @@ int produce(int argc, char** argv) {
   flags.add("only", opt.only,
             "figures to run, comma-separated: baseline, sync, async, auto, "
             "batch (default: all)");
+  flags.add("batch-in-flight", opt.batch_in_flight,
+            "batch requests in flight (the target is for 4)");
   if (auto rc = flags.parse(argc, argv); rc >= 0)
     return rc;
   auto sizes = parse_sizes(opt.sizes);
-  if (opt.seconds < 1 || opt.rounds < 1 || sizes.empty()) {
-    std::cerr << "--seconds and --rounds must be >= 1, --sizes a list of "
-                 "sizes\n";
+  if (opt.seconds < 1 || opt.rounds < 1 || sizes.empty()
+      || opt.batch_in_flight < 1) {
+    std::cerr << "--seconds, --rounds and --batch-in-flight must be >= 1, "
+                 "--sizes a list of sizes\n";
     return 2;
   }
   auto cl = where.start(topic, topic_queues);
