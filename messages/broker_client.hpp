@@ -342,7 +342,9 @@ using subscription_group_table_actor = dumpable_actor::extend<
   // DELETE_SUBSCRIPTIONGROUP (207); unknown groups succeed.
   caf::replies_to<caf::delete_atom, std::string>::with<data_version>,
   caf::replies_to<find_subscription_group_request>::with<
-    subscription_group_config>>;
+    subscription_group_config>,
+  // To itself: saves again after a failed save.
+  caf::reacts_to<save_atom>>;
 
 /// Interface of the queue lock table (memory only, as in RocketMQ).
 using queue_lock_table_actor = dumpable_actor::extend<

@@ -95,6 +95,8 @@ using topic_config_table_actor = dumpable_actor::extend<
   caf::replies_to<topic_for_send_request>::with<topic_config>,
   caf::replies_to<group_topic_request>::with<topic_config>,
   // Adds a watcher of changes (monitored: dropped when it exits).
-  caf::reacts_to<caf::subscribe_atom, caf::actor>>;
+  caf::reacts_to<caf::subscribe_atom, caf::actor>,
+  // To itself: saves again after a failed save.
+  caf::reacts_to<save_atom>>;
 
 } // namespace rmq

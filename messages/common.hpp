@@ -12,6 +12,10 @@ namespace rmq {
 /// Asks any rmq actor for a JSON snapshot of its state (as text).
 using dump_atom = caf::atom_constant<caf::atom("dump")>;
 
+/// Writes a table's file now (the NameServer's KV table), or again after a
+/// failed save (the broker's config tables, to themselves).
+using save_atom = caf::atom_constant<caf::atom("save")>;
+
 /// Periodic self-message of timer actors.
 using tick_atom = caf::tick_atom;
 

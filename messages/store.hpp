@@ -26,6 +26,9 @@ using dispatch_atom = caf::atom_constant<caf::atom("dispatch")>;
 /// Asks the dispatcher to flush consume queues and index, then checkpoint.
 using checkpoint_atom = caf::atom_constant<caf::atom("checkpnt")>;
 
+/// Asks the dispatcher to rebuild the consume queues a read found damaged.
+using repair_atom = caf::atom_constant<caf::atom("repair")>;
+
 /// The dispatcher's note to its listeners: the queues now reach this
 /// commit-log offset (new messages may have arrived).
 using arrival_atom = caf::atom_constant<caf::atom("arrival")>;

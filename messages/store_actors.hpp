@@ -87,7 +87,10 @@ using dispatcher_actor = dumpable_actor::extend<
   caf::replies_to<queue_units_request>::with<queue_units>,
   // Removes a deleted topic's consume queues (DELETE_TOPIC_IN_BROKER);
   // answers how many it removed.
-  caf::replies_to<caf::delete_atom, std::string>::with<int64_t>>;
+  caf::replies_to<caf::delete_atom, std::string>::with<int64_t>,
+  // Rebuilds from the commit log the consume queues whose units a read
+  // found naming no record of their own; answers how many it rebuilt.
+  caf::replies_to<repair_atom>::with<int64_t>>;
 
 using commit_log_actor = dumpable_actor::extend<
   // Appends a batch; one result per message, or an error for the whole

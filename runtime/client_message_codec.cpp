@@ -8,6 +8,7 @@
 #include "runtime/body_compression.hpp"
 #include "runtime/message_batch.hpp"
 #include "runtime/message_properties.hpp"
+#include "runtime/received_message.hpp"
 #include "runtime/reply_message.hpp"
 #include "runtime/send_checks.hpp"
 #include "runtime/storage/log_format.hpp"
@@ -186,7 +187,12 @@ make_send_request(const client_message& msg, const std::string& uniq_key,
   req.flag = msg.flag;
   req.properties = build_properties(msg, uniq_key);
   // RocketMQ tryToCompressMessage: at least compressMsgBodyOverHowmuch.
-  if (msg.body.size() >= opts.compress_over) {
+  // Not past what a consumer inflates (default_max_body): with a raised
+  // max_message_size such a body would be stored compressed and then
+  // refused by every consumer (docs/reliability.md, "Undecodable
+  // messages"); sent as it is, the broker's own limit judges it.
+  if (msg.body.size() >= opts.compress_over
+      && msg.body.size() <= default_max_body) {
     req.body = compress_body(msg.body, opts.compress_level);
     req.sys_flag |= storage::sys_flag::compressed;
   } else {

@@ -14,9 +14,32 @@ std::optional<uint16_t> parse_port(const std::string& text, bool allow_zero) {
   return static_cast<uint16_t>(value);
 }
 
+namespace {
+
+// A host name, an IPv4 address or a bracketed IPv6 one: anything else (a
+// ',' or a space from "a:1, b:2") would pass as a host and never connect.
+bool plausible_host(const std::string& host) {
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    return host.find_first_not_of("0123456789abcdefABCDEF:.", 1)
+           == host.size() - 1;
+  return host.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")
+         == std::string::npos;
+}
+
+std::string trimmed(const std::string& x) {
+  auto b = x.find_first_not_of(" \t");
+  if (b == std::string::npos)
+    return {};
+  return x.substr(b, x.find_last_not_of(" \t") - b + 1);
+}
+
+} // namespace
+
 std::optional<host_port> parse_host_port(const std::string& text) {
   auto colon = text.rfind(':');
-  if (colon == std::string::npos || colon == 0)
+  if (colon == std::string::npos || colon == 0
+      || !plausible_host(text.substr(0, colon)))
     return std::nullopt;
   auto port = parse_port(text.substr(colon + 1));
   if (!port)
@@ -30,6 +53,8 @@ parse_host_port_list(const std::string& text) {
   std::istringstream in{text};
   std::string entry;
   while (std::getline(in, entry, ';')) {
+    // "a:1; b:2" means what it says.
+    entry = trimmed(entry);
     if (entry.empty())
       continue;
     auto addr = parse_host_port(entry);

@@ -26,11 +26,13 @@ std::optional<uint16_t> parse_port(const std::string& text,
                                    bool allow_zero = false);
 
 /// Parses "host:port" (the last ':' separates, so "[::1]:9876" keeps its
-/// brackets in `host`). Returns nullopt on an empty host or a bad port.
+/// brackets in `host`). Returns nullopt on a bad port or a host that is no
+/// name or address (empty, or with a ',' or a space in it).
 std::optional<host_port> parse_host_port(const std::string& text);
 
 /// Parses "host:port[;host:port...]" (empty entries are skipped, as in
-/// RocketMQ). Returns nullopt on a malformed entry or an empty list.
+/// RocketMQ; spaces around an entry are dropped). Returns nullopt on a
+/// malformed entry (e.g. one separated by ',') or an empty list.
 std::optional<std::vector<host_port>>
 parse_host_port_list(const std::string& text);
 

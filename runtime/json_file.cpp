@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "messages/errors.hpp"
+#include "runtime/log.hpp"
 
 namespace rmq::json_file {
 
@@ -143,6 +144,43 @@ caf::expected<std::string> keep_aside(const std::string& path) {
   }
   return make_error(errc::io_error,
                     "cannot move " + path + " aside: no free .corrupt name");
+}
+
+config_load
+load_config(const std::string& path, const char* component,
+            const std::string& consequence,
+            const std::function<caf::error(const nlohmann::json&)>& apply) {
+  config_load result;
+  auto doc = load(path);
+  caf::error err;
+  if (!doc) {
+    err = std::move(doc.error());
+  } else if ((err = apply(*doc)) == errc::corrupt_data) {
+    err = make_error(errc::corrupt_data, path + ": " + error_detail(err));
+  }
+  if (!err)
+    return result;
+  if (err == errc::corrupt_data) {
+    auto aside = keep_aside(path);
+    if (aside) {
+      result.corrupt_copy = *aside;
+      RMQ_ERROR(component, describe(err) << "; kept aside as " << *aside << "; "
+                                         << consequence);
+      // Null stands for "no file": the caller starts from nothing.
+      if (auto again = apply(nlohmann::json{}))
+        RMQ_ERROR(component, "starting without "
+                               << path << " failed too: " << describe(again));
+      return result;
+    }
+    err = std::move(aside.error());
+  }
+  RMQ_ERROR(component, describe(err)
+                         << "; serving what is in memory and saving nothing "
+                            "to "
+                         << path << " until it can be read or moved aside; "
+                         << consequence);
+  result.blocked = std::move(err);
+  return result;
 }
 
 } // namespace rmq::json_file

@@ -1,4 +1,4 @@
-// Works around two gaps of CAF 0.17's openssl module.
+// Works around three gaps of CAF 0.17's openssl module.
 //
 // 1. One bad TLS peer could cut every other TLS connection of the process.
 // OpenSSL keeps an error queue per thread, and SSL_get_error() reports
@@ -15,10 +15,16 @@
 // skips that (accepted ones inherit it from the listening socket), so
 // Nagle's algorithm could hold back a TLS client's small BASP messages.
 //
-// The fix defines those four functions in our executables; the dynamic
-// linker then binds libcaf_openssl's calls to them, and each empties the
-// queue (accept and connect also set TCP_NODELAY) and calls the real one,
-// found with dlsym(RTLD_NEXT).
+// 3. It loads the certificate chain, the key and the CA file from disk for
+// every connection: with descriptors used up (idle peers need no
+// certificate) a load failed and CAF threw, aborting the node.
+//
+// The fix defines those functions in our executables; the dynamic linker
+// then binds libcaf_openssl's calls to them. SSL_read/write/accept/connect
+// empty the queue (accept and connect also set TCP_NODELAY) and call the
+// real one, found with dlsym(RTLD_NEXT); the three loaders load each file
+// once into a template context and hand every later context its objects
+// (a changed file is read again only by a new process).
 #pragma once
 
 namespace rmq {

@@ -9,6 +9,7 @@
 #include "runtime/retry_topic.hpp"
 #include "runtime/storage/log_format.hpp"
 #include "runtime/storage/message_record.hpp"
+#include "runtime/storage/segment_scan.hpp"
 
 namespace rmq {
 
@@ -50,10 +51,10 @@ std::string where(const storage::record_view& rec) {
          + std::to_string(rec.queue_offset);
 }
 
-caf::expected<received_message>
-decode_one(const storage::record_view& rec, const std::string& broker_name,
-           size_t max_body, decode_context& ctx) {
-  received_message msg;
+// The header's fields: what an undecodable record still tells.
+void fill_header(const storage::record_view& rec,
+                 const std::string& broker_name, decode_context& ctx,
+                 received_message& msg) {
   msg.topic = std::string{rec.topic};
   msg.broker_name = broker_name;
   msg.queue_id = rec.queue_id;
@@ -69,6 +70,14 @@ decode_one(const storage::record_view& rec, const std::string& broker_name,
   msg.stored_size = static_cast<int32_t>(rec.body.size());
   msg.offset_msg_id = encode_offset_msg_id(rec.store_ip, rec.store_port,
                                            rec.phys_offset);
+  msg.msg_id = msg.offset_msg_id;
+}
+
+caf::expected<received_message>
+decode_one(const storage::record_view& rec, const std::string& broker_name,
+           size_t max_body, decode_context& ctx) {
+  received_message msg;
+  fill_header(rec, broker_name, ctx, msg);
   if ((rec.sys_flag & storage::sys_flag::compressed) != 0) {
     auto body = decompress_body(rec.body, max_body);
     if (!body)
@@ -104,32 +113,73 @@ decode_one(const storage::record_view& rec, const std::string& broker_name,
     return make_error(errc::corrupt_data, "properties at " + where(rec)
                                             + ": malformed property at byte "
                                             + std::to_string(bad));
-  msg.msg_id = uniq.empty() ? msg.offset_msg_id : std::string{uniq};
+  if (!uniq.empty())
+    msg.msg_id = std::string{uniq};
   return msg;
 }
 
 } // namespace
 
-caf::expected<std::vector<received_message>>
-decode_pulled(const pull_message_result& res, const std::string& broker_name,
-              size_t max_body) {
-  std::vector<received_message> result;
+caf::expected<pulled_messages> decode_pulled(const pull_message_result& res,
+                                             const std::string& broker_name,
+                                             size_t max_body) {
+  pulled_messages out;
   if (static_cast<pull_status>(res.status) != pull_status::found)
-    return result;
+    return out;
   auto count = res.message_count > 0 ? static_cast<size_t>(res.message_count)
                                      : storage::all_records;
-  auto records = storage::decode_records(res.buffer, count);
-  if (!records)
-    return std::move(records.error());
-  result.reserve(records->size());
+  if (count != storage::all_records)
+    out.messages.reserve(count);
   decode_context ctx;
-  for (auto& rec : *records) {
-    auto msg = decode_one(rec, broker_name, max_body, ctx);
-    if (!msg)
-      return std::move(msg.error());
-    result.push_back(std::move(*msg));
+  auto& buf = res.buffer;
+  size_t pos = 0;
+  int64_t last_offset = -1;
+  for (size_t i = 0;
+       i < count && (count != storage::all_records || pos < buf.size()); ++i) {
+    storage::record_view rec;
+    auto avail = buf.size() - pos;
+    if (storage::decode_record(buf.data() + pos, avail, rec, true)
+        == storage::decode_status::ok) {
+      if (auto msg = decode_one(rec, broker_name, max_body, ctx)) {
+        out.messages.push_back(std::move(*msg));
+      } else {
+        undecodable_message bad;
+        fill_header(rec, broker_name, ctx, bad.header);
+        bad.why = describe(msg.error());
+        out.undecodable.push_back(std::move(bad));
+      }
+    } else if (storage::decode_record(buf.data() + pos, avail, rec, false)
+               == storage::decode_status::ok) {
+      // The header holds: only the body's CRC failed.
+      undecodable_message bad;
+      fill_header(rec, broker_name, ctx, bad.header);
+      bad.why = "body at " + where(rec) + ": "
+                + storage::describe_damage(buf.data() + pos, avail,
+                                           rec.phys_offset);
+      out.undecodable.push_back(std::move(bad));
+    } else {
+      auto why = "record " + std::to_string(i) + ": "
+                 + storage::describe_damage(buf.data() + pos, avail,
+                                            static_cast<int64_t>(pos));
+      if (last_offset < 0)
+        return make_error(errc::corrupt_data, std::move(why));
+      // Its offset is unknown: the records after it wait for a new pull.
+      out.cut_at = last_offset + 1;
+      out.cut_why = std::move(why);
+      return out;
+    }
+    last_offset = rec.queue_offset;
+    pos += static_cast<size_t>(rec.total_size);
   }
-  return result;
+  if (pos != buf.size()) {
+    auto why = std::to_string(buf.size() - pos) + " bytes after the last of "
+               + std::to_string(count) + " records";
+    if (last_offset < 0)
+      return make_error(errc::corrupt_data, std::move(why));
+    out.cut_at = last_offset + 1;
+    out.cut_why = std::move(why);
+  }
+  return out;
 }
 
 caf::expected<received_message> decode_record(std::string_view record,

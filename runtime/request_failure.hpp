@@ -1,7 +1,9 @@
 // How an actor reports a failed request to another actor of its node. A
 // failure of CAF's own (timeout, receiver down) means the node is in
-// trouble and is logged as an error; an rmq error (topic_not_exist, ...) is
-// an answer for the client and only logged at debug level.
+// trouble and is logged as an error; damage or a node in trouble
+// (corrupt_data, io_error, disk_full, system_error) at WARN; any other rmq
+// error (topic_not_exist, ...) is an answer for the client and only logged
+// at debug level.
 #pragma once
 
 #include <string>

@@ -324,7 +324,12 @@ runtime_table(const broker_admin_state& st, const nlohmann::json& send,
   t["putTps"] = tps_text(send.value("put_tps", nlohmann::json{}));
   t["getFoundTps"] = tps_text(pull.value("get_tps", nlohmann::json{}));
   t["getTransferedTps"] = t["getFoundTps"];
-  t["sendRefused"] = std::to_string(num(send, "refused"));
+  // Refused by the broker's checks or, disk above the warning level, by
+  // the store (sendRefusedDiskFull of them).
+  t["sendRefused"]
+    = std::to_string(num(send, "refused") + num(log, "refused_disk_full"));
+  t["sendRefusedDiskFull"] = std::to_string(num(log, "refused_disk_full"));
+  t["commitLogForcedDeletions"] = std::to_string(num(log, "forced_deletions"));
   t["sendBusy"] = std::to_string(num(send, "busy"));
   t["sendFlushTimeouts"] = std::to_string(num(send, "flush_timeouts"));
   t["commitLogMinOffset"] = std::to_string(num(log, "min_offset"));
@@ -339,6 +344,11 @@ runtime_table(const broker_admin_state& st, const nlohmann::json& send,
   t["storeBusy"] = log.value("busy", false) ? "true" : "false";
   t["consumeQueues"] = std::to_string(num(dispatch, "consume_queues"));
   t["corruptReads"] = std::to_string(num(dispatch, "corrupt_reads"));
+  // Derived files rebuilt from the commit log: at start, and on reads.
+  if (auto rb = dispatch.find("recovery_rebuilt");
+      rb != dispatch.end() && rb->is_array())
+    t["storeRebuiltAtStart"] = std::to_string(rb->size());
+  t["storeRepairedQueues"] = std::to_string(num(dispatch, "repaired_queues"));
   // RocketMQ's "scheduleMessageOffset_<level>": "<delivered up to>,<max>".
   if (auto lv = schedule.find("levels"); lv != schedule.end() && lv->is_array())
     for (auto& x : *lv)
@@ -389,9 +399,39 @@ void add_transaction_figures(broker_runtime_info& out,
           = std::to_string(num(g, "pending"));
 }
 
+// The config files' trouble, from the dumps of the tables that keep them
+// (runtime/config_file.hpp): a save failing now or blocked, and the
+// damaged files kept aside at start. "none" when there is nothing to say.
+void add_config_file_figures(broker_runtime_info& out,
+                             const std::vector<const nlohmann::json*>& dumps) {
+  std::string failing;
+  std::string corrupt;
+  auto append = [](std::string& to, const std::string& x) {
+    to += (to.empty() ? "" : "; ") + x;
+  };
+  auto str = [](const nlohmann::json& j, const char* key) {
+    auto i = j.find(key);
+    return i != j.end() && i->is_string() ? i->get<std::string>()
+                                          : std::string{};
+  };
+  for (auto* d : dumps) {
+    auto path = str(*d, "path");
+    for (auto key : {"save_blocked", "save_failing", "last_error"})
+      if (auto why = str(*d, key); !why.empty())
+        append(failing, path + ": " + why);
+    if (auto copy = str(*d, "corrupt_copy"); !copy.empty())
+      append(corrupt, copy);
+  }
+  out.table["configSaveFailing"] = failing.empty() ? "none" : failing;
+  out.table["configCorruptCopies"] = corrupt.empty() ? "none" : corrupt;
+}
+
 caf::result<broker_runtime_info> get_runtime_info(self_ptr self) {
   struct parts {
     nlohmann::json send, pull, log, dispatch;
+    nlohmann::json topics = nlohmann::json::object();
+    nlohmann::json offsets = nlohmann::json::object();
+    nlohmann::json groups = nlohmann::json::object();
     nlohmann::json schedule = nlohmann::json::object();
     nlohmann::json transaction = nlohmann::json::object();
     nlohmann::json timer = nlohmann::json::object();
@@ -425,10 +465,17 @@ caf::result<broker_runtime_info> get_runtime_info(self_ptr self) {
     ask(p.transaction_check, &acc->transaction);
   if (p.timer)
     ask(p.timer, &acc->timer);
+  if (p.topics)
+    ask(p.topics, &acc->topics);
+  if (p.offsets)
+    ask(p.offsets, &acc->offsets);
+  if (p.groups)
+    ask(p.groups, &acc->groups);
   g->finish = [self, acc](broker_runtime_info& out) {
     out = runtime_table(self->state, acc->send, acc->pull, acc->log,
                         acc->dispatch, acc->schedule, acc->timer);
     add_transaction_figures(out, acc->transaction);
+    add_config_file_figures(out, {&acc->topics, &acc->offsets, &acc->groups});
   };
   g->done();
   return g->rp;

@@ -46,6 +46,9 @@ struct broker_admin_peers {
   dumpable_actor transaction_check;
   /// The timer service (its dump); may be null.
   dumpable_actor timer;
+  /// The subscription group table (its dump: the file's state); may be
+  /// null.
+  dumpable_actor groups;
 };
 
 struct broker_admin_state {

@@ -118,18 +118,18 @@ caf::behavior broker_stopper(caf::event_based_actor* self, broker_node node) {
   return {[](caf::ok_atom) {}};
 }
 
-std::string config_file(const std::string& root, const char* name) {
+std::string config_path_of(const std::string& root, const char* name) {
   return root + "/config/" + name;
 }
 
 } // namespace
 
 std::string consumer_offsets_json_path(const std::string& store_root) {
-  return config_file(store_root, "consumerOffset.json");
+  return config_path_of(store_root, "consumerOffset.json");
 }
 
 std::string subscription_groups_json_path(const std::string& store_root) {
-  return config_file(store_root, "subscriptionGroup.json");
+  return config_path_of(store_root, "subscriptionGroup.json");
 }
 
 caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
@@ -146,8 +146,9 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     auto parsed = parse_host_port_list(opts.namesrv_addr);
     if (!parsed)
       return make_error(errc::invalid_parameter,
-                        "broker: bad namesrv address list: "
-                          + opts.namesrv_addr);
+                        "broker: bad NameServer list '" + opts.namesrv_addr
+                          + "': RocketMQ's form is 'host:port;host:port' "
+                            "(';' between entries, no ',')");
     namesrvs = std::move(*parsed);
   }
   auto wall = opts.wall_clock_ms ? opts.wall_clock_ms
@@ -175,6 +176,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   topts.cluster_name = opts.cluster_name;
   topts.auto_create_topic_enable = opts.auto_create_topic;
   topts.clock = wall;
+  topts.stored_queue_counts = (*opened)->queue_counts();
   node.topics = spawn_io(topic_config_table, topts);
   consumer_offset_config ocfg;
   ocfg.path = consumer_offsets_json_path(opts.store_dir);
@@ -310,7 +312,8 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     broker_admin_service, aopts,
     broker_admin_peers{node.topics, node.offsets, node.store.dispatcher,
                        node.store.commit_log, node.send, node.pull,
-                       node.schedule, node.transaction_check, node.timer});
+                       node.schedule, node.transaction_check, node.timer,
+                       node.groups});
   broker_frontend_peers fpeers;
   fpeers.store = node.store;
   fpeers.topics = node.topics;

@@ -128,10 +128,52 @@ void expire_waiting(self_ptr self) {
   }
 }
 
+// Says each change of the disk's state once, in words: sends refused or
+// accepted again, data deleted before its retention or kept.
+void note_disk(commit_log_state& st) {
+  auto& cfg = st.store->config();
+  auto usage = st.store->disk_usage();
+  int level = usage > cfg.disk_full_ratio    ? 2
+              : usage > cfg.disk_clean_ratio ? 1
+                                             : 0;
+  if (level == st.disk_level)
+    return;
+  auto pct = [](double x) { return std::to_string(static_cast<int>(x * 100)); };
+  auto disk = "disk of " + cfg.dir + " is " + pct(usage) + "% used";
+  if (level == 2)
+    RMQ_WARN("store", disk << ", above diskSpaceWarningLevelRatio "
+                           << pct(cfg.disk_full_ratio)
+                           << "%: sends are refused (service not "
+                              "available) until space is freed");
+  else if (level == 1 && st.disk_level == 0)
+    RMQ_WARN("store", disk << ", above diskSpaceCleanForciblyRatio "
+                           << pct(cfg.disk_clean_ratio) << "%: "
+                           << (cfg.clean_forcibly
+                                 ? "the oldest commit-log segments are "
+                                   "deleted before their retention, "
+                                   "consumed or not"
+                                 : "nothing is deleted before its retention "
+                                   "(cleanFileForciblyEnable is off): sends "
+                                   "will be refused at "
+                                     + pct(cfg.disk_full_ratio) + "%"));
+  else if (level == 1)
+    RMQ_WARN("store", disk << ", below diskSpaceWarningLevelRatio "
+                           << pct(cfg.disk_full_ratio)
+                           << "%: sends are accepted again");
+  else
+    RMQ_WARN("store", disk << ": back below " << pct(cfg.disk_clean_ratio)
+                           << "%"
+                           << (st.disk_level == 2 ? ", sends are accepted "
+                                                    "again"
+                                                  : ""));
+  st.disk_level = level;
+}
+
 void on_tick(self_ptr self) {
   auto& st = self->state;
   auto& cfg = st.store->config();
   st.store->refresh_disk_usage();
+  note_disk(st);
   if (sync_mode(st))
     expire_waiting(self);
   if (!sync_mode(st)) {
@@ -184,6 +226,10 @@ nlohmann::json commit_log_state::dump_fields() const {
     {"flush_timeouts", st.flush_timeouts},
     {"sync_flush_timeout_ms", to_ms(cfg.sync_flush_timeout)},
     {"deleted_segments", st.deleted_segments},
+    {"forced_deletions", st.store->forced_deletions()},
+    {"refused_disk_full", st.refused_disk_full},
+    {"disk_clean_forcibly_ratio", cfg.disk_clean_ratio},
+    {"clean_forcibly", cfg.clean_forcibly},
     {"recovery_corrupt_ranges", st.store->recovery().corruptions.size()},
     {"recovery_torn_tail_offset", st.store->recovery().torn_tail_offset},
   };
@@ -207,6 +253,7 @@ commit_log_writer(network_pointer<commit_log_actor, commit_log_state> self,
   request_warm(self);
   st.last_flush = self->clock().now();
   st.store->refresh_disk_usage();
+  note_disk(st);
   self->delayed_send(self, st.store->config().flush_interval, tick_atom::value);
   // Fails every waiting batch when told to stop. Not in an attached
   // functor: CAF destroys the state before those run. (An exit with reason
@@ -231,8 +278,13 @@ commit_log_writer(network_pointer<commit_log_actor, commit_log_state> self,
                           "store backlog " + std::to_string(st.backlog())
                             + " bytes above the high watermark");
       }
-      if (auto err = st.store->writable())
+      if (auto err = st.store->writable()) {
+        if (err == errc::disk_full) {
+          ++st.refused_disk_full;
+          note_disk(st);
+        }
         return err;
+      }
       ++st.batches;
       auto before = st.store->write_offset();
       // Dedup runs on the wall clock too: after a restart the table is

@@ -66,6 +66,11 @@ struct commit_log_state {
   int64_t failed_batches = 0;
   int64_t flush_timeouts = 0; // batches answered with flush_disk_timeout
   int64_t deleted_segments = 0;
+  /// Batches refused because the disk is above the warning level.
+  int64_t refused_disk_full = 0;
+  /// 0: the disk is fine; 1: above the clean-forcibly ratio; 2: above the
+  /// warning level (writes refused). Each change is logged at WARN.
+  int disk_level = 0;
 
   /// Bytes appended but not yet durable or not yet dispatched.
   int64_t backlog() const;

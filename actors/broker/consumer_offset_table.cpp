@@ -94,26 +94,24 @@ consumer_offset_table_actor::behavior_type consumer_offset_table(
   st.config = std::move(config);
   // -- load -------------------------------------------------------------------
   if (!st.config.path.empty()) {
-    auto doc = json_file::load(st.config.path);
-    auto table = [&]() -> caf::expected<consumer_offset_map> {
-      if (!doc)
-        return std::move(doc.error());
-      if (doc->is_null()) // no file yet
-        return consumer_offset_map{};
-      return consumer_offsets_from_json(*doc);
-    }();
-    if (table) {
-      st.table = std::move(*table);
-    } else {
-      // Keep every damaged file for an operator instead of overwriting it
-      // at the next flush, like kvConfig.json (RocketMQ falls back to a
-      // .bak copy it keeps).
-      st.last_error = describe(table.error());
-      auto aside = json_file::keep_aside(st.config.path);
-      RMQ_ERROR("offsets", "cannot load " << st.config.path << ": "
-                                          << st.last_error << "; moved to "
-                                          << (aside ? *aside : "nowhere")
-                                          << ", starting empty");
+    auto loaded = json_file::load_config(
+      st.config.path, "offsets",
+      "group offsets restart from each group's consume-from rule",
+      [&](const nlohmann::json& doc) -> caf::error {
+        if (doc.is_null()) // no file yet
+          return {};
+        auto table = consumer_offsets_from_json(doc);
+        if (!table)
+          return std::move(table.error());
+        st.table = std::move(*table);
+        return {};
+      });
+    st.corrupt_copy = std::move(loaded.corrupt_copy);
+    if (loaded.blocked) {
+      // Offsets can always be committed again by their consumers: go on
+      // in memory; every persist fails (it would overwrite the file).
+      st.last_error = describe(loaded.blocked);
+      st.blocked = std::move(loaded.blocked);
     }
   }
   if (!st.config.path.empty()) {
@@ -131,6 +129,10 @@ consumer_offset_table_actor::behavior_type consumer_offset_table(
   // Asks the writer to write the table; `done` gets the outcome.
   auto persist = [self, render](auto done) {
     auto& st = self->state;
+    if (st.blocked) {
+      done(caf::error{st.blocked});
+      return;
+    }
     auto text = render();
     if (!text) {
       st.last_error = describe(text.error());
@@ -143,7 +145,12 @@ consumer_offset_table_actor::behavior_type consumer_offset_table(
                 std::move(*text))
       .then(
         [self, done]() mutable {
-          ++self->state.persists;
+          auto& st = self->state;
+          ++st.persists;
+          if (!st.last_error.empty())
+            RMQ_WARN("offsets", "persisted again after failures (last: "
+                                  << st.last_error << ")");
+          st.last_error.clear();
           done(caf::error{});
         },
         [self, done](caf::error& err) mutable {
@@ -165,7 +172,7 @@ consumer_offset_table_actor::behavior_type consumer_offset_table(
   // this last write before it sees the table down.
   self->set_exit_handler([self, render](caf::exit_msg& msg) {
     auto& st = self->state;
-    if (st.writer && st.dirty)
+    if (st.writer && st.dirty && !st.blocked)
       if (auto text = render())
         caf::anon_send(st.writer, caf::put_atom::value, std::move(*text));
     self->quit(msg.reason);
@@ -279,6 +286,7 @@ nlohmann::json consumer_offset_state::dump_fields() const {
     {"updates", updates},
     {"persists", persists},
     {"last_error", last_error},
+    {"corrupt_copy", corrupt_copy},
   };
 }
 

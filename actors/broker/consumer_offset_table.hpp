@@ -64,6 +64,11 @@ struct consumer_offset_state {
   int64_t updates = 0;
   int64_t persists = 0;
   std::string last_error;
+  /// Where a damaged file went at start ("" if none did).
+  std::string corrupt_copy;
+  /// The file could be neither read nor moved aside: nothing is persisted
+  /// over it (json_file::load_config).
+  caf::error blocked;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;

@@ -409,9 +409,26 @@ dispatch_service(network_pointer<dispatcher_actor, dispatch_state> self,
       auto res = st.store->get_messages(req, st.helper ? &far_back : nullptr);
       if (far_back)
         return by_helper<get_message_result>(self, req);
-      if (!res)
+      if (!res) {
+        // A damaged consume queue: rebuilt (by the helper, it scans the
+        // log) while the puller backs off and asks again.
+        if (res.error() == errc::system_busy && st.store->needs_repair())
+          caf::anon_send(self, repair_atom::value);
         return std::move(res.error());
+      }
       return std::move(*res);
+    },
+    [=](repair_atom) -> caf::result<int64_t> {
+      if (self->state.helper)
+        return by_helper<int64_t>(self, repair_atom::value);
+      auto res = self->state.store->repair_queues();
+      if (!res) {
+        self->state.last_error = describe(res.error());
+        RMQ_ERROR("store", "rebuilding damaged consume queues failed: "
+                             << self->state.last_error);
+        return std::move(res.error());
+      }
+      return static_cast<int64_t>(*res);
     },
     [=](const get_offset_request& req) -> caf::result<queue_offsets> {
       if (self->state.helper && self->state.helper_busy > 0)
@@ -482,6 +499,8 @@ nlohmann::json dispatch_state::dump_fields() const {
     {"queue_watches", watches.size()},
     {"recovery_corrupt_ranges", store->recovery().corruptions.size()},
     {"corrupt_reads", store->corrupt_reads()},
+    {"recovery_rebuilt", store->recovery().rebuilt},
+    {"repaired_queues", store->repaired_queues()},
   };
 }
 

@@ -8,6 +8,7 @@
 
 #include "messages/errors.hpp"
 #include "messages/route.hpp"
+#include "runtime/log.hpp"
 #include "runtime/request_failure.hpp"
 #include "runtime/storage/message_record.hpp"
 #include "runtime/subscription_expression.hpp"
@@ -37,6 +38,32 @@ pull_status map_get_status(get_status st, int64_t request_offset) {
   }
   return pull_status::offset_illegal;
 }
+
+namespace {
+
+// A group that pulls below the queue's first stored offset never
+// consumed what retention or a forced cleaning (disk full) deleted: said
+// once per group, queue and minimum, with the count.
+void note_lost(pull_processor_state& st, const pull_message_request& req,
+               const get_message_result& got) {
+  if (req.queue_offset >= got.min_offset)
+    return;
+  auto key = std::make_tuple(req.consumer_group, req.topic, req.queue_id);
+  auto& seen = st.lost_noted[key];
+  if (seen >= got.min_offset)
+    return;
+  seen = got.min_offset;
+  st.lost_messages += got.min_offset - req.queue_offset;
+  RMQ_WARN("pull", "group " << req.consumer_group << " pulls " << req.topic
+                            << "/" << req.queue_id << " at " << req.queue_offset
+                            << ", below its first stored "
+                            << "offset " << got.min_offset << ": "
+                            << got.min_offset - req.queue_offset
+                            << " messages were deleted (retention or a full "
+                               "disk) before this group consumed them");
+}
+
+} // namespace
 
 pull_processor_actor::behavior_type pull_processor(
   pull_processor_actor::stateful_pointer<pull_processor_state> self,
@@ -92,6 +119,7 @@ pull_processor_actor::behavior_type pull_processor(
             break;
           case pull_status::offset_illegal:
             ++st.offset_illegal;
+            note_lost(st, req, got);
             break;
         }
         pull_message_result res;
@@ -213,6 +241,7 @@ nlohmann::json pull_processor_state::dump_fields() const {
     {"no_new_msg", no_new},
     {"no_matched_msg", no_matched},
     {"offset_illegal", offset_illegal},
+    {"lost_messages", lost_messages},
     {"suspended", suspended},
     {"commits", commits},
     {"found_messages", found_messages},

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -68,6 +69,10 @@ struct pull_processor_state {
   int64_t offset_illegal = 0;
   int64_t suspended = 0;
   int64_t commits = 0;
+  /// Per group, topic and queue: the first stored offset a pull below it
+  /// was told of (note_lost); the messages such pulls found deleted.
+  std::map<std::tuple<std::string, std::string, int32_t>, int64_t> lost_noted;
+  int64_t lost_messages = 0;
   /// Messages found, in total and per second (getTotal / getFoundTps).
   int64_t found_messages = 0;
   rate_meter get_rate;

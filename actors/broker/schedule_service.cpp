@@ -337,31 +337,24 @@ void check_idle_levels(self_ptr self) {
 }
 
 caf::error load(schedule_service_state& st) {
-  auto doc = json_file::load(st.options.offsets_path);
-  if (!doc) {
-    if (doc.error() != errc::corrupt_data)
-      return std::move(doc.error());
-    auto aside = json_file::keep_aside(st.options.offsets_path);
-    if (!aside)
-      return std::move(aside.error());
-    // Every level verifies from 0 until a pass finds nothing delivered.
-    RMQ_ERROR("schedule", "corrupt " << st.options.offsets_path << " kept as "
-                                     << *aside
-                                     << "; checking every level from 0");
-    return caf::none;
-  }
-  if (doc->is_null())
-    return caf::none;
-  auto table = doc->find("offsetTable");
-  if (!doc->is_object() || table == doc->end() || !table->is_object())
-    return make_error(errc::corrupt_data,
-                      st.options.offsets_path + " has no offsetTable");
-  for (auto& lv : st.levels) {
-    auto i = table->find(std::to_string(lv.level));
-    if (i != table->end() && i->is_number_integer())
-      lv.offset = std::max<int64_t>(i->get<int64_t>(), 0);
-  }
-  return caf::none;
+  auto loaded = json_file::load_config(
+    st.options.offsets_path, "schedule",
+    "every delay level is checked again from offset 0",
+    [&](const nlohmann::json& doc) -> caf::error {
+      if (doc.is_null())
+        return caf::none;
+      auto table = doc.is_object() ? doc.find("offsetTable") : doc.end();
+      if (!doc.is_object() || table == doc.end() || !table->is_object())
+        return make_error(errc::corrupt_data, "no offsetTable");
+      for (auto& lv : st.levels) {
+        auto i = table->find(std::to_string(lv.level));
+        if (i != table->end() && i->is_number_integer())
+          lv.offset = std::max<int64_t>(i->get<int64_t>(), 0);
+      }
+      return caf::none;
+    });
+  // Unreadable and not movable: saving over it would lose it.
+  return std::move(loaded.blocked);
 }
 
 } // namespace

@@ -12,6 +12,7 @@
 #include "runtime/storage/message_store.hpp"
 #include "runtime/validators.hpp"
 
+#include "actors/common/config_retry.hpp"
 #include "actors/common/dump.hpp"
 
 namespace rmq {
@@ -53,35 +54,40 @@ void subscription_group_table_state::load(
     options.now_ms = storage::wall_clock_ms;
   for (auto& cfg : system_subscription_groups())
     groups.emplace(cfg.group_name, cfg);
-  if (options.path.empty())
-    return;
-  auto doc = json_file::load(options.path);
-  if (!doc) {
-    RMQ_ERROR(component, describe(doc.error()) << "; saving is disabled");
-    save_blocked = std::move(doc.error());
-    return;
-  }
-  if (doc->is_null())
-    return; // first start
-  try {
-    auto table = doc->find("subscriptionGroupTable");
-    if (table != doc->end() && !table->is_null()) {
-      for (auto& [key, value] : table->items()) {
-        auto cfg = value.get<subscription_group_config>();
-        if (cfg.group_name.empty())
-          cfg.group_name = key;
-        groups[cfg.group_name] = std::move(cfg);
+  file = config_file{options.path, component};
+  file.load(
+    "groups restart from the system groups; auto-created ones come back "
+    "with their clients' heartbeats, custom settings (retries, broadcast, "
+    "consume-from-min) must be set again",
+    [this](const nlohmann::json& doc) -> caf::error {
+      if (doc.is_null())
+        return {}; // first start
+      std::map<std::string, subscription_group_config> loaded;
+      data_version loaded_version = version;
+      try {
+        if (!doc.is_object())
+          return make_error(errc::corrupt_data, "not a JSON object");
+        auto table = doc.find("subscriptionGroupTable");
+        if (table != doc.end() && !table->is_null()) {
+          for (auto& [key, value] : table->items()) {
+            auto cfg = value.get<subscription_group_config>();
+            if (cfg.group_name.empty())
+              cfg.group_name = key;
+            loaded[cfg.group_name] = std::move(cfg);
+          }
+        }
+        if (auto v = doc.find("dataVersion"); v != doc.end() && !v->is_null())
+          loaded_version = v->get<data_version>();
+      } catch (const nlohmann::json::exception& ex) {
+        return make_error(errc::corrupt_data, ex.what());
       }
-    }
-    if (auto v = doc->find("dataVersion"); v != doc->end() && !v->is_null())
-      version = v->get<data_version>();
-    RMQ_INFO(component,
-             "loaded " << groups.size() << " groups from " << options.path);
-  } catch (const nlohmann::json::exception& ex) {
-    save_blocked = make_error(errc::corrupt_data,
-                              options.path + ": " + ex.what());
-    RMQ_ERROR(component, describe(save_blocked) << "; saving is disabled");
-  }
+      for (auto& [name, cfg] : loaded)
+        groups[name] = std::move(cfg);
+      version = loaded_version;
+      RMQ_INFO(component,
+               "loaded " << loaded.size() << " groups from " << options.path);
+      return {};
+    });
 }
 
 caf::expected<subscription_group_config>
@@ -107,20 +113,11 @@ subscription_group_table_state::put(const subscription_group_config& cfg) {
   if (cfg.retry_queue_nums < 0 || cfg.retry_max_times < -1)
     return make_error(errc::invalid_parameter,
                       "negative retry settings for " + cfg.group_name);
-  std::optional<subscription_group_config> old;
-  if (auto i = groups.find(cfg.group_name); i != groups.end())
-    old = i->second;
-  auto old_version = version;
+  if (file.blocked())
+    return file.blocked();
   groups[cfg.group_name] = cfg;
   next_version();
-  if (auto err = save()) {
-    if (old)
-      groups[cfg.group_name] = std::move(*old);
-    else
-      groups.erase(cfg.group_name);
-    version = old_version;
-    return err;
-  }
+  save();
   return version;
 }
 
@@ -129,15 +126,11 @@ subscription_group_table_state::erase(const std::string& group) {
   auto i = groups.find(group);
   if (i == groups.end())
     return version;
-  auto old = std::move(i->second);
-  auto old_version = version;
+  if (file.blocked())
+    return file.blocked();
   groups.erase(i);
   next_version();
-  if (auto err = save()) {
-    groups.emplace(group, std::move(old));
-    version = old_version;
-    return err;
-  }
+  save();
   return version;
 }
 
@@ -165,19 +158,15 @@ void subscription_group_table_state::next_version() {
   ++version.counter;
 }
 
-caf::error subscription_group_table_state::save() {
-  if (options.path.empty())
-    return {};
-  auto err = save_blocked ? save_blocked
-                          : json_file::save(options.path, to_document());
-  if (err) {
-    ++save_errors;
-    RMQ_ERROR(component,
-              "saving the subscription groups failed: " << describe(err));
-    return err;
-  }
-  ++saves;
-  return {};
+void subscription_group_table_state::save() {
+  // A failure is logged and kept by `file`; the actor saves again.
+  static_cast<void>(file.save(to_document()));
+}
+
+bool subscription_group_table_state::save_again() {
+  if (file.dirty())
+    save();
+  return file.dirty();
 }
 
 nlohmann::json subscription_group_table_state::to_document() const {
@@ -192,16 +181,14 @@ nlohmann::json subscription_group_table_state::dump_fields() const {
   auto names = nlohmann::json::array();
   for (auto& [name, cfg] : groups)
     names.push_back(name);
-  return {
-    {"path", options.path},
+  nlohmann::json out{
     {"auto_create", options.auto_create},
     {"groups", std::move(names)},
     {"data_version", version},
-    {"saves", saves},
-    {"save_errors", save_errors},
     {"auto_created", auto_created},
-    {"save_blocked", save_blocked ? describe(save_blocked) : std::string{}},
   };
+  file.add_dump_fields(out);
+  return out;
 }
 
 subscription_group_table_actor::behavior_type
@@ -210,20 +197,32 @@ subscription_group_table(subscription_group_table_actor::stateful_pointer<
                            self,
                          subscription_group_table_options opts) {
   self->state.load(std::move(opts));
+  auto retry = [self] { arm_config_retry(self); };
   // Every state function reports errors as values; none of them throws.
   return {
+    [=](save_atom) { on_config_retry(self); },
     [=](caf::get_atom,
         const std::string& group) -> caf::result<subscription_group_config> {
       return self->state.get(group);
     },
     [=](caf::get_atom) -> subscription_group_set { return self->state.list(); },
-    [=](caf::put_atom, const subscription_group_config& cfg)
-      -> caf::result<data_version> { return self->state.put(cfg); },
-    [=](caf::delete_atom, const std::string& group)
-      -> caf::result<data_version> { return self->state.erase(group); },
+    [=](caf::put_atom,
+        const subscription_group_config& cfg) -> caf::result<data_version> {
+      auto res = self->state.put(cfg);
+      retry();
+      return res;
+    },
+    [=](caf::delete_atom,
+        const std::string& group) -> caf::result<data_version> {
+      auto res = self->state.erase(group);
+      retry();
+      return res;
+    },
     [=](const find_subscription_group_request& x)
       -> caf::result<subscription_group_config> {
-      return self->state.find(x.group);
+      auto res = self->state.find(x.group);
+      retry();
+      return res;
     },
     dump_handler(self),
   };

@@ -18,6 +18,7 @@
 #include "caf/typed_event_based_actor.hpp" // spawning needs the full type
 
 #include "messages/broker_client.hpp"
+#include "runtime/config_file.hpp"
 
 namespace rmq {
 
@@ -50,13 +51,13 @@ struct subscription_group_table_state {
 
   subscription_group_table_options options;
 
-  /// Set when the file at start could not be loaded: saving would
-  /// overwrite data we never read, so every save fails until an operator
-  /// fixes or removes the file.
-  caf::error save_blocked;
+  /// The file: loads, saves, a damaged copy, a failing save
+  /// (runtime/config_file.hpp).
+  config_file file;
 
-  int64_t saves = 0;        ///< Successful file writes.
-  int64_t save_errors = 0;  ///< Failed file writes.
+  /// A save-again message is on its way (the actor's retry timer).
+  bool retry_armed = false;
+
   int64_t auto_created = 0; ///< Groups created by `find`.
 
   /// What `self->name()` returns; also the "actor" field of dumps.
@@ -64,8 +65,8 @@ struct subscription_group_table_state {
 
   // -- logic -----------------------------------------------------------------
 
-  /// Puts the system groups in, then loads the file over them. Never
-  /// throws.
+  /// Puts the system groups in, then loads the file over them (a damaged
+  /// file is kept aside, config_file). Never throws.
   void load(subscription_group_table_options opts);
 
   /// Returns the config or subscription_group_not_exist.
@@ -74,9 +75,10 @@ struct subscription_group_table_state {
   /// Every group and the version.
   subscription_group_set list() const;
 
-  /// Creates or replaces a group, bumps the version and saves; on a failed
-  /// save the change is rolled back (`io_error`). An invalid name or
-  /// negative retry settings are `invalid_parameter`.
+  /// Creates or replaces a group, bumps the version and saves; a failed
+  /// save keeps the change (served from memory, saved again by the
+  /// actor). An invalid name or negative retry settings are
+  /// `invalid_parameter`; a file that could not be read refuses changes.
   caf::expected<data_version> put(const subscription_group_config& cfg);
 
   /// Removes a group (unknown: success, version unchanged) and saves.
@@ -91,9 +93,12 @@ struct subscription_group_table_state {
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;
 
+  /// Saves again after a failed save; true while it still fails.
+  bool save_again();
+
 private:
   void next_version();
-  caf::error save();
+  void save();
 };
 
 /// Spawns with `sys.spawn<caf::detached>(subscription_group_table, opts)`.

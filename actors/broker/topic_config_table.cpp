@@ -16,6 +16,7 @@
 #include "runtime/storage/message_store.hpp"
 #include "runtime/validators.hpp"
 
+#include "actors/common/config_retry.hpp"
 #include "actors/common/dump.hpp"
 
 namespace rmq {
@@ -259,45 +260,53 @@ void topic_config_table_state::init(topic_config_table_options opts) {
 }
 
 void topic_config_table_state::load() {
-  auto& path = options.config_path;
-  if (path.empty())
+  file = config_file{options.config_path, component};
+  bool rebuild = false;
+  file.load(
+    "topics restart from the defaults and the consume queues in "
+    "the store (read/write, their queue counts); other settings "
+    "must be set again",
+    [&](const nlohmann::json& doc) -> caf::error {
+      if (doc.is_null()) {
+        // No file, or a damaged one kept aside: what the store
+        // holds is rebuilt (at a first start it holds nothing).
+        rebuild = true;
+        return {};
+      }
+      auto content = from_file_json(doc);
+      if (!content) // valid JSON of the wrong shape
+        return make_error(errc::corrupt_data, error_detail(content.error()));
+      rebuild = false;
+      for (auto& [name, cfg] : content->topics)
+        topics[name] = std::move(cfg);
+      if (content->version)
+        version = *content->version;
+      RMQ_INFO(component, "loaded " << content->topics.size() << " topics from "
+                                    << options.config_path);
+      return {};
+    });
+  if (!rebuild || options.stored_queue_counts.empty())
     return;
-  auto doc = json_file::load(path);
-  if (doc && doc->is_null())
-    return; // no file yet: the defaults, saved with the first change
-  auto content = doc ? from_file_json(*doc)
-                     : caf::expected<file_content>{std::move(doc.error())};
-  if (content) {
-    for (auto& [name, cfg] : content->topics)
-      topics[name] = std::move(cfg);
-    if (content->version)
-      version = *content->version;
-    RMQ_INFO(component,
-             "loaded " << content->topics.size() << " topics from " << path);
-    return;
+  // Stored messages stay routed: a topic the store has queues of, and the
+  // table does not know, comes back with those queues.
+  size_t rebuilt = 0;
+  for (auto& [name, queues] : options.stored_queue_counts) {
+    if (topics.count(name) != 0 || queues < 1)
+      continue;
+    topic_config cfg;
+    cfg.topic_name = name;
+    cfg.read_queue_nums = std::min(queues, max_topic_queue_nums);
+    cfg.write_queue_nums = cfg.read_queue_nums;
+    topics.emplace(name, std::move(cfg));
+    ++rebuilt;
   }
-  if (doc) // the JSON is fine, its shape is not: say which file
-    content = make_error(errc::corrupt_data,
-                         path + ": " + error_detail(content.error()));
-  auto err = std::move(content.error());
-  if (err == errc::corrupt_data) {
-    // Keep the evidence and start with the defaults; the next change writes
-    // a fresh file. RocketMQ would load topics.json.bak here, but our saves
-    // rename atomically, so a corrupt file was not written by us and no
-    // older copy exists (see docs/broker.md).
-    if (auto moved = json_file::keep_aside(path)) {
-      corrupt_copy = std::move(*moved);
-      RMQ_ERROR(component, describe(err) << "; moved it to " << corrupt_copy
-                                         << ", starting with the defaults");
-      return;
-    } else {
-      err = std::move(moved.error());
-    }
+  if (rebuilt > 0) {
+    RMQ_WARN(component, "rebuilt " << rebuilt
+                                   << " topics from the store's consume "
+                                      "queues");
+    bump_version();
+    save();
   }
-  // Saving now would overwrite a file we could not load: serve the
-  // defaults and refuse every change until an operator fixes the file.
-  RMQ_ERROR(component, describe(err) << "; changes are disabled");
-  save_blocked = std::move(err);
 }
 
 bool topic_config_table_state::is_system_topic(const std::string& topic) const {
@@ -425,41 +434,22 @@ bool topic_config_table_state::take_changed() {
 }
 
 caf::error topic_config_table_state::commit(const topic_config& cfg) {
-  if (save_blocked)
-    return save_blocked;
-  std::optional<topic_config> old;
-  if (auto i = topics.find(cfg.topic_name); i != topics.end())
-    old = i->second;
-  auto old_version = version;
+  if (file.blocked())
+    return file.blocked();
   topics[cfg.topic_name] = cfg;
   bump_version();
-  if (auto err = save()) {
-    // Roll back: what a read answers is what is on disk.
-    if (old)
-      topics[cfg.topic_name] = std::move(*old);
-    else
-      topics.erase(cfg.topic_name);
-    version = old_version;
-    return err;
-  }
+  save();
   ++changes;
   changed_ = true;
   return {};
 }
 
 caf::error topic_config_table_state::commit_erase(const std::string& topic) {
-  if (save_blocked)
-    return save_blocked;
-  auto i = topics.find(topic);
-  auto old = std::move(i->second);
-  topics.erase(i);
-  auto old_version = version;
+  if (file.blocked())
+    return file.blocked();
+  topics.erase(topic);
   bump_version();
-  if (auto err = save()) {
-    topics.emplace(topic, std::move(old));
-    version = old_version;
-    return err;
-  }
+  save();
   ++changes;
   changed_ = true;
   RMQ_INFO(component, "deleted topic " << topic);
@@ -473,18 +463,15 @@ void topic_config_table_state::bump_version() {
   ++version.counter;
 }
 
-caf::error topic_config_table_state::save() {
-  if (options.config_path.empty())
-    return {};
-  auto err = json_file::save(options.config_path,
-                             to_file_json(topics, version));
-  if (err) {
-    ++save_errors;
-    RMQ_ERROR(component, "saving the topic table failed: " << describe(err));
-    return err;
-  }
-  ++saves;
-  return {};
+void topic_config_table_state::save() {
+  // A failure is logged and kept by `file`; the actor saves again.
+  static_cast<void>(file.save(to_file_json(topics, version)));
+}
+
+bool topic_config_table_state::save_again() {
+  if (file.dirty())
+    save();
+  return file.dirty();
 }
 
 nlohmann::json topic_config_table_state::dump_fields() const {
@@ -494,8 +481,7 @@ nlohmann::json topic_config_table_state::dump_fields() const {
   auto watcher_ids = nlohmann::json::array();
   for (auto& w : watchers)
     watcher_ids.push_back(w.id());
-  return {
-    {"path", options.config_path},
+  nlohmann::json out{
     {"broker_name", options.broker_name},
     {"cluster_name", options.cluster_name},
     {"auto_create_topic_enable", options.auto_create_topic_enable},
@@ -504,12 +490,10 @@ nlohmann::json topic_config_table_state::dump_fields() const {
     {"topic_count", topics.size()},
     {"topics", std::move(rows)},
     {"watchers", std::move(watcher_ids)},
-    {"corrupt_copy", corrupt_copy},
-    {"save_blocked", save_blocked ? describe(save_blocked) : std::string{}},
     {"changes", changes},
-    {"saves", saves},
-    {"save_errors", save_errors},
   };
+  file.add_dump_fields(out);
+  return out;
 }
 
 // -- actor --------------------------------------------------------------------
@@ -526,8 +510,11 @@ topic_config_table_actor::behavior_type topic_config_table(
                             }),
              ws.end());
   });
-  // Tells every watcher about a change, after it was saved.
+  auto retry = [self] { arm_config_retry(self); };
+  // Tells every watcher about a change (saved, or kept in memory while the
+  // file cannot be written).
   auto announce = [=] {
+    retry();
     if (!self->state.take_changed())
       return;
     auto set = self->state.snapshot();
@@ -536,8 +523,10 @@ topic_config_table_actor::behavior_type topic_config_table(
       // sender (it is no reply).
       caf::anon_send(w, caf::put_atom::value, set);
   };
+  retry(); // a rebuild at start may have failed to save
   // Every state function reports errors as values; none of them throws.
   return {
+    [=](save_atom) { on_config_retry(self); },
     [=](caf::get_atom, const std::string& topic) -> caf::result<topic_config> {
       return self->state.get(topic);
     },

@@ -28,6 +28,7 @@
 
 #include "messages/broker_topics.hpp"
 #include "messages/route.hpp"
+#include "runtime/config_file.hpp"
 
 namespace rmq {
 
@@ -95,6 +96,10 @@ struct topic_config_table_options {
   /// Milliseconds since the epoch for data-version timestamps (RocketMQ
   /// stores wall-clock time there); empty: the system clock.
   std::function<int64_t()> clock;
+  /// Topic -> queue count of the consume queues in the store: a damaged
+  /// file is rebuilt from them, so that stored messages stay routed and
+  /// consumable (read/write perm; other settings must be set again).
+  std::map<std::string, int32_t> stored_queue_counts;
 };
 
 /// State and logic of the table, usable without an actor system.
@@ -115,16 +120,15 @@ struct topic_config_table_state {
   /// Actors told about every change.
   std::vector<caf::actor> watchers;
 
-  /// Set when the file at start could be neither read nor moved aside:
-  /// saving would overwrite data we never loaded, so every change fails.
-  caf::error save_blocked;
+  /// The file: loads, saves, a damaged copy, a failing save; a file that
+  /// could be neither read nor moved aside blocks every change
+  /// (runtime/config_file.hpp).
+  config_file file;
 
-  /// Where a corrupt file at start was moved; empty if none.
-  std::string corrupt_copy;
+  /// A save-again message is on its way (the actor's retry timer).
+  bool retry_armed = false;
 
-  int64_t changes = 0;     ///< Changes saved and announced.
-  int64_t saves = 0;       ///< Successful file writes.
-  int64_t save_errors = 0; ///< Failed file writes (the change rolled back).
+  int64_t changes = 0; ///< Changes made and announced.
 
   /// What `self->name()` returns; also the "actor" field of dumps.
   static const char* name;
@@ -134,8 +138,8 @@ struct topic_config_table_state {
   /// Creates the system topics, then loads the file over them (RocketMQ
   /// init + load: a stored topic wins over its default). A corrupt file is
   /// kept as `path + ".corrupt.<n>"` and the table starts with the
-  /// defaults; a file that cannot be read or moved aside blocks saving.
-  /// Never throws.
+  /// defaults and the topics of `stored_queue_counts`; a file that cannot
+  /// be read or moved aside blocks changes. Never throws.
   void init(topic_config_table_options opts);
 
   /// Returns whether `topic` is a system topic (TopicValidator#isSystemTopic
@@ -170,20 +174,23 @@ struct topic_config_table_state {
   /// Returns true if anything changed since the last `take_changed()`.
   bool take_changed();
 
+  /// Saves again after a failed save; true while it still fails.
+  bool save_again();
+
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;
 
 private:
-  // Adds or replaces `cfg`, bumps the version and saves; rolls everything
-  // back if saving fails.
+  // Adds or replaces `cfg`, bumps the version and saves; a failed save
+  // keeps the change (config_file).
   caf::error commit(const topic_config& cfg);
 
-  // Removes `topic`, bumps the version and saves; rolls back on failure.
+  // Removes `topic`, bumps the version and saves.
   caf::error commit_erase(const std::string& topic);
 
   void bump_version();
 
-  caf::error save();
+  void save();
 
   void load();
 

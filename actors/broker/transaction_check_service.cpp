@@ -707,35 +707,35 @@ transaction_check_service(transaction_check_service_actor::stateful_pointer<
   st.dispatcher = std::move(dispatcher);
   st.commit_log = std::move(commit_log);
   st.clients = std::move(clients);
-  auto doc = json_file::load(st.options.offsets_path);
-  if (!doc && doc.error() == errc::corrupt_data) {
-    // Starting from 0 rebuilds the same set from the store (slower).
-    auto moved = json_file::keep_aside(st.options.offsets_path);
-    RMQ_ERROR("transaction", st.options.offsets_path
-                               << " is corrupt (" << describe(doc.error())
-                               << "), kept as "
-                               << (moved ? *moved : describe(moved.error()))
-                               << "; reading both queues from 0");
-  } else if (!doc) {
-    RMQ_ERROR("transaction", "cannot read " << st.options.offsets_path << ": "
-                                            << describe(doc.error()));
-    self->quit(make_error(errc::io_error, describe(doc.error())));
+  auto loaded = json_file::load_config(
+    st.options.offsets_path, "transaction",
+    "both half queues are read again from 0 to rebuild the pending set "
+    "(slower start, nothing lost)",
+    [&](const nlohmann::json& doc) -> caf::error {
+      if (doc.is_null())
+        return {};
+      if (!doc.is_object())
+        return make_error(errc::corrupt_data, "not a JSON object");
+      auto read = [&](const char* topic) -> int64_t {
+        auto t = doc.find("offsetTable");
+        if (t == doc.end() || !t->is_object())
+          return 0;
+        auto q = t->find(table_key(topic));
+        if (q == t->end() || !q->is_object())
+          return 0;
+        auto v = q->find("0");
+        return v != q->end() && v->is_number_integer()
+                 ? std::max<int64_t>(v->get<int64_t>(), 0)
+                 : 0;
+      };
+      st.scan_half = read(trans_half_topic);
+      st.scan_op = read(trans_op_half_topic);
+      return {};
+    });
+  if (loaded.blocked) {
+    // Unreadable and not movable: saving over it would lose it.
+    self->quit(make_error(errc::io_error, describe(loaded.blocked)));
     return behavior(self);
-  } else if (doc->is_object()) {
-    auto read = [&](const char* topic) -> int64_t {
-      auto t = doc->find("offsetTable");
-      if (t == doc->end() || !t->is_object())
-        return 0;
-      auto q = t->find(table_key(topic));
-      if (q == t->end() || !q->is_object())
-        return 0;
-      auto v = q->find("0");
-      return v != q->end() && v->is_number_integer()
-               ? std::max<int64_t>(v->get<int64_t>(), 0)
-               : 0;
-    };
-    st.scan_half = read(trans_half_topic);
-    st.scan_op = read(trans_op_half_topic);
   }
   st.saved_half = st.scan_half;
   st.saved_op = st.scan_op;

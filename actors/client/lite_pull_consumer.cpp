@@ -269,14 +269,34 @@ void handle_pull(lite_ptr self, const message_queue& mq, uint64_t epoch,
   auto& st = self->state;
   switch (static_cast<pull_status>(res.status)) {
     case pull_status::found: {
-      auto msgs = decode_pulled(res, mq.broker_name);
-      if (!msgs) {
-        back_off(self, *q, msgs.error(), "decode of a pull");
+      auto pulled = decode_pulled(res, mq.broker_name);
+      if (!pulled) {
+        back_off(self, *q, pulled.error(), "decode of a pull");
         return;
+      }
+      if (pulled->cut_at >= 0) {
+        // The rest comes again with the next pull.
+        RMQ_WARN(component, "pull of " << mq.topic << ":" << mq.queue_id
+                                       << " broke off at offset "
+                                       << pulled->cut_at << " ("
+                                       << pulled->cut_why
+                                       << "): pulling again from there");
+        res.next_begin_offset = pulled->cut_at;
+      }
+      // A lite pull consumer has no send-back: what no program can decode
+      // is skipped, said at WARN (docs/reliability.md, "Undecodable
+      // messages").
+      for (auto& bad : pulled->undecodable) {
+        ++q->undecodable;
+        RMQ_WARN(component, "message " << bad.header.msg_id << " at "
+                                       << mq.topic << ":" << mq.queue_id
+                                       << " offset " << bad.header.queue_offset
+                                       << " cannot be decoded (" << bad.why
+                                       << "): skipped");
       }
       auto& expr = st.expressions[mq.topic];
       std::vector<received_message> kept;
-      for (auto& m : *msgs) {
+      for (auto& m : pulled->messages) {
         if (expr.matches(m.tags))
           kept.push_back(std::move(m));
         else
@@ -340,10 +360,25 @@ void pull_queue(lite_ptr self, lite_pull_queue& q) {
   };
   auto fail = [=](const caf::error& err) {
     if (auto q = in_flight()) {
-      if (!q->pull_addr.empty())
-        self->state.masters.forget_address(q->pull_addr);
       q->in_flight = false;
-      q->pull_addr.clear();
+      auto addr = std::exchange(q->pull_addr, std::string{});
+      if (err == errc::corrupt_data) {
+        // The record at next_pull is damaged in the broker's store (it
+        // refuses only a read that starts at one): nobody can consume it.
+        ++q->undecodable;
+        RMQ_WARN(component, "message at " << mq.topic << ":" << mq.queue_id
+                                          << " offset " << q->next_pull
+                                          << " is damaged in its broker's "
+                                             "store ("
+                                          << describe(err) << "): skipped");
+        ++q->next_pull;
+        if (q->buffered == 0)
+          q->consumed = std::max(q->consumed, q->next_pull);
+        pump(self);
+        return;
+      }
+      if (!addr.empty())
+        self->state.masters.forget_address(addr);
       back_off(self, *q, err, "pull");
     }
   };
@@ -876,6 +911,7 @@ nlohmann::json lite_pull_consumer_state::dump_fields() const {
                   {"pulls", q.pulls},
                   {"found", q.found},
                   {"filtered", q.filtered},
+                  {"undecodable", q.undecodable},
                   {"failures", q.failures},
                   {"last_error", q.last_error}});
   return {

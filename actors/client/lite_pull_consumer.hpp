@@ -72,6 +72,8 @@ struct lite_pull_queue {
   int64_t pulls = 0;
   int64_t found = 0;
   int64_t filtered = 0;
+  /// Records no program could decode, skipped.
+  int64_t undecodable = 0;
   int64_t failures = 0;
   std::string last_error;
 };

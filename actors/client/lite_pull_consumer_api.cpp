@@ -11,6 +11,7 @@
 #include "messages/errors.hpp"
 #include "runtime/allocate_strategy.hpp"
 #include "runtime/subscription_expression.hpp"
+#include "runtime/validators.hpp"
 
 #include "actors/client/consumer.hpp"
 #include "actors/client/lite_pull_consumer.hpp"
@@ -88,8 +89,9 @@ void lite_pull_consumer::shutdown() {
 caf::expected<lite_pull_consumer>
 spawn_lite_pull_consumer(caf::actor_system& sys,
                          const lite_pull_consumer_config& cfg) {
-  if (cfg.group.empty())
-    return make_error(errc::invalid_parameter, "consumer group is empty");
+  // RocketMQ checkConfig: Validators.checkGroup.
+  if (auto err = check_group(cfg.group))
+    return err;
   if (cfg.subscriptions.empty() && cfg.assigned.empty())
     return make_error(errc::invalid_parameter,
                       "subscribe to a topic or assign queues");

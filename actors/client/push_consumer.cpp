@@ -18,6 +18,7 @@
 #include "runtime/received_message.hpp"
 #include "runtime/request_failure.hpp"
 #include "runtime/retry_topic.hpp"
+#include "runtime/validators.hpp"
 
 #include "actors/common/dump.hpp"
 
@@ -520,6 +521,62 @@ void split_into_jobs(self_ptr self, const message_queue& mq, int64_t gen,
   }
 }
 
+void remove_consumed(self_ptr self, const message_queue& mq, int64_t gen,
+                     const std::vector<int64_t>& offsets);
+void send_back(self_ptr self, const received_message& m, int32_t max_times,
+               std::function<void(bool)> done, int32_t delay_level = 0);
+
+/// Records no listener can take (runtime/received_message.hpp): straight
+/// to the group's dead-letter queue (a retry would meet the same bytes),
+/// held in the process queue until the broker has them so that the commit
+/// offset does not pass them before. Broadcasting consumers, and a
+/// send-back that fails, skip them: each is logged at WARN with its id
+/// and offset (docs/reliability.md, "Undecodable messages").
+void dead_letter_undecodable(self_ptr self, push_queue& q,
+                             std::vector<undecodable_message> bad) {
+  auto& st = self->state;
+  if (bad.empty())
+    return;
+  auto mq = q.mq;
+  auto gen = q.generation;
+  std::vector<received_message> held;
+  for (auto& b : bad) {
+    if (q.pq.holds(b.header.queue_offset))
+      continue;
+    ++st.undecodable;
+    if (!clustering(self)) {
+      RMQ_WARN(component, "message " << b.header.msg_id << " at " << to_text(mq)
+                                     << " offset " << b.header.queue_offset
+                                     << " cannot be decoded (" << b.why
+                                     << "): skipped (broadcasting)");
+      continue;
+    }
+    RMQ_WARN(component, "message " << b.header.msg_id << " at " << to_text(mq)
+                                   << " offset " << b.header.queue_offset
+                                   << " cannot be decoded (" << b.why
+                                   << "): sent to the dead-letter queue");
+    held.push_back(std::move(b.header));
+  }
+  q.pq.track(held);
+  for (auto& m : held) {
+    auto off = m.queue_offset;
+    auto id = m.msg_id;
+    send_back(
+      self, m, 0,
+      [=](bool ok) {
+        if (!ok) {
+          ++self->state.undecodable_skipped;
+          RMQ_WARN(component, "message " << id << " at " << to_text(mq)
+                                         << " offset " << off
+                                         << " could not be dead-lettered: "
+                                            "skipped");
+        }
+        remove_consumed(self, mq, gen, {off});
+      },
+      -1);
+  }
+}
+
 void on_pulled(self_ptr self, const message_queue& mq, int64_t gen,
                pull_message_result res) {
   auto q = find_queue(self, mq, gen);
@@ -529,19 +586,31 @@ void on_pulled(self_ptr self, const message_queue& mq, int64_t gen,
   q->pulling = false;
   switch (static_cast<pull_status>(res.status)) {
     case pull_status::found: {
-      auto msgs = decode_pulled(res, mq.broker_name);
-      if (!msgs) {
+      auto pulled = decode_pulled(res, mq.broker_name);
+      if (!pulled) {
         ++q->pull_errors;
-        RMQ_WARN(component, "pull of " << to_text(mq) << " undecodable: "
-                                       << describe(msgs.error()));
+        RMQ_WARN(component, "pull of "
+                              << to_text(mq) << " at offset " << q->next_offset
+                              << " undecodable, "
+                              << "pulling again: " << describe(pulled.error()));
         back_off(self, *q);
         return;
       }
+      if (pulled->cut_at >= 0) {
+        // The rest comes again with the next pull.
+        ++q->pull_errors;
+        RMQ_WARN(component, "pull of " << to_text(mq) << " broke off at offset "
+                                       << pulled->cut_at << " ("
+                                       << pulled->cut_why
+                                       << "): pulling again from there");
+        res.next_begin_offset = pulled->cut_at;
+      }
+      dead_letter_undecodable(self, *q, std::move(pulled->undecodable));
       auto sub = st.subscriptions.find(mq.topic);
       // Every message of a pull has the queue's topic.
       bool retried = mq.topic == retry_topic_of(st.opts.cfg.group);
       // The messages kept are compacted in place (no second vector).
-      auto& fresh = *msgs;
+      auto& fresh = pulled->messages;
       size_t kept = 0;
       for (auto& m : fresh) {
         // The broker filters by tag hash codes; re-check the tag text.
@@ -614,6 +683,22 @@ void on_pulled(self_ptr self, const message_queue& mq, int64_t gen,
     try_pull(self, *q2);
 }
 
+/// The broker refused the pull at `q.next_offset` because the record
+/// there is damaged in its store (it refuses only a read that starts at
+/// one): nobody can ever consume it, so the queue goes on after it, said
+/// at WARN (docs/reliability.md, "Undecodable messages").
+void skip_damaged(self_ptr self, push_queue& q, const caf::error& err) {
+  ++self->state.damaged_skipped;
+  RMQ_WARN(component, "message at " << to_text(q.mq) << " offset "
+                                    << q.next_offset
+                                    << " is damaged in its broker's store ("
+                                    << describe(err) << "): skipped");
+  ++q.next_offset;
+  q.pulling = false;
+  q.pull_addr.clear();
+  try_pull(self, q);
+}
+
 void try_pull(self_ptr self, push_queue& q) {
   auto& st = self->state;
   if (st.stopping || q.pulling || q.locking || q.pull_at)
@@ -673,6 +758,10 @@ void try_pull(self_ptr self, push_queue& q) {
     auto q = current();
     if (q == nullptr)
       return;
+    if (err == errc::corrupt_data) {
+      skip_damaged(self, *q, err);
+      return;
+    }
     log_request_failure(component, "pull of " + to_text(mq), err);
     if (!q->pull_addr.empty())
       forget_master(self, q->pull_addr);
@@ -740,14 +829,16 @@ void retry_locally(self_ptr self, const message_queue& mq, int64_t gen,
 }
 
 /// CONSUMER_SEND_MSG_BACK for one message to its broker's master; `done`
-/// gets whether the broker took it.
+/// gets whether the broker took it. `delay_level` -1 sends it to the
+/// dead-letter queue at once (RocketMQ's rule).
 void send_back(self_ptr self, const received_message& m, int32_t max_times,
-               std::function<void(bool)> done) {
+               std::function<void(bool)> done, int32_t delay_level) {
   auto& st = self->state;
   consumer_send_back_request req;
   req.offset = m.commit_log_offset;
   req.group = st.opts.cfg.group;
-  req.delay_level = 0; // the broker's choice: 3 + reconsume times
+  // 0: the broker's choice, 3 + reconsume times; -1: the dead letters.
+  req.delay_level = delay_level;
   req.origin_msg_id = m.msg_id;
   req.origin_topic = m.topic;
   req.max_reconsume_times = max_times;
@@ -1301,6 +1392,9 @@ nlohmann::json push_consumer_state::dump_fields() const {
           {"consumed_retry", consumed_retry},
           {"sent_back", sent_back},
           {"send_back_failed", send_back_failed},
+          {"undecodable", undecodable},
+          {"undecodable_skipped", undecodable_skipped},
+          {"damaged_skipped", damaged_skipped},
           {"local_retries", local_retries},
           {"commits", commits},
           {"commit_failures", commit_failures},
@@ -1412,8 +1506,9 @@ push_consumer_actor::behavior_type push_consumer_impl(
 caf::expected<push_consumer_actor>
 spawn_push_consumer_actor(caf::actor_system& sys, push_consumer_options opts) {
   auto& cfg = opts.cfg;
-  if (cfg.group.empty())
-    return make_error(errc::invalid_parameter, "consumer group is empty");
+  // RocketMQ checkConfig: Validators.checkGroup.
+  if (auto err = check_group(cfg.group))
+    return err;
   if (cfg.subscriptions.empty())
     return make_error(errc::invalid_parameter, "no subscription");
   if (static_cast<bool>(opts.concurrent) == static_cast<bool>(opts.orderly))

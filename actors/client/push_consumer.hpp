@@ -145,6 +145,12 @@ struct push_consumer_state {
   int64_t consumed_retry = 0;
   int64_t sent_back = 0;
   int64_t send_back_failed = 0;
+  /// Records no listener could take, and those of them skipped because
+  /// the dead-letter send failed (dead_letter_undecodable).
+  int64_t undecodable = 0;
+  int64_t undecodable_skipped = 0;
+  /// Offsets the broker refused as damaged in its store (skip_damaged).
+  int64_t damaged_skipped = 0;
   int64_t local_retries = 0;
   int64_t commits = 0;
   int64_t commit_failures = 0;

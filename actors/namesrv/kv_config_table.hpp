@@ -30,9 +30,6 @@ namespace rmq {
 /// fsyncs the whole file, ~40 ms at this size on the dev box.
 constexpr size_t default_max_kv_table_size = 4 * 1024 * 1024;
 
-/// Forces a save of the table (graceful shutdown).
-using save_atom = caf::atom_constant<caf::atom("save")>;
-
 /// Messaging interface of the KV config table.
 using kv_config_table_actor = dumpable_actor::extend<
   caf::replies_to<put_kv_config_request>::with<caf::ok_atom>,

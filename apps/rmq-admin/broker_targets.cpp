@@ -16,11 +16,8 @@ namespace {
 template <class Result, class Request>
 caf::expected<Result> ask_namesrv(const command_env& env, Request req) {
   namesrv_client client{env.sys, env.args.timeout};
-  auto& addr = env.args.namesrvs.front();
-  if (auto err = client.connect(addr))
-    return make_error(errc::service_not_available, "cannot connect to namesrv "
-                                                     + addr.to_string() + ": "
-                                                     + describe(err));
+  if (auto err = client.connect_any(env.args.namesrvs))
+    return err;
   return client.ask<Result>(std::move(req));
 }
 

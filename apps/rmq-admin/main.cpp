@@ -27,7 +27,11 @@ bool command_env::connect(namesrv_client& client,
 }
 
 bool command_env::connect(namesrv_client& client) const {
-  return connect(client, args.namesrvs.front());
+  if (auto err = client.connect_any(args.namesrvs)) {
+    std::cerr << "rmq-admin: " << error_detail(err) << std::endl;
+    return false;
+  }
+  return true;
 }
 
 int command_env::fail(const caf::error& err) const {

@@ -1,5 +1,6 @@
 #include "apps/rmq-admin/namesrv_client.hpp"
 
+#include "messages/errors.hpp"
 #include "runtime/connect.hpp"
 
 namespace rmq::admin {
@@ -16,6 +17,19 @@ caf::error namesrv_client::connect(const namesrv_addr& addr) {
     return std::move(hdl.error());
   hdl_ = std::move(*hdl);
   return caf::error{};
+}
+
+caf::error namesrv_client::connect_any(const std::vector<namesrv_addr>& addrs) {
+  std::string failures;
+  for (auto& addr : addrs) {
+    auto err = connect(addr);
+    if (!err)
+      return err;
+    failures += (failures.empty() ? "" : "; ")
+                + ("cannot connect to namesrv " + addr.to_string() + ": ")
+                + describe(err);
+  }
+  return make_error(errc::service_not_available, std::move(failures));
 }
 
 } // namespace rmq::admin

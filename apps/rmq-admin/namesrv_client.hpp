@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "caf/actor_system.hpp"
 #include "caf/error.hpp"
@@ -25,6 +26,11 @@ public:
   /// Connects to the NameServer at `addr` and checks that it publishes a
   /// `namesrv_actor`.
   caf::error connect(const namesrv_addr& addr);
+
+  /// Connects to the first of `addrs` that answers, in order (mqadmin
+  /// tries the next NameServer too); the error says "cannot connect to
+  /// namesrv ADDR: why" for each one tried.
+  caf::error connect_any(const std::vector<namesrv_addr>& addrs);
 
   /// Sends `req` and waits for the answer of type `Result` or an error
   /// (including caf::sec::request_timeout).

@@ -79,6 +79,16 @@ caf::expected<broker_options> to_broker_options(const options& cfg) {
     return make_error(errc::invalid_parameter,
                       "--disk-space-warning-level-ratio must be in (0, 1]");
   opts.store.disk_full_ratio = cfg.disk_space_warning_level_ratio;
+  if (cfg.disk_space_clean_forcibly_ratio <= 0
+      || cfg.disk_space_clean_forcibly_ratio > 1)
+    return make_error(errc::invalid_parameter,
+                      "--disk-space-clean-forcibly-ratio must be in (0, 1]");
+  opts.store.disk_clean_ratio = cfg.disk_space_clean_forcibly_ratio;
+  opts.store.clean_forcibly = cfg.clean_file_forcibly_enable;
+  if (cfg.file_reserved_time < 1)
+    return make_error(errc::invalid_parameter,
+                      "--file-reserved-time must be >= 1 (hours)");
+  opts.store.retention = std::chrono::hours{cfg.file_reserved_time};
   if (cfg.max_transfer_count_on_message_in_memory < 1
       || cfg.max_transfer_count_on_message_in_memory > 65'536
       || cfg.max_transfer_bytes_on_message_in_memory < 1
@@ -145,6 +155,13 @@ int run_broker(caf::actor_system& sys, const options& cfg,
     port = *picked;
   } else if (cfg.port > 0) {
     port = static_cast<uint16_t>(cfg.port);
+  }
+  // Before the store is opened: the same command started twice exits here
+  // without touching the live broker's files (the store's lock is the
+  // second guard, for another port on the same store).
+  if (auto err = check_port_free(cfg.host, port)) {
+    std::cerr << "rmq-node: " << describe(err) << std::endl;
+    return 1;
   }
   opts->port = port;
   // Tests and scripts wait for "registered with ADDR" lines.

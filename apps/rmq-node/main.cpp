@@ -6,7 +6,9 @@
 // exits 0; exits 1 if a part of the node failed. Options can also come
 // from a CAF config file, e.g.
 // --config-file=apps/rmq-node/broker.example.ini. `--help` lists them all.
+#include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <iostream>
 #include <string>
 
@@ -15,6 +17,7 @@
 #include "caf/actor_system.hpp"
 
 #include "apps/rmq-node/node_options.hpp"
+#include "runtime/connection_guard.hpp"
 #include "runtime/log.hpp"
 
 // Not CAF_MAIN: CAF 0.17's exec_main drops caf_main's exit code.
@@ -52,6 +55,31 @@ int main(int argc, char** argv) {
   }
   if (auto why = cfg.load_network(); !why.empty()) {
     std::cerr << "rmq-node: " << why << std::endl;
+    return 2;
+  }
+  if (cfg.max_connections < 1 || cfg.first_frame_timeout_ms < 1
+      || cfg.max_frame_bytes < 0 || cfg.max_frame_bytes > UINT32_MAX) {
+    std::cerr << "rmq-node: --max-connections and --first-frame-timeout-ms "
+                 "must be > 0, --max-frame-bytes in 0..4294967295"
+              << std::endl;
+    return 2;
+  }
+  // Before the first listen: idle, oversize and surplus peers are refused
+  // from the first connection on (runtime/connection_guard.hpp). A send's
+  // frame holds the body and its properties: room above the largest body.
+  rmq::connection_guard::settings guard;
+  guard.max_connections = static_cast<size_t>(cfg.max_connections);
+  guard.first_frame_timeout
+    = std::chrono::milliseconds{cfg.first_frame_timeout_ms};
+  guard.max_frame_bytes = static_cast<uint32_t>(
+    cfg.max_frame_bytes > 0 ? cfg.max_frame_bytes
+    : cfg.role == "broker"  ? cfg.max_message_size + 1024 * 1024
+                            : 16 * 1024 * 1024);
+  rmq::connection_guard::enable(guard);
+  if (!rmq::connection_guard::linked()) {
+    std::cerr << "rmq-node: built without its socket guard (the executable "
+                 "does not export accept/recv/close)"
+              << std::endl;
     return 2;
   }
   caf::actor_system sys{cfg};

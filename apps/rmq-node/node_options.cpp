@@ -16,7 +16,16 @@ options::options() {
     .add(port, "port,p",
          "port to listen on; 0 picks a free one; default 9876 (namesrv), "
          "10911 (broker)")
-    .add(log_level, "log-level", "debug, info, warn, error or off");
+    .add(log_level, "log-level", "debug, info, warn, error or off")
+    .add(max_connections, "max-connections",
+         "accepted connections at most (and what the open-files limit "
+         "leaves); more are refused")
+    .add(first_frame_timeout_ms, "first-frame-timeout-ms",
+         "a connection that sent no whole first frame (TLS handshake "
+         "included) within this is closed")
+    .add(max_frame_bytes, "max-frame-bytes",
+         "a frame announcing more bytes closes its connection before it is "
+         "read (0: namesrv 16 MiB, broker max-message-size + 1 MiB)");
   opt_group{custom_options_, "global"}
     .add(scan_interval_ms, "scan-interval-ms",
          "namesrv: how often silent brokers are looked for (0: never)")
@@ -68,6 +77,14 @@ options::options() {
          "broker: SYNC_FLUSH sends answer FLUSH_DISK_TIMEOUT after this")
     .add(disk_space_warning_level_ratio, "disk-space-warning-level-ratio",
          "broker: disk use (0..1) above which writes are refused")
+    .add(disk_space_clean_forcibly_ratio, "disk-space-clean-forcibly-ratio",
+         "broker: disk use (0..1) above which the oldest commit-log segments "
+         "go before their retention, consumed or not")
+    .add(clean_file_forcibly_enable, "clean-file-forcibly-enable",
+         "broker: false keeps unconsumed data and refuses writes at the "
+         "warning level instead")
+    .add(file_reserved_time, "file-reserved-time",
+         "broker: hours a commit-log segment is kept")
     .add(rebalance_lock_max_live_time_ms, "rebalance-lock-max-live-time-ms",
          "broker: a queue lock not renewed this long may be taken")
     .add(store_reply_message_enable, "store-reply-message-enable",

@@ -21,6 +21,13 @@ struct options : rmq::node_config {
   /// -1: the role's default (namesrv 9876, broker 10911).
   int32_t port = -1;
   std::string log_level = "info";
+  /// Accepted connections at most (also bounded by the descriptor limit);
+  /// a connection without a first whole frame this long is closed; a frame
+  /// announcing more bytes is refused (0: the role's default,
+  /// runtime/connection_guard.hpp).
+  int64_t max_connections = 10'000;
+  int64_t first_frame_timeout_ms = 10'000;
+  int64_t max_frame_bytes = 0;
   // -- namesrv
   int64_t scan_interval_ms = 5'000;
   int64_t broker_timeout_ms = 120'000;
@@ -51,6 +58,13 @@ struct options : rmq::node_config {
   int64_t max_transfer_bytes_on_message_in_memory = 0;
   /// RocketMQ diskSpaceWarningLevelRatio: above it writes are refused.
   double disk_space_warning_level_ratio = 0.90;
+  /// RocketMQ diskSpaceCleanForciblyRatio: above it the oldest commit-log
+  /// segments are deleted before their retention, consumed or not, unless
+  /// cleanFileForciblyEnable is off.
+  double disk_space_clean_forcibly_ratio = 0.85;
+  bool clean_file_forcibly_enable = true;
+  /// RocketMQ fileReservedTime, in hours.
+  int64_t file_reserved_time = 72;
   /// RocketMQ rocketmq.broker.rebalance.lockMaxLiveTime.
   int64_t rebalance_lock_max_live_time_ms = 60'000;
   bool store_reply_message_enable = true;

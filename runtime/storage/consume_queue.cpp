@@ -158,6 +158,14 @@ caf::error consume_queue::put(int64_t queue_offset, const cq_unit& unit) {
   return caf::none;
 }
 
+void consume_queue::overwrite(int64_t queue_offset, const cq_unit& unit) {
+  if (queue_offset >= min_offset_ && queue_offset < max_offset_) {
+    write_unit(unit_ptr(queue_offset), unit);
+    // Synced by the next checkpoint, whatever it believed synced before.
+    synced_offset_ = std::min(synced_offset_, queue_offset);
+  }
+}
+
 bool consume_queue::get(int64_t queue_offset, cq_unit& out) const {
   if (queue_offset < min_offset_ || queue_offset >= max_offset_)
     return false;
@@ -222,6 +230,51 @@ int64_t consume_queue::max_phys_end() const {
       return u.phys_offset + u.size;
   }
   return 0;
+}
+
+std::string consume_queue::check(int64_t log_extent) const {
+  int64_t prev_start = -1;
+  int64_t prev_end = 0;
+  for (auto off = min_offset_; off < max_offset_; ++off) {
+    auto u = read_unit(unit_ptr(off));
+    if (u.blank())
+      continue; // a filler before the first unit, or for a gap
+    auto at = "unit " + std::to_string(off) + " (phys "
+              + std::to_string(u.phys_offset) + ", size "
+              + std::to_string(u.size) + "): ";
+    if (u.size <= 0)
+      return at + "impossible size";
+    if (u.phys_offset < 0 || u.phys_offset + u.size > log_extent)
+      return at + "outside the commit log";
+    if (u.damaged())
+      continue; // a damaged range, possibly shared by several units
+    // A queue's records follow each other along the log; units for
+    // records lost to damage may share one damaged range.
+    if (u.phys_offset < prev_end && u.phys_offset != prev_start)
+      return at + "overlaps the record of the unit before it";
+    prev_start = u.phys_offset;
+    prev_end = u.phys_offset + u.size;
+  }
+  // Units are written in order, so `load` takes the first empty one as the
+  // end; a zeroed page in the middle would hide the units after it. A
+  // page's worth and more past the end must be empty.
+  if (!files_.empty()) {
+    auto first = files_.front()->base_offset() / 20;
+    auto cap = first
+               + static_cast<int64_t>(files_.size() * cfg_.cq_units_per_file);
+    for (auto off = max_offset_; off < std::min(cap, max_offset_ + 256); ++off)
+      if (read_unit(unit_ptr(off)).size != 0)
+        return "unit " + std::to_string(off) + " is written past the end ("
+               + std::to_string(max_offset_) + ")";
+  }
+  return {};
+}
+
+void consume_queue::destroy() {
+  for (auto& f : files_)
+    f->remove();
+  files_.clear();
+  min_offset_ = max_offset_ = synced_offset_ = 0;
 }
 
 } // namespace rmq::storage

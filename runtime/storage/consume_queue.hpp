@@ -24,6 +24,15 @@ struct cq_unit {
   bool blank() const {
     return size == INT32_MAX;
   }
+
+  /// The tags code of a unit that holds the place of a record found
+  /// damaged (its range in the log): a read of it answers corrupt_data,
+  /// also after restarts that no longer scan that part of the log.
+  static constexpr int64_t damaged_tags = INT64_MIN;
+
+  bool damaged() const {
+    return tags_code == damaged_tags && !blank();
+  }
 };
 
 /// One folder of the consume-queue tree, `<root>/<topic>/<queue id>`.
@@ -47,6 +56,10 @@ public:
   /// current max is already there and skipped; a gap is filled with blanks.
   caf::error put(int64_t queue_offset, const cq_unit& unit);
 
+  /// Replaces the unit at `queue_offset` in [min_offset, max_offset): one
+  /// that recovery found naming no record of its own.
+  void overwrite(int64_t queue_offset, const cq_unit& unit);
+
   /// Reads a unit; false outside [min_offset, max_offset).
   /// Whether the unit at `queue_offset` lies in a file already open, so
   /// that `put` there creates none.
@@ -60,6 +73,15 @@ public:
   /// Forgets units pointing below `phys_min` (retention deleted them) and
   /// deletes files that hold only such units.
   void correct_min_offset(int64_t phys_min);
+
+  /// Why the units are not what the dispatcher writes, or "" when they
+  /// are: each real unit's record inside [0, `log_extent`) and after the
+  /// record of the unit before it, nothing written past the end. Reads
+  /// every unit (20 bytes a message).
+  std::string check(int64_t log_extent) const;
+
+  /// Deletes every file: the queue is empty, to be built again.
+  void destroy();
 
   /// The files written since the last call, appended to `out`; counts
   /// them as synced (the caller syncs them, without the store's lock).

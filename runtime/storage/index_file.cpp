@@ -1,5 +1,7 @@
 #include "runtime/storage/index_file.hpp"
 
+#include <vector>
+
 #include "runtime/storage/byte_coding.hpp"
 #include "runtime/storage/log_format.hpp"
 #include "runtime/storage/message_record.hpp"
@@ -142,6 +144,68 @@ uint32_t index_file::room() const {
 
 int32_t index_file::index_count() const {
   return get32(file_->data() + h_index_count);
+}
+
+std::string index_file::check(int64_t log_extent) const {
+  return check_index_bytes(file_->data(), file_->size(), slots_, entries_,
+                           log_extent);
+}
+
+std::string check_index_bytes(const char* h, size_t size, uint32_t slots,
+                              uint32_t entries, int64_t log_extent) {
+  auto want = index_header_size + size_t{slots} * index_slot_size
+              + size_t{entries} * index_entry_size;
+  if (size != want)
+    return "file has " + std::to_string(size) + " bytes, not "
+           + std::to_string(want) + " (" + std::to_string(slots) + " slots, "
+           + std::to_string(entries) + " entries)";
+  auto slot = [&](uint32_t i) { return h + index_header_size + i * 4; };
+  auto entry = [&](uint32_t i) {
+    return h + index_header_size + size_t{slots} * index_slot_size
+           + size_t{i} * index_entry_size;
+  };
+  auto count = get32(h + h_index_count);
+  if (count < 1 || static_cast<uint32_t>(count) > entries)
+    return "index count " + std::to_string(count) + " outside 1.."
+           + std::to_string(entries);
+  if (get64(h + h_end_phys) > log_extent)
+    return "last indexed offset " + std::to_string(get64(h + h_end_phys))
+           + " is past the commit log";
+  // Every entry is reached from exactly one slot, through entries that
+  // point only backwards, and its hash belongs to that slot.
+  auto ucount = static_cast<uint32_t>(count);
+  std::vector<bool> reached(ucount, false);
+  for (uint32_t i = 0; i < slots; ++i) {
+    auto cur = static_cast<uint32_t>(get32(slot(i)));
+    if (cur == ucount && ucount < entries)
+      // A put torn before its count was written: never reached (see put).
+      cur = static_cast<uint32_t>(get32(entry(cur) + 16));
+    if (cur >= ucount)
+      return "slot " + std::to_string(i) + " points at entry "
+             + std::to_string(cur) + " of " + std::to_string(count);
+    while (cur > 0) {
+      auto at = "entry " + std::to_string(cur) + ": ";
+      if (reached[cur])
+        return at + "reached twice";
+      reached[cur] = true;
+      auto e = entry(cur);
+      auto hash = get32(e);
+      if (hash < 0 || static_cast<uint32_t>(hash) % slots != i)
+        return at + "its hash is not of slot " + std::to_string(i);
+      auto phys = get64(e + 4);
+      if (phys < 0 || phys >= log_extent)
+        return at + "offset " + std::to_string(phys)
+               + " is outside the commit log";
+      auto prev = static_cast<uint32_t>(get32(e + 16));
+      if (prev >= cur)
+        return at + "points forward to entry " + std::to_string(prev);
+      cur = prev;
+    }
+  }
+  for (uint32_t k = 1; k < ucount; ++k)
+    if (!reached[k])
+      return "entry " + std::to_string(k) + " is reached from no slot";
+  return {};
 }
 
 } // namespace rmq::storage

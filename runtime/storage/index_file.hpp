@@ -39,6 +39,12 @@ public:
   int64_t end_phys_offset() const;
   int32_t index_count() const;
 
+  /// Why the file is not what `put` writes, or "" when it is: the count,
+  /// every slot's chain (backwards only, each entry reached once, its hash
+  /// of that slot, its offset inside [0, `log_extent`)). Reads the whole
+  /// file.
+  std::string check(int64_t log_extent) const;
+
   /// Its file, for the checkpoint's fdatasync.
   const mapped_file_ptr& file() const {
     return file_;
@@ -58,6 +64,12 @@ private:
   uint32_t slots_ = 0;
   uint32_t entries_ = 0;
 };
+
+/// index_file::check of the `size` bytes of an index file with `slots`
+/// slots and `entries` entries (verifyStore reads them without mapping
+/// them for writing).
+std::string check_index_bytes(const char* data, size_t size, uint32_t slots,
+                              uint32_t entries, int64_t log_extent);
 
 /// abs(Java hashCode) of the key, as RocketMQ's IndexFile#indexKeyHashMethod.
 int32_t index_key_hash(std::string_view key);

@@ -118,4 +118,19 @@ void index_service::take_unsynced(std::vector<mapped_file_ptr>& out) {
   dirty_from_ = SIZE_MAX;
 }
 
+std::string index_service::check(int64_t log_extent) const {
+  for (auto& f : files_)
+    if (auto why = f->check(log_extent); !why.empty())
+      return f->file()->path() + ": " + why;
+  return {};
+}
+
+void index_service::destroy() {
+  for (auto& f : files_)
+    f->remove();
+  files_.clear();
+  last_indexed_ = -1;
+  dirty_from_ = SIZE_MAX;
+}
+
 } // namespace rmq::storage

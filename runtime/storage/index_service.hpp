@@ -35,6 +35,12 @@ public:
   std::vector<int64_t> query(const std::string& topic, const std::string& key,
                              int64_t begin, int64_t end, size_t max) const;
 
+  /// The first problem index_file::check finds, naming the file, or "".
+  std::string check(int64_t log_extent) const;
+
+  /// Deletes every index file: the index is empty, to be built again.
+  void destroy();
+
   /// Deletes whole files whose entries all point below `phys_min`.
   void delete_below(int64_t phys_min);
 

@@ -66,8 +66,11 @@ caf::error message_store::writable() const {
   if (usage > cfg_.disk_full_ratio)
     return make_error(
       errc::disk_full,
-      "disk " + std::to_string(static_cast<int>(usage * 100)) + "% used, limit "
-        + std::to_string(static_cast<int>(cfg_.disk_full_ratio * 100)) + "%");
+      "service not available now: the disk of " + cfg_.dir + " is "
+        + std::to_string(static_cast<int>(usage * 100))
+        + "% used, above diskSpaceWarningLevelRatio "
+        + std::to_string(static_cast<int>(cfg_.disk_full_ratio * 100))
+        + "%; sends are refused until space is freed");
   return caf::none;
 }
 
@@ -218,9 +221,29 @@ message_store::put(const std::vector<store_message>& batch, int64_t store_ts,
 
 size_t message_store::delete_expired(int64_t now_wall_ms) {
   std::lock_guard<std::mutex> guard{writer_mtx_};
-  size_t force = disk_usage_.load() > cfg_.disk_clean_ratio ? 1 : 0;
+  auto usage = disk_usage_.load();
+  size_t force = cfg_.clean_forcibly && usage > cfg_.disk_clean_ratio ? 1 : 0;
   auto safe = std::min(log_.flushed_offset(), dispatched_.load());
-  return log_.delete_expired(now_wall_ms, cfg_.retention.count(), force, safe);
+  auto before = log_.min_offset();
+  auto n = log_.delete_expired(now_wall_ms, cfg_.retention.count(), force,
+                               safe);
+  if (n > 0 && force > 0) {
+    // Before their retention: what no group consumed is gone for good.
+    // The consumers that read below the new minimum say how much theirs
+    // was (the pull processor's "offset moved" warning).
+    forced_deletions_.fetch_add(1, std::memory_order_relaxed);
+    RMQ_WARN("store", "disk of "
+                        << cfg_.dir << " is " << static_cast<int>(usage * 100)
+                        << "% used, above "
+                           "diskSpaceCleanForciblyRatio "
+                        << static_cast<int>(cfg_.disk_clean_ratio * 100)
+                        << "%: deleted commit log [" << before << ", "
+                        << log_.min_offset()
+                        << ") before its retention, consumed or not "
+                           "(--clean-file-forcibly-enable=false "
+                           "keeps it and refuses writes instead)");
+  }
+  return n;
 }
 
 size_t message_store::dedup_size() {

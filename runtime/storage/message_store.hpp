@@ -14,7 +14,10 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "caf/error.hpp"
@@ -28,6 +31,7 @@
 #include "runtime/storage/dedup_table.hpp"
 #include "runtime/storage/index_service.hpp"
 #include "runtime/storage/store_config.hpp"
+#include "runtime/storage/store_lock.hpp"
 
 namespace rmq::storage {
 
@@ -50,11 +54,15 @@ struct recovery_info {
   size_t dropped_segments = 0;
   /// The checkpoint was missing or damaged: the whole log was scanned.
   bool checkpoint_damaged = false;
+  /// Consume queues and index files that did not look as the dispatcher
+  /// writes them, each with why: deleted and built again from the log.
+  std::vector<std::string> rebuilt;
 };
 
 class message_store {
 public:
-  /// Opens `cfg.dir` and recovers it (docs/storage.md, Recovery).
+  /// Locks `cfg.dir` (store_lock: fails at once when another process has
+  /// it), then opens and recovers it (docs/storage.md, Recovery).
   /// `now_ms` is the dedup clock (the wall clock in the node): unique ids
   /// stored in [now_ms - dedup_window, now_ms] go back into the dedup table.
   static caf::expected<std::shared_ptr<message_store>>
@@ -137,6 +145,20 @@ public:
   /// Moves queue minimums past deleted segments and drops unused files.
   void clean_consume_queues();
 
+  /// Rebuilds from the commit log every consume queue a read found
+  /// damaged since the last call (a unit naming no record of its own; the
+  /// read answered system_busy). Scans the log: may block. Answers how
+  /// many it rebuilt.
+  caf::expected<size_t> repair_queues();
+
+  /// Whether a read found a damaged consume queue not rebuilt yet.
+  bool needs_repair();
+
+  /// Queues rebuilt by repair_queues so far.
+  int64_t repaired_queues() const {
+    return repaired_queues_.load(std::memory_order_relaxed);
+  }
+
   /// Removes the consume queues of `topic` (files included) and its next
   /// queue offsets; its records written so far build no queue again, also
   /// after a restart (a tombstone, kept until retention removed them).
@@ -216,10 +238,20 @@ public:
 
   size_t consume_queue_count();
 
+  /// Topic -> queue count (highest queue id + 1) of the consume queues:
+  /// what a damaged topic table is rebuilt from.
+  std::map<std::string, int32_t> queue_counts();
+
   /// The sum of the max offsets of `topic`'s queues: grows exactly when a
   /// message of the topic was dispatched.
   int64_t topic_max_total(std::string_view topic);
   size_t dedup_size();
+
+  /// Cleanings that deleted segments before their retention (disk above
+  /// the clean-forcibly ratio).
+  int64_t forced_deletions() const {
+    return forced_deletions_.load(std::memory_order_relaxed);
+  }
 
   /// Reads so far that met a corrupt record (refused, or stopped before it).
   int64_t corrupt_reads() const {
@@ -244,6 +276,16 @@ private:
                                int64_t queue_offset, const char* record);
   static bool misplaced_offset(const consume_queue& cq, const record_view& rec,
                                int64_t phys);
+  // The consume-queue unit of the record at `phys`.
+  cq_unit unit_of(const record_view& rec, int64_t phys) const;
+  // Whether the unit at `queue_offset` names a record of its queue and
+  // offset (a unit that names none is damaged, not the record).
+  bool unit_names_record(const consume_queue& cq, int64_t queue_offset) const;
+  // Whether `u` names a record slot whose record is damaged: its header
+  // does not decode or claims another offset, and the range ends where
+  // the next record (or the log) begins; or the record there belongs to
+  // no queue slot at all.
+  bool names_damaged_record(const cq_unit& u);
   caf::error fill_damaged_slots(consume_queue& cq, int64_t queue_offset,
                                 int64_t phys, std::vector<corruption>& damage);
   // Without `may_block`, stops (and sets *stopped) before a record that
@@ -279,6 +321,8 @@ private:
                                      const store_message& msg) const;
 
   store_config cfg_;
+  // Held from before recovery until the store is dropped.
+  store_lock lock_;
   commit_log log_;
   index_service index_;
   dedup_table dedup_;
@@ -310,6 +354,13 @@ private:
   std::atomic<bool> closed_{false};
   std::atomic<double> disk_usage_{0.0};
   std::atomic<int64_t> corrupt_reads_{0};
+  // Queues a read found damaged (reader_mtx_), and how many were rebuilt.
+  std::set<std::pair<std::string, int32_t>> needs_repair_;
+  // Offsets whose read led to a rebuild: failing again, their record is
+  // the damaged one.
+  std::set<std::tuple<std::string, int32_t, int64_t>> repaired_at_;
+  std::atomic<int64_t> repaired_queues_{0};
+  std::atomic<int64_t> forced_deletions_{0};
 };
 
 } // namespace rmq::storage

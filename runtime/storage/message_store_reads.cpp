@@ -76,6 +76,20 @@ message_store::get_messages(const get_message_request& req, bool* far_back) {
       found_null = true; // deleted by retention
       continue;
     }
+    if (u.damaged()) {
+      // Recovery (or a rebuild) found this record damaged: never skipped
+      // silently, whatever the tag filter.
+      corrupt_reads_.fetch_add(1, std::memory_order_relaxed);
+      if (!res.phys_offsets.empty())
+        break;
+      return make_error(errc::corrupt_data,
+                        req.topic + "/" + std::to_string(req.queue_id)
+                          + " queue offset " + std::to_string(offset)
+                          + ": the record is damaged (commit log range "
+                          + std::to_string(u.phys_offset) + ", "
+                          + std::to_string(u.size) + " bytes); next offset "
+                          + std::to_string(offset + 1));
+    }
     if (!req.tag_codes.empty()
         && std::find(req.tag_codes.begin(), req.tag_codes.end(), u.tags_code)
              == req.tag_codes.end())
@@ -94,11 +108,35 @@ message_store::get_messages(const get_message_request& req, bool* far_back) {
     // it when it decodes them: decode_pulled), so this path stays as fast
     // as a copy; ranges recovery found damaged are refused here.
     auto before = res.buffer.size();
+    // A range recovery found damaged: the record is lost, not the unit.
     auto err = damaged_at(u.phys_offset);
-    if (!err)
+    if (!err) {
       err = log_.read_record(u.phys_offset, res.buffer, false);
-    if (!err)
-      err = check_unit(req, offset, res.buffer.data() + before);
+      if (!err)
+        err = check_unit(req, offset, res.buffer.data() + before);
+      auto queue = std::make_pair(req.topic, req.queue_id);
+      auto where = std::make_tuple(req.topic, req.queue_id, offset);
+      // The unit names no record of its queue and offset (past the log's
+      // end, mid-record, another queue's): derived data, rebuilt from the
+      // log (repair_queues), never a reason to skip a message. Only when
+      // the rebuilt queue fails there again is the record itself damaged.
+      if (err && !unit_names_record(*cq, offset) && !names_damaged_record(u)
+          && (needs_repair_.count(queue) != 0
+              || repaired_at_.count(where) == 0)) {
+        res.buffer.resize(before);
+        needs_repair_.insert(queue);
+        repaired_at_.insert(where);
+        if (!res.phys_offsets.empty())
+          break;
+        return make_error(errc::system_busy,
+                          "consume queue " + req.topic + "/"
+                            + std::to_string(req.queue_id) + " unit "
+                            + std::to_string(offset) + " is damaged ("
+                            + error_detail(err)
+                            + "); the broker rebuilds the queue from the "
+                              "commit log, pull again");
+      }
+    }
     if (err) {
       res.buffer.resize(before);
       if (err != errc::corrupt_data) {
@@ -284,6 +322,62 @@ query_message_result message_store::query(const query_message_request& req) {
     res.phys_offsets.push_back(phys);
   }
   return res;
+}
+
+bool message_store::needs_repair() {
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  return !needs_repair_.empty();
+}
+
+caf::expected<size_t> message_store::repair_queues() {
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  auto todo = std::move(needs_repair_);
+  needs_repair_.clear();
+  std::map<std::pair<std::string, int32_t>, consume_queue*> queues;
+  for (auto& [topic, qid] : todo)
+    if (auto cq = find_queue(topic, qid)) {
+      cq->destroy();
+      queues.emplace(std::make_pair(topic, qid), cq);
+    }
+  if (queues.empty())
+    return size_t{0};
+  caf::error failed;
+  std::pair<std::string, int32_t> key;
+  log_.scan(log_.min_offset(), dispatched_.load(),
+            [&](const record_view& rec, int64_t phys) {
+              if (failed || deleted_record(rec.topic, phys))
+                return;
+              key.first.assign(rec.topic);
+              key.second = rec.queue_id;
+              auto i = queues.find(key);
+              // A header whose queue offset cannot be right (recovery's
+              // test) builds nothing: it would open a gap of blanks.
+              if (i == queues.end() || misplaced_offset(*i->second, rec, phys))
+                return;
+              auto& cq = *i->second;
+              // Offsets skipped since the queue's last record belong to
+              // damaged records between the two: their units say so.
+              if (cq.max_offset() > 0 && rec.queue_offset > cq.max_offset()) {
+                auto after = cq.max_phys_end();
+                auto len = static_cast<int32_t>(
+                  std::min<int64_t>(phys - after, INT32_MAX - 1));
+                while (!failed && cq.max_offset() < rec.queue_offset)
+                  failed = cq.put(cq.max_offset(), {after, std::max(len, 1),
+                                                    cq_unit::damaged_tags});
+              }
+              if (!failed)
+                failed = cq.put(rec.queue_offset, unit_of(rec, phys));
+            });
+  if (failed)
+    return failed;
+  for (auto& [name, cq] : queues) {
+    RMQ_WARN("store", "rebuilt consume queue "
+                        << name.first << "/" << name.second
+                        << " from the commit log: offsets " << cq->min_offset()
+                        << ".." << cq->max_offset());
+    repaired_queues_.fetch_add(1, std::memory_order_relaxed);
+  }
+  return queues.size();
 }
 
 } // namespace rmq::storage

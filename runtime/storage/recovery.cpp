@@ -22,7 +22,12 @@ namespace rmq::storage {
 
 caf::expected<std::shared_ptr<message_store>>
 message_store::open(const store_config& cfg, int64_t now_ms) {
+  // Before anything in the folder is read: another process may own it.
+  auto lock = store_lock::acquire(cfg.dir);
+  if (!lock)
+    return std::move(lock.error());
   auto st = std::make_shared<message_store>(cfg);
+  st->lock_ = std::move(*lock);
   auto delays = parse_delay_levels(cfg.message_delay_level);
   if (!delays)
     return std::move(delays.error());
@@ -77,6 +82,32 @@ caf::error message_store::recover(int64_t now_ms) {
   if (recovery_.crashed)
     each_queue(
       [&](consume_queue& cq) { cq.truncate_dirty(cp.dispatched_offset); });
+  // Consume queues and the index are derived from the log: one that does
+  // not look as the dispatcher writes it (a flipped byte, a zeroed page)
+  // is deleted and built again from the whole log below, never trusted to
+  // judge the log's records.
+  auto extent = log_.segment_count() == 0
+                  ? int64_t{0}
+                  : log_.last_segment_base()
+                      + static_cast<int64_t>(cfg_.segment_size);
+  bool rebuild = false;
+  each_queue([&](consume_queue& cq) {
+    auto why = cq.check(extent);
+    if (why.empty())
+      return;
+    auto what = "consume queue " + cq.topic() + "/"
+                + std::to_string(cq.queue_id()) + ": " + why;
+    RMQ_WARN("store", what << "; rebuilding it from the commit log");
+    recovery_.rebuilt.push_back(std::move(what));
+    cq.destroy();
+    rebuild = true;
+  });
+  if (auto why = index_.check(extent); !why.empty()) {
+    RMQ_WARN("store", "index " << why << "; rebuilding it from the commit log");
+    recovery_.rebuilt.push_back("index " + why);
+    index_.destroy();
+    rebuild = true;
+  }
   int64_t cq_end = 0;
   each_queue(
     [&](consume_queue& cq) { cq_end = std::max(cq_end, cq.max_phys_end()); });
@@ -84,6 +115,8 @@ caf::error message_store::recover(int64_t now_ms) {
   // even after a clean shutdown.
   auto from
     = std::min({cp.dispatched_offset, cq_end, log_.last_segment_base()});
+  if (rebuild)
+    from = log_.min_offset();
   recovery_.scan_from = from;
   // Dedup: every unique id stored within the window goes back into the
   // table with its original result, oldest first. Segments before `from`
@@ -141,11 +174,26 @@ caf::error message_store::recover(int64_t now_ms) {
       // since the queue's last one, is damage: dispatching it would hide
       // the records after it.
       if (cq && misplaced_offset(*cq, rec, phys)) {
-        misplaced.push_back({seg_base, phys, rec.total_size,
-                             "queue offset " + std::to_string(rec.queue_offset)
-                               + " does not fit its queue"});
-        add_unclaimed(misplaced.back());
-        return;
+        cq_unit held;
+        if (cq->get(rec.queue_offset, held) && !held.damaged()
+            && !unit_names_record(*cq, rec.queue_offset)) {
+          // The unit is the damaged one (it names no record of its own
+          // offset): this record takes its place back.
+          auto what = "consume queue " + cq->topic() + "/"
+                      + std::to_string(cq->queue_id()) + ": unit "
+                      + std::to_string(rec.queue_offset)
+                      + " named no record of its own";
+          RMQ_WARN("store", what << "; repaired from the commit log");
+          recovery_.rebuilt.push_back(std::move(what));
+          cq->overwrite(rec.queue_offset, unit_of(rec, phys));
+        } else {
+          misplaced.push_back({seg_base, phys, rec.total_size,
+                               "queue offset "
+                                 + std::to_string(rec.queue_offset)
+                                 + " does not fit its queue"});
+          add_unclaimed(misplaced.back());
+          return;
+        }
       }
       ++recovery_.records;
       if (cq && rec.queue_offset > cq->max_offset())
@@ -201,6 +249,11 @@ caf::error message_store::recover(int64_t now_ms) {
   recovery_.duration_us = std::chrono::duration_cast<std::chrono::microseconds>(
                             std::chrono::steady_clock::now() - t0)
                             .count();
+  if (!recovery_.rebuilt.empty())
+    RMQ_WARN("store", "rebuilt " << recovery_.rebuilt.size()
+                                 << " damaged consume queues or index files "
+                                    "of "
+                                 << cfg_.dir << " from the commit log");
   RMQ_INFO("store", "recovered "
                       << cfg_.dir << ": "
                       << (recovery_.crashed ? "after a crash" : "clean")
@@ -245,6 +298,13 @@ caf::error message_store::dispatch_record(const record_view& rec,
   auto cq = get_or_create_queue(rec.topic, rec.queue_id);
   if (!cq)
     return std::move(cq.error());
+  if (auto err = (*cq)->put(rec.queue_offset, unit_of(rec, phys)))
+    return err;
+  last_store_ts_ = rec.store_timestamp;
+  return index_.put(rec, phys);
+}
+
+cq_unit message_store::unit_of(const record_view& rec, int64_t phys) const {
   auto tags = tags_code(find_property(rec.properties, property_tags));
   // A scheduled message's unit carries when it is due (RocketMQ
   // CommitLog#checkMessageAndReturnSize), so the schedule service needs
@@ -257,10 +317,55 @@ caf::error message_store::dispatch_record(const record_view& rec,
   if (rec.topic == timer_topic)
     if (auto out = stored_timer_out_ms(rec.properties); out >= 0)
       tags = out;
-  if (auto err = (*cq)->put(rec.queue_offset, {phys, rec.total_size, tags}))
-    return err;
-  last_store_ts_ = rec.store_timestamp;
-  return index_.put(rec, phys);
+  return {phys, rec.total_size, tags};
+}
+
+bool message_store::unit_names_record(const consume_queue& cq,
+                                      int64_t queue_offset) const {
+  cq_unit u;
+  if (!cq.get(queue_offset, u) || u.blank())
+    return false;
+  mapped_file_ptr hold;
+  size_t avail = 0;
+  auto ptr = log_.at(u.phys_offset, hold, avail);
+  record_view other;
+  return ptr != nullptr
+         && decode_record(ptr, avail, other, false) == decode_status::ok
+         && other.phys_offset == u.phys_offset && other.topic == cq.topic()
+         && other.queue_id == cq.queue_id()
+         && other.queue_offset == queue_offset;
+}
+
+bool message_store::names_damaged_record(const cq_unit& u) {
+  mapped_file_ptr hold;
+  size_t avail = 0;
+  record_view rec;
+  auto ptr = log_.at(u.phys_offset, hold, avail);
+  if (ptr == nullptr)
+    return false; // outside the log
+  if (decode_record(ptr, avail, rec, false) == decode_status::ok
+      && rec.phys_offset == u.phys_offset) {
+    // A whole record: where its header says it belongs, the unit here is
+    // wrong; belonging nowhere, its header is what is damaged (the body
+    // CRC does not cover the queue id and offset).
+    auto owner = find_queue(rec.topic, rec.queue_id);
+    cq_unit there;
+    return !(owner != nullptr && owner->get(rec.queue_offset, there)
+             && !there.blank() && there.phys_offset == u.phys_offset);
+  }
+  // A damaged header (or one that claims another offset) where the
+  // unit's whole range ends at a record (or at the end of the log, or of
+  // the segment): the unit names a real slot, and the record in it is
+  // what is damaged.
+  auto end = u.phys_offset + u.size;
+  if (end == log_.write_offset())
+    return true;
+  auto next = log_.at(end, hold, avail);
+  if (next == nullptr)
+    return false;
+  auto st = decode_record(next, avail, rec, false);
+  return (st == decode_status::ok && rec.phys_offset == end)
+         || st == decode_status::blank;
 }
 
 bool message_store::misplaced_offset(const consume_queue& cq,
@@ -297,7 +402,8 @@ caf::error message_store::fill_damaged_slots(consume_queue& cq,
   while (cq.max_offset() < queue_offset) {
     auto len
       = static_cast<int32_t>(std::min<int64_t>(i->length, INT32_MAX - 1));
-    if (auto err = cq.put(cq.max_offset(), {i->offset, len, 0}))
+    if (auto err = cq.put(cq.max_offset(),
+                          {i->offset, len, cq_unit::damaged_tags}))
       return err;
     if (usable(std::next(i)))
       i = damage.erase(i);
@@ -479,6 +585,15 @@ size_t message_store::consume_queue_count() {
     for (auto& cq : kvp.second)
       n += cq ? 1 : 0;
   return n;
+}
+
+std::map<std::string, int32_t> message_store::queue_counts() {
+  std::lock_guard<std::mutex> guard{reader_mtx_};
+  std::map<std::string, int32_t> result;
+  for (auto& [topic, list] : queues_)
+    if (!list.empty())
+      result[topic] = static_cast<int32_t>(list.size());
+  return result;
 }
 
 } // namespace rmq::storage

@@ -97,8 +97,12 @@ struct store_config {
 
   /// Segments older than this are deleted (RocketMQ fileReservedTime).
   std::chrono::milliseconds retention{std::chrono::hours{72}};
-  /// Above this disk use, old segments are deleted even if not expired.
+  /// Above this disk use, old segments are deleted even if not expired
+  /// (RocketMQ diskSpaceCleanForciblyRatio), unless `clean_forcibly` is
+  /// off (RocketMQ cleanFileForciblyEnable): then nothing goes before its
+  /// retention and writes are refused at `disk_full_ratio`.
   double disk_clean_ratio = 0.85;
+  bool clean_forcibly = true;
   /// Above this disk use, writes are refused (disk_full).
   double disk_full_ratio = 0.90;
 

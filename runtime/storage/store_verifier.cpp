@@ -11,12 +11,16 @@
 #include <unistd.h>
 
 #include "messages/errors.hpp"
+#include "runtime/delay_levels.hpp"
 #include "runtime/storage/byte_coding.hpp"
 #include "runtime/storage/checkpoint.hpp"
 #include "runtime/storage/consume_queue.hpp"
+#include "runtime/storage/index_file.hpp"
 #include "runtime/storage/log_format.hpp"
 #include "runtime/storage/mapped_file.hpp"
 #include "runtime/storage/segment_scan.hpp"
+#include "runtime/storage/store_lock.hpp"
+#include "runtime/timer_message.hpp"
 
 namespace fs = std::filesystem;
 
@@ -78,7 +82,10 @@ struct segment {
 
 class verifier {
 public:
-  explicit verifier(std::string dir) : dir_(std::move(dir)) {
+  verifier(std::string dir, uint32_t index_slots, uint32_t index_entries)
+    : dir_(std::move(dir)),
+      index_slots_(index_slots),
+      index_entries_(index_entries) {
     // nop
   }
 
@@ -86,6 +93,7 @@ public:
     report_.crashed = fs::exists(dir_ + "/abort");
     check_commit_log();
     check_consume_queues();
+    check_index();
     check_checkpoint();
     return std::move(report_);
   }
@@ -213,13 +221,17 @@ private:
         ++report_.units;
         if (size == INT32_MAX || phys < log_min)
           continue; // filler, or deleted by retention
-        check_unit(name, topic, qid, qoff, phys, size);
+        auto tags = static_cast<int64_t>(get_be64(p + 12));
+        if (tags == cq_unit::damaged_tags)
+          continue; // holds the place of a record recovery found damaged
+        check_unit(name, topic, qid, qoff, phys, size, tags);
       }
     }
   }
 
   void check_unit(const std::string& name, const std::string& topic,
-                  int32_t qid, int64_t qoff, int64_t phys, int32_t size) {
+                  int32_t qid, int64_t qoff, int64_t phys, int32_t size,
+                  int64_t tags) {
     auto at = "unit " + std::to_string(qoff) + " -> phys "
               + std::to_string(phys) + ": ";
     if (phys + size > log_end_) {
@@ -251,8 +263,34 @@ private:
       bad << "the record belongs to " << rec.topic << "/" << rec.queue_id;
     else if (rec.queue_offset != qoff)
       bad << "the record has queue offset " << rec.queue_offset;
+    // The schedule and timer queues keep a due time there instead.
+    else if (topic != schedule_topic && topic != timer_topic
+             && tags != tags_code(find_property(rec.properties, "TAGS")))
+      bad << "tags code " << tags << " is not the record's";
     if (!bad.str().empty())
       problem(name, qoff, 0, at + bad.str());
+  }
+
+  // Each index file's structure (index_file::check), and each entry's
+  // offset must be a record start.
+  void check_index() {
+    for (auto base : list_offset_files(dir_ + "/index")) {
+      auto name = "index/" + offset_file_name(base);
+      auto file = read_only_file::open(dir_ + "/" + name);
+      if (!file) {
+        problem(name, 0, 0, "cannot be read");
+        continue;
+      }
+      auto want = index_header_size + size_t{index_slots_} * index_slot_size
+                  + size_t{index_entries_} * index_entry_size;
+      if (file->size() != want)
+        continue; // another geometry than the one given: cannot be read
+      auto why = check_index_bytes(file->data(), file->size(), index_slots_,
+                                   index_entries_, log_end_);
+      if (!why.empty())
+        problem(name, 0, 0,
+                why + ": recovery rebuilds the index from the commit log");
+    }
   }
 
   void check_checkpoint() {
@@ -275,6 +313,8 @@ private:
   }
 
   std::string dir_;
+  uint32_t index_slots_;
+  uint32_t index_entries_;
   store_report report_;
   std::vector<segment> segs_;
   int64_t log_end_ = 0;
@@ -282,12 +322,18 @@ private:
 
 } // namespace
 
-caf::expected<store_report> verify_store(const std::string& dir) {
+caf::expected<store_report> verify_store(const std::string& dir,
+                                         uint32_t index_slots,
+                                         uint32_t index_entries) {
   std::error_code ec;
   if (!fs::is_directory(dir + "/commitlog", ec))
     return make_error(errc::invalid_parameter,
                       dir + " is no store folder (no commitlog/ in it)");
-  return verifier{dir}.run();
+  // A live broker's files change under the reader: refuse, naming it.
+  auto lock = store_lock::acquire(dir);
+  if (!lock)
+    return std::move(lock.error());
+  return verifier{dir, index_slots, index_entries}.run();
 }
 
 std::string format_report(const store_report& report) {

@@ -1,6 +1,6 @@
 // The offline check of a stopped store (rmq-admin verifyStore): every
-// commit-log segment, every record, every consume-queue unit and the
-// checkpoint, read-only and without actors. Damage is judged as recovery
+// commit-log segment, every record, every consume-queue unit, every index
+// file and the checkpoint, read-only and without actors. Damage is judged as recovery
 // judges it (segment_scan.hpp), so the report says what recovery would do.
 #pragma once
 
@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "caf/expected.hpp"
+
+#include "runtime/storage/store_config.hpp"
 
 namespace rmq::storage {
 
@@ -41,9 +43,15 @@ struct store_report {
   }
 };
 
-/// Checks the store in `dir`, which must not be open, without writing to
-/// it. An error only when `dir` is no store folder at all.
-caf::expected<store_report> verify_store(const std::string& dir);
+/// Checks the store in `dir` without writing to it (but for its `lock`
+/// file). An error when `dir` is no store folder at all, or when a
+/// process has it open (store_lock).
+/// Index files are read with `index_slots` and `index_entries` (the
+/// broker's settings); a file of another size is not read.
+caf::expected<store_report>
+verify_store(const std::string& dir,
+             uint32_t index_slots = store_config{}.index_slots,
+             uint32_t index_entries = store_config{}.index_entries);
 
 /// The report as text: one line per problem with its offsets, then a
 /// summary line ("store OK" or "store DAMAGED").

@@ -354,40 +354,56 @@ timer_store::open(const timer_store_config& cfg, int64_t start_ms) {
   ts->cfg_ = cfg;
   if (auto err = make_dirs(log_dir(cfg.dir)))
     return err;
-  auto doc = json_file::load(checkpoint_path(cfg.dir));
-  if (!doc)
-    return std::move(doc.error());
   bool clean = false;
-  if (doc->is_null()) {
-    // A new timer: whatever files lie here are not named by any
-    // checkpoint, so they hold nothing durable.
-    for (auto base : list_offset_files(log_dir(cfg.dir)))
-      std::filesystem::remove(log_dir(cfg.dir) + "/" + offset_file_name(base));
-    std::error_code ec;
-    std::filesystem::remove(wheel_path(cfg.dir), ec);
-    ts->read_ms_ = floor_to(start_ms, cfg.precision_ms);
-  } else {
-    try {
-      if (doc->at("precision_ms").get<int64_t>() != cfg.precision_ms
-          || doc->at("wheel_slots").get<int64_t>() != cfg.wheel_slots
-          || doc->at("log_segment_entries").get<int64_t>()
-               != cfg.log_segment_entries)
-        return make_error(errc::invalid_parameter,
-                          "timer store " + cfg.dir
-                            + ": precision, slots or segment size differ "
-                              "from the files'");
-      ts->read_ms_ = doc->at("read_ms").get<int64_t>();
-      ts->enqueue_offset_ = doc->at("enqueue_offset").get<int64_t>();
-      ts->log_begin_ = doc->at("log_begin").get<int64_t>();
-      ts->log_end_ = doc->at("log_end").get<int64_t>();
-      clean = doc->at("clean").get<bool>();
-      for (auto& x : doc->at("segments"))
-        ts->segment_max_slot_[x.at(0).get<int64_t>()] = x.at(1).get<int64_t>();
-    } catch (const nlohmann::json::exception& e) {
-      return make_error(errc::corrupt_data,
-                        checkpoint_path(cfg.dir) + ": " + e.what());
-    }
-  }
+  bool fresh = false; // no checkpoint, or a damaged one kept aside
+  auto loaded = json_file::load_config(
+    checkpoint_path(cfg.dir), "timer",
+    "timers are rebuilt from the timer topic's first message: timers that "
+    "fired already fire again",
+    [&](const nlohmann::json& doc) -> caf::error {
+      if (doc.is_null()) {
+        // A new timer (or a damaged checkpoint kept aside): whatever
+        // files lie here are not named by any checkpoint, so they hold
+        // nothing durable.
+        for (auto base : list_offset_files(log_dir(cfg.dir)))
+          std::filesystem::remove(log_dir(cfg.dir) + "/"
+                                  + offset_file_name(base));
+        std::error_code ec;
+        std::filesystem::remove(wheel_path(cfg.dir), ec);
+        ts->read_ms_ = floor_to(start_ms, cfg.precision_ms);
+        fresh = true;
+        return {};
+      }
+      try {
+        if (doc.at("precision_ms").get<int64_t>() != cfg.precision_ms
+            || doc.at("wheel_slots").get<int64_t>() != cfg.wheel_slots
+            || doc.at("log_segment_entries").get<int64_t>()
+                 != cfg.log_segment_entries)
+          return make_error(errc::invalid_parameter,
+                            "timer store " + cfg.dir
+                              + ": precision, slots or segment size differ "
+                                "from the files'");
+        auto read_ms = doc.at("read_ms").get<int64_t>();
+        auto enqueue_offset = doc.at("enqueue_offset").get<int64_t>();
+        auto log_begin = doc.at("log_begin").get<int64_t>();
+        auto log_end = doc.at("log_end").get<int64_t>();
+        auto was_clean = doc.at("clean").get<bool>();
+        std::map<int64_t, int64_t> max_slots;
+        for (auto& x : doc.at("segments"))
+          max_slots[x.at(0).get<int64_t>()] = x.at(1).get<int64_t>();
+        ts->read_ms_ = read_ms;
+        ts->enqueue_offset_ = enqueue_offset;
+        ts->log_begin_ = log_begin;
+        ts->log_end_ = log_end;
+        clean = was_clean;
+        ts->segment_max_slot_ = std::move(max_slots);
+      } catch (const nlohmann::json::exception& e) {
+        return make_error(errc::corrupt_data, e.what());
+      }
+      return {};
+    });
+  if (loaded.blocked)
+    return std::move(loaded.blocked);
   auto wheel = mapped_file::open(
     wheel_path(cfg.dir), static_cast<size_t>(cfg.wheel_slots) * slot_size, 0);
   if (!wheel)
@@ -413,8 +429,8 @@ timer_store::open(const timer_store_config& cfg, int64_t start_ms) {
       return make_error(errc::corrupt_data, "timer log segment for entry "
                                               + std::to_string(at)
                                               + " is missing");
-  if (!clean || doc->is_null()) {
-    if (auto err = ts->rebuild(doc->is_null()))
+  if (!clean || fresh) {
+    if (auto err = ts->rebuild(fresh))
       return err;
   } else {
     auto now = ts->read_ms_;

@@ -48,6 +48,7 @@ fake_topic_table(topic_config_table_actor::pointer, string_log requests) {
       return tc;
     },
     [](caf::subscribe_atom, const caf::actor&) {},
+    [](save_atom) {},
     [](dump_atom) { return std::string{"{}"}; },
   };
 }
@@ -84,6 +85,7 @@ stalling_group_table(subscription_group_table_actor::pointer self) {
     [self](const find_subscription_group_request&) {
       return self->make_response_promise<subscription_group_config>();
     },
+    [](save_atom) {},
     [](dump_atom) { return std::string{"{}"}; },
   };
 }

@@ -140,9 +140,12 @@ TEST_SUITE("broker.dispatch_helper") {
     // A new store whose memory budget is one byte: every record is far back.
     scfg.in_memory_bytes = 1;
     REQUIRE_FALSE(store->close());
-    store = test::open_store(scfg);
+    // One open store per folder: the old one goes with its actors first.
     caf::anon_send_exit(disp, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(helper, caf::exit_reason::user_shutdown);
     sched.run();
+    store.reset();
+    store = test::open_store(scfg);
     helper = sys.spawn(dispatch_service, store, caf::timespan{0},
                        dispatcher_actor{});
     disp = spawn(dispatch_service, store, caf::timespan{1s}, helper);

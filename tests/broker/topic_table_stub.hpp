@@ -91,6 +91,9 @@ inline topic_config_table_actor::behavior_type topic_table_stub(
     [=](caf::subscribe_atom, const caf::actor&) {
       // nop
     },
+    [](save_atom) {
+      // nop: nothing to save
+    },
   };
 }
 

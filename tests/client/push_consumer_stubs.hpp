@@ -5,7 +5,9 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -58,6 +60,10 @@ struct push_broker_stub {
   /// GET_CONSUMER_LIST_BY_GROUP's answer (the rebalance service's members).
   std::vector<std::string> members;
   std::vector<unregister_client_request> unregistrations;
+  /// (topic, queue id, offset) of records damaged in the store: a pull
+  /// that starts at one is refused (corrupt_data), one that reaches one
+  /// stops before it, as message_store::get_messages does.
+  std::set<std::tuple<std::string, int32_t, int64_t>> damaged;
 
   /// Stores a message; returns its queue offset.
   int64_t append(const std::string& topic, int32_t queue_id, std::string body,
@@ -105,6 +111,10 @@ struct push_broker_stub {
     res.status = static_cast<uint8_t>(pull_status::found);
     auto end = std::min<int64_t>(max, req.queue_offset + req.max_msg_nums);
     for (auto i = req.queue_offset; i < end; ++i) {
+      if (damaged.count({req.topic, req.queue_id, i}) != 0) {
+        end = i;
+        break;
+      }
       storage::record_stamp st;
       st.queue_offset = i;
       st.phys_offset = phys[key][static_cast<size_t>(i)];
@@ -156,8 +166,11 @@ inline caf::behavior push_stub_broker(caf::event_based_actor* self,
     [=](const pull_message_request& req) {
       st->pulls.push_back(req);
       auto rp = self->make_response_promise<pull_message_result>();
-      if (req.queue_offset == st->max_offset(req.topic, req.queue_id)
-          && (req.sys_flag & pull_sys_flag::suspend) != 0)
+      if (st->damaged.count({req.topic, req.queue_id, req.queue_offset}) != 0)
+        rp.deliver(
+          make_error(errc::corrupt_data, "stub: record damaged in the store"));
+      else if (req.queue_offset == st->max_offset(req.topic, req.queue_id)
+               && (req.sys_flag & pull_sys_flag::suspend) != 0)
         st->held.push_back({req, rp});
       else
         rp.deliver(st->answer(req));

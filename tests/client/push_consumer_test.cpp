@@ -18,6 +18,7 @@
 #include "messages/errors.hpp"
 #include "runtime/local_offset_store.hpp"
 #include "runtime/retry_topic.hpp"
+#include "runtime/storage/log_format.hpp"
 #include "tests/client/client_stubs.hpp"
 #include "tests/client/push_consumer_stubs.hpp"
 #include "tests/support/deterministic_fixture.hpp"
@@ -498,6 +499,49 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(calls, 2);
     CHECK_EQ(batches[1][0].reconsume_times, 1);
     CHECK_EQ(dump(c)["local_retries"], 1);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a record no listener can decode goes to the "
+                             "dead letters and the queue goes on") {
+    auto c = concurrent_on_queue0(
+      [](const std::vector<received_message>&) {
+        return consume_status::consume_success;
+      },
+      config());
+    broker->append(topic, 0, "first");
+    // A COMPRESSED body that is no zlib stream: its header holds.
+    broker->append(topic, 0, "not zlib");
+    broker->queues[{topic, 0}].back().sys_flag = storage::sys_flag::compressed;
+    broker->append(topic, 0, "third");
+    wake();
+    CHECK_EQ(consumed(), std::vector<int64_t>{0, 2});
+    REQUIRE_EQ(broker->send_backs.size(), 1u);
+    auto& sb = broker->send_backs[0];
+    CHECK_EQ(sb.delay_level, -1); // straight to the DLQ
+    CHECK_EQ(sb.offset, broker->phys[{topic, 0}][1]);
+    CHECK_EQ(sb.origin_topic, topic);
+    advance_time(5s, 500ms);
+    CHECK_EQ(last_commit(0), 3);
+    auto d = dump(c);
+    CHECK_EQ(d["undecodable"], 1);
+    CHECK_EQ(d["undecodable_skipped"], 0);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a record damaged in the broker's store is "
+                             "skipped, the rest consumed") {
+    auto c = concurrent_on_queue0(
+      [](const std::vector<received_message>&) {
+        return consume_status::consume_success;
+      },
+      config());
+    broker->damaged.insert({topic, 0, 1});
+    for (int i = 0; i < 4; ++i)
+      broker->append(topic, 0, "m" + std::to_string(i));
+    wake();
+    CHECK_EQ(consumed(), std::vector<int64_t>{0, 2, 3});
+    advance_time(5s, 500ms);
+    CHECK_EQ(last_commit(0), 4);
+    CHECK_EQ(dump(c)["damaged_skipped"], 1);
   }
 
   TEST_CASE_FIXTURE(fixture, "flow control pauses the pull and consumption "

@@ -9,6 +9,7 @@
 #include "runtime/body_compression.hpp"
 #include "runtime/message_batch.hpp"
 #include "runtime/message_properties.hpp"
+#include "runtime/received_message.hpp"
 #include "runtime/send_checks.hpp"
 #include "runtime/storage/log_format.hpp"
 #include "runtime/storage/message_record.hpp"
@@ -287,6 +288,25 @@ TEST_SUITE("runtime.client_message_codec") {
       REQUIRE(back);
       CHECK_EQ(*back, body);
     }
+  }
+
+  TEST_CASE("a body past what consumers inflate goes uncompressed") {
+    // With a raised max_message_size, a compressed 5 MiB body would be
+    // stored and then refused by every consumer.
+    auto o = opts();
+    o.max_message_size = 16 * 1024 * 1024;
+    auto at_limit = std::string(default_max_body, 'a');
+    CHECK_NE(make_send_request(msg(at_limit), uniq(1), 0, o).sys_flag
+               & storage::sys_flag::compressed,
+             0);
+    auto over = std::string(default_max_body + 1, 'a');
+    CHECK_FALSE(check_client_message(msg(over), o));
+    auto req = make_send_request(msg(over), uniq(1), 0, o);
+    CHECK_EQ(req.sys_flag & storage::sys_flag::compressed, 0);
+    CHECK_EQ(req.body.size(), over.size());
+    // The producer's limit is on the body before compression (RocketMQ's
+    // Validators.checkMessage).
+    CHECK(check_client_message(msg(over), opts()) == errc::message_illegal);
   }
 
   TEST_CASE("a batch: one entry per message, in order, one id each") {

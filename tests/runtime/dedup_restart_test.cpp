@@ -65,6 +65,7 @@ TEST_SUITE("storage.dedup_restart") {
     // U ends up in an early segment: a clean restart verifies only the last.
     fill(*st, 4);
     REQUIRE_FALSE(st->close());
+    st.reset(); // one open store per folder
     st = open(t0 + 1000);
     REQUIRE_FALSE(st->recovery().crashed);
     REQUIRE_GT(st->recovery().scan_from, orig.phys_offset);
@@ -98,6 +99,7 @@ TEST_SUITE("storage.dedup_restart") {
     auto orig = put(*st, "U", t0);
     REQUIRE_FALSE(st->close());
     auto later = t0 + window_ms + 1;
+    st.reset(); // one open store per folder
     st = open(later);
     CHECK_EQ(st->dedup_size(), 0u);
     auto again = put(*st, "U", later);
@@ -110,6 +112,7 @@ TEST_SUITE("storage.dedup_restart") {
     auto st = open(t0);
     auto orig = put(*st, "U", t0);
     REQUIRE_FALSE(st->close());
+    st.reset(); // one open store per folder
     st = open(t0 + window_ms - 1000);
     check_same(put(*st, "U", t0 + window_ms), orig);
     CHECK_FALSE(put(*st, "U", t0 + window_ms + 1).duplicate);

@@ -41,4 +41,18 @@ TEST_SUITE("runtime.host_port") {
     CHECK(!parse_host_port_list("127.0.0.1:9876;nonsense"));
   }
 
+  TEST_CASE("a list joined by ',' is refused; spaces around ';' are not") {
+    // Before, "a:1, b:2" passed as one host "a:1, b" and never connected.
+    CHECK(!parse_host_port_list("127.0.0.1:9876, 127.0.0.1:9877"));
+    CHECK(!parse_host_port_list("127.0.0.1:9876,127.0.0.1:9877"));
+    CHECK(!parse_host_port("a b:9876"));
+    auto xs = parse_host_port_list("127.0.0.1:9876; 127.0.0.1:9877 ");
+    REQUIRE(xs);
+    REQUIRE_EQ(xs->size(), 2u);
+    CHECK_EQ((*xs)[1].host, "127.0.0.1");
+    CHECK_EQ((*xs)[1].port, 9877);
+    CHECK(parse_host_port("[::1]:9876"));
+    CHECK(parse_host_port("my-host.example_1:9876"));
+  }
+
 } // TEST_SUITE

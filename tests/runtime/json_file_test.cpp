@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
@@ -73,5 +74,63 @@ TEST_SUITE("runtime.json_file") {
     CHECK_EQ(read_file(path + ".corrupt.1"), "older");
     CHECK_FALSE(fs::exists(path));
     CHECK_EQ(rmq::json_file::keep_aside(path).error(), rmq::errc::io_error);
+  }
+
+  TEST_CASE("load_config: damaged files go aside, the caller starts as "
+            "without a file; other trouble leaves the file alone") {
+    rmq::test::temp_dir dir;
+    auto path = dir.path() + "/t.json";
+    int value = -1;
+    std::vector<bool> saw_null;
+    auto apply = [&](const nlohmann::json& doc) -> caf::error {
+      saw_null.push_back(doc.is_null());
+      if (doc.is_null()) {
+        value = 0;
+        return {};
+      }
+      if (!doc.is_object() || !doc.contains("v"))
+        return rmq::make_error(rmq::errc::corrupt_data, "no v");
+      if (doc["v"] == 99)
+        return rmq::make_error(rmq::errc::invalid_parameter, "v differs");
+      value = doc["v"].get<int>();
+      return {};
+    };
+    // Missing: apply sees null once.
+    auto none = rmq::json_file::load_config(path, "test", "starts at 0", apply);
+    CHECK_EQ(value, 0);
+    CHECK(none.corrupt_copy.empty());
+    CHECK_FALSE(none.blocked);
+    // Fine.
+    write_file(path, R"({"v": 7})");
+    saw_null.clear();
+    CHECK_FALSE(
+      rmq::json_file::load_config(path, "test", "starts at 0", apply).blocked);
+    CHECK_EQ(value, 7);
+    // Not JSON, then the wrong shape: moved aside, apply then sees null.
+    for (auto text : {"{\"v\": ", "[1]"}) {
+      CAPTURE(text);
+      write_file(path, text);
+      saw_null.clear();
+      auto res = rmq::json_file::load_config(path, "test", "starts at 0",
+                                             apply);
+      CHECK_FALSE(res.blocked);
+      CHECK_FALSE(res.corrupt_copy.empty());
+      CHECK_EQ(read_file(res.corrupt_copy), text);
+      CHECK_FALSE(fs::exists(path));
+      CHECK_EQ(value, 0);
+      CHECK(saw_null.back());
+    }
+    // A setting that differs is no damage: the file stays, blocked.
+    write_file(path, R"({"v": 99})");
+    auto differs = rmq::json_file::load_config(path, "test", "-", apply);
+    CHECK(differs.blocked == rmq::errc::invalid_parameter);
+    CHECK(differs.corrupt_copy.empty());
+    CHECK_EQ(read_file(path), R"({"v": 99})");
+    // Unreadable (a folder): blocked, untouched.
+    fs::remove(path);
+    fs::create_directories(path);
+    auto unreadable = rmq::json_file::load_config(path, "test", "-", apply);
+    CHECK(unreadable.blocked == rmq::errc::io_error);
+    CHECK(fs::is_directory(path));
   }
 }

@@ -65,8 +65,10 @@ TEST_SUITE("runtime.received_message") {
     m.reconsume_times = 2;
     auto res = decode_pulled(pulled({m}, 42), "broker-a");
     REQUIRE(res);
-    REQUIRE_EQ(res->size(), 1u);
-    auto& x = res->front();
+    REQUIRE_EQ(res->messages.size(), 1u);
+    CHECK(res->undecodable.empty());
+    CHECK_EQ(res->cut_at, -1);
+    auto& x = res->messages.front();
     CHECK_EQ(x.topic, "TopicA");
     CHECK_EQ(x.tags, "TagA");
     CHECK_EQ(x.keys, "k1 k2");
@@ -94,14 +96,15 @@ TEST_SUITE("runtime.received_message") {
   TEST_CASE("without UNIQ_KEY the id is the offsetMsgId") {
     auto res = decode_pulled(pulled({message("a"), message("b")}), "b");
     REQUIRE(res);
-    REQUIRE_EQ(res->size(), 2u);
-    for (auto& x : *res) {
+    auto& msgs = res->messages;
+    REQUIRE_EQ(msgs.size(), 2u);
+    for (auto& x : msgs) {
       CHECK_EQ(x.msg_id, x.offset_msg_id);
       CHECK(x.tags.empty());
       CHECK_EQ(x.delay_level, 0);
     }
-    CHECK_NE((*res)[0].msg_id, (*res)[1].msg_id);
-    CHECK_EQ((*res)[1].queue_offset, 1);
+    CHECK_NE(msgs[0].msg_id, msgs[1].msg_id);
+    CHECK_EQ(msgs[1].queue_offset, 1);
   }
 
   TEST_CASE("a compressed body comes back inflated") {
@@ -111,46 +114,79 @@ TEST_SUITE("runtime.received_message") {
     auto stored = m.body.size();
     auto res = decode_pulled(pulled({m, message("plain")}), "b");
     REQUIRE(res);
-    REQUIRE_EQ(res->size(), 2u);
-    CHECK_EQ((*res)[0].body, big);
-    CHECK_EQ((*res)[0].stored_size, static_cast<int32_t>(stored));
-    CHECK_EQ((*res)[1].body, "plain");
-    // Past the limit: refused, not cut.
-    auto small = decode_pulled(pulled({m}), "b", 100);
-    REQUIRE_FALSE(small);
-    CHECK(small.error() == errc::message_illegal);
+    REQUIRE_EQ(res->messages.size(), 2u);
+    CHECK_EQ(res->messages[0].body, big);
+    CHECK_EQ(res->messages[0].stored_size, static_cast<int32_t>(stored));
+    CHECK_EQ(res->messages[1].body, "plain");
+    // Past the limit: undecodable, never cut; the next one still comes.
+    auto small = decode_pulled(pulled({m, message("plain")}), "b", 100);
+    REQUIRE(small);
+    REQUIRE_EQ(small->undecodable.size(), 1u);
+    CHECK_EQ(small->undecodable[0].header.queue_offset, 0);
+    CHECK_NE(small->undecodable[0].why.find("message_illegal"),
+             std::string::npos);
+    CHECK(small->undecodable[0].header.body.empty());
+    REQUIRE_EQ(small->messages.size(), 1u);
+    CHECK_EQ(small->messages[0].body, "plain");
   }
 
-  TEST_CASE("a broken compressed body is corrupt_data") {
-    auto m = message("not a zlib stream");
+  TEST_CASE("a broken compressed body or bad properties are undecodable, "
+            "with the header's ids and offsets") {
+    auto m = message("not a zlib stream", {{"UNIQ_KEY", "ABC"}});
     m.sys_flag = storage::sys_flag::compressed;
-    auto res = decode_pulled(pulled({m}), "b");
-    REQUIRE_FALSE(res);
-    CHECK(res.error() == errc::corrupt_data);
+    auto bad_props = message("x");
+    bad_props.properties = std::string{"no-separator-here"};
+    auto res = decode_pulled(pulled({m, bad_props, message("ok")}, 7), "b");
+    REQUIRE(res);
+    REQUIRE_EQ(res->undecodable.size(), 2u);
+    auto& first = res->undecodable[0];
+    CHECK_NE(first.why.find("corrupt_data"), std::string::npos);
+    CHECK_EQ(first.header.queue_offset, 7);
+    CHECK_EQ(first.header.commit_log_offset, 1000);
+    CHECK_EQ(first.header.topic, "TopicA");
+    CHECK_EQ(first.header.msg_id, first.header.offset_msg_id);
+    CHECK_NE(res->undecodable[1].why.find("properties"), std::string::npos);
+    CHECK_EQ(res->undecodable[1].header.queue_offset, 8);
+    REQUIRE_EQ(res->messages.size(), 1u);
+    CHECK_EQ(res->messages[0].queue_offset, 9);
   }
 
-  TEST_CASE("a corrupt buffer gives corrupt_data") {
-    auto good = pulled({message("first"), message("second")});
-    SUBCASE("a flipped body byte") {
+  TEST_CASE("damage in a pull's buffer") {
+    auto good = pulled({message("first"), message("second"), message("3rd")});
+    SUBCASE("a flipped body byte: that record is undecodable") {
       auto bad = good;
       bad.buffer[bad.buffer.rfind("second")] ^= 0x5A;
       auto res = decode_pulled(bad, "b");
-      REQUIRE_FALSE(res);
-      CHECK(res.error() == errc::corrupt_data);
+      REQUIRE(res);
+      REQUIRE_EQ(res->undecodable.size(), 1u);
+      CHECK_EQ(res->undecodable[0].header.queue_offset, 1);
+      CHECK_NE(res->undecodable[0].why.find("CRC"), std::string::npos);
+      CHECK_EQ(res->messages.size(), 2u);
+      CHECK_EQ(res->cut_at, -1);
     }
-    SUBCASE("a cut buffer") {
+    SUBCASE("a cut buffer: the records before it, pull again after them") {
       auto bad = good;
       bad.buffer.resize(bad.buffer.size() - 3);
+      auto res = decode_pulled(bad, "b");
+      REQUIRE(res);
+      CHECK_EQ(res->messages.size(), 2u);
+      CHECK_EQ(res->cut_at, 2);
+      CHECK_FALSE(res->cut_why.empty());
+    }
+    SUBCASE("a damaged first header: nothing to use") {
+      auto bad = good;
+      bad.buffer[4] ^= 0x5A; // the magic code
       auto res = decode_pulled(bad, "b");
       REQUIRE_FALSE(res);
       CHECK(res.error() == errc::corrupt_data);
     }
     SUBCASE("fewer records than counted") {
       auto bad = good;
-      bad.message_count = 3;
+      bad.message_count = 4;
       auto res = decode_pulled(bad, "b");
-      REQUIRE_FALSE(res);
-      CHECK(res.error() == errc::corrupt_data);
+      REQUIRE(res);
+      CHECK_EQ(res->messages.size(), 3u);
+      CHECK_EQ(res->cut_at, 3);
     }
   }
 
@@ -160,7 +196,7 @@ TEST_SUITE("runtime.received_message") {
     res.buffer = "ignored";
     auto got = decode_pulled(res, "b");
     REQUIRE(got);
-    CHECK(got->empty());
+    CHECK(got->messages.empty());
   }
 
   TEST_CASE("a retried message shows its first topic to its group") {

@@ -163,6 +163,7 @@ TEST_SUITE("runtime.recovery") {
     test::put_n(*st, 1, 100);
     CHECK_EQ(st->offsets("T", 0).max_offset, 10);
     REQUIRE_FALSE(st->close());
+    st.reset(); // one open store per folder
     auto again = open();
     auto all = names(0, 9);
     all.push_back("m100");
@@ -214,6 +215,7 @@ TEST_SUITE("runtime.recovery") {
     // New writes continue the queue; the damage stays skipped after restarts.
     test::put_n(*st, 1, 50);
     REQUIRE_FALSE(st->close());
+    st.reset(); // one open store per folder
     auto again = open();
     expected.push_back("m50");
     CHECK_EQ(test::read_skipping(*again).bodies, expected);

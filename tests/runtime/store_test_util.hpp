@@ -146,7 +146,8 @@ inline queue_read read_skipping(storage::message_store& st,
   while (req.offset < max) {
     auto res = st.get_messages(req);
     if (!res) {
-      REQUIRE_EQ(res.error(), errc::corrupt_data);
+      REQUIRE_MESSAGE(res.error() == errc::corrupt_data,
+                      rmq::describe(res.error()));
       result.corrupt.push_back(req.offset++);
       continue;
     }

@@ -165,6 +165,22 @@ TEST_SUITE("system.admin") {
                               + addr + "] Failed\n"));
   }
 
+  TEST_CASE("rmq-admin tries the next NameServer, as mqadmin does") {
+    auto ns = start_namesrv();
+    auto dead = "127.0.0.1:" + std::to_string(unused_port());
+    auto res = run_admin(
+      {"-n", dead + ";" + ns.addr(), "--timeout-ms", "2000", "clusterList"});
+    CHECK_EQ(res.rc, 0);
+    CHECK(contains(res.out, "#Cluster Name"));
+    // None answers: each is named.
+    auto dead2 = "127.0.0.1:" + std::to_string(unused_port());
+    res = run_admin(
+      {"-n", dead + ";" + dead2, "--timeout-ms", "2000", "clusterList"});
+    CHECK_EQ(res.rc, 1);
+    CHECK(contains(res.out, "cannot connect to namesrv " + dead + ": "));
+    CHECK(contains(res.out, "cannot connect to namesrv " + dead2 + ": "));
+  }
+
   TEST_CASE("rmq-admin exits 2 on usage errors") {
     auto n = "127.0.0.1:" + std::to_string(unused_port());
     for (auto args : std::vector<std::vector<std::string>>{

@@ -41,6 +41,17 @@ std::set<std::string> bodies(const std::string& out) {
 } // namespace
 
 TEST_SUITE("system.admin") {
+  TEST_CASE("rmq-admin consumeMessage refuses an invalid group") {
+    auto ns = start_namesrv();
+    for (auto group : {std::string{"g g"}, std::string(300, 'g')}) {
+      auto res = run_admin(
+        {"-n", ns.addr(), "consumeMessage", "-t", "TopicC", "-g", group});
+      CHECK_EQ(res.rc, 1);
+      CHECK_NE(res.out.find("rmq::invalid_parameter"), std::string::npos);
+      CHECK_EQ(res.out.find("consumed 0"), std::string::npos);
+    }
+  }
+
   TEST_CASE("rmq-admin consumeMessage prints every message once per group "
             "and commits") {
     temp_dir dir;

@@ -18,10 +18,7 @@ constexpr std::chrono::seconds start_timeout{30};
 
 } // namespace
 
-broker_process start_broker_node(const broker_launch& how) {
-  REQUIRE_FALSE(how.store_dir.empty());
-  broker_process result;
-  auto port = how.port != 0 ? how.port : unused_port();
+std::vector<std::string> broker_argv(const broker_launch& how, uint16_t port) {
   std::vector<std::string> argv{bin_dir() + "/rmq-node",
                                 "--role=broker",
                                 "--name=" + how.name,
@@ -37,8 +34,17 @@ broker_process start_broker_node(const broker_launch& how) {
   if (!how.tls_dir.empty())
     argv.push_back("--tls-dir=" + how.tls_dir);
   argv.insert(argv.end(), how.extra.begin(), how.extra.end());
+  argv.insert(argv.begin(), how.prefix.begin(), how.prefix.end());
   if (how.log_to_stdout)
     argv.insert(argv.begin(), {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"});
+  return argv;
+}
+
+broker_process start_broker_node(const broker_launch& how) {
+  REQUIRE_FALSE(how.store_dir.empty());
+  broker_process result;
+  auto port = how.port != 0 ? how.port : unused_port();
+  auto argv = broker_argv(how, port);
   result.proc = std::make_unique<child_process>(std::move(argv));
   // rmq-node prints "listening" and only then lets the registrar
   // register, so that no NameServer hands out an address nobody listens
@@ -61,7 +67,12 @@ broker_process start_broker_node(const broker_launch& how) {
                               << how.namesrvs.size());
     std::string line;
     REQUIRE_MESSAGE(result.proc->read_line(line, left),
-                    "broker " << how.name << " exited or said nothing");
+                    "broker " << how.name << " exited or said nothing; it "
+                              << "said: "
+                              << (result.start_lines.empty()
+                                    ? std::string{}
+                                    : result.start_lines.back()));
+    result.start_lines.push_back(line);
     if (line.compare(0, listening.size(), listening) == 0) {
       result.port
         = static_cast<uint16_t>(std::stoi(line.substr(listening.size())));
@@ -73,6 +84,22 @@ broker_process start_broker_node(const broker_launch& how) {
     }
   }
   return result;
+}
+
+bool broker_process::said(const std::string& what,
+                          std::chrono::milliseconds timeout) {
+  for (auto& line : start_lines)
+    if (line.find(what) != std::string::npos)
+      return true;
+  std::string line;
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline)
+    if (proc->read_line(line, std::chrono::milliseconds{200})) {
+      start_lines.push_back(line);
+      if (line.find(what) != std::string::npos)
+        return true;
+    }
+  return false;
 }
 
 void restart_broker_node(broker_process& broker, broker_launch how) {

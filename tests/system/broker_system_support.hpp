@@ -4,6 +4,7 @@
 // front actor from the test process (tests/system/namesrv_system_support).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -34,6 +35,8 @@ struct broker_launch {
   bool auto_create_topic = true;
   /// More flags, e.g. "--register-interval-ms=10000".
   std::vector<std::string> extra;
+  /// A command it runs under, e.g. {"/usr/bin/prlimit", "--nofile=256"}.
+  std::vector<std::string> prefix;
   /// false: do not wait for the registrations (the NameServers are down).
   bool wait_registered = true;
   /// true: its stderr (the log) joins stdout, for tests that read the log.
@@ -44,6 +47,14 @@ struct broker_launch {
 struct broker_process {
   std::unique_ptr<child_process> proc;
   uint16_t port = 0;
+  /// The lines it printed until it listened and registered (with
+  /// `log_to_stdout`, its log of the start).
+  std::vector<std::string> start_lines;
+
+  /// Whether a line it printed contains `what`: the start's, then new
+  /// ones for up to `timeout`.
+  bool said(const std::string& what,
+            std::chrono::milliseconds timeout = std::chrono::seconds{10});
 
   std::string addr() const {
     return "127.0.0.1:" + std::to_string(port);
@@ -55,6 +66,9 @@ struct broker_process {
 /// nearly full shared disk.
 broker_launch one_broker(const namesrv_process& ns,
                          const std::string& store_dir);
+
+/// The command line of `rmq-node --role=broker` as `how` says, on `port`.
+std::vector<std::string> broker_argv(const broker_launch& how, uint16_t port);
 
 /// Starts `rmq-node --role=broker` as `how` says (64 MiB segments);
 /// REQUIREs that it listens and registered with every NameServer in

@@ -44,6 +44,10 @@ namesrv_process start_namesrv(const namesrv_launch& how) {
                                 "--log-level=warn"};
   if (!how.tls_dir.empty())
     argv.push_back("--tls-dir=" + how.tls_dir);
+  argv.insert(argv.end(), how.extra.begin(), how.extra.end());
+  argv.insert(argv.begin(), how.prefix.begin(), how.prefix.end());
+  if (how.log_to_stdout)
+    argv.insert(argv.begin(), {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"});
   result.proc = std::make_unique<child_process>(std::move(argv));
   std::string rest;
   REQUIRE(result.proc->wait_for("namesrv listening on 127.0.0.1:", rest));
@@ -89,11 +93,11 @@ void make_dev_certs(const std::string& dir,
   REQUIRE_MESSAGE(run_command(argv, out) == 0, out);
 }
 
-long rss_kib(pid_t pid) {
+long status_kib(pid_t pid, const std::string& field) {
   std::ifstream in{"/proc/" + std::to_string(pid) + "/status"};
   std::string key;
   while (in >> key) {
-    if (key == "VmRSS:") {
+    if (key == field + ":") {
       long kib = -1;
       in >> kib;
       return kib;
@@ -101,6 +105,10 @@ long rss_kib(pid_t pid) {
     in.ignore(4096, '\n');
   }
   return -1;
+}
+
+long rss_kib(pid_t pid) {
+  return status_kib(pid, "VmRSS");
 }
 
 admin_run run_admin(const std::vector<std::string>& args) {

@@ -50,6 +50,12 @@ struct namesrv_launch {
   uint16_t port = 0;
   /// Non-empty: mutual TLS with this directory's certificates.
   std::string tls_dir;
+  /// More flags, e.g. "--first-frame-timeout-ms=500".
+  std::vector<std::string> extra;
+  /// A command it runs under, e.g. {"/usr/bin/prlimit", "--nofile=256"}.
+  std::vector<std::string> prefix;
+  /// true: its stderr (the log) joins stdout, for tests that read the log.
+  bool log_to_stdout = false;
 };
 
 /// Starts a NameServer as `how` says; REQUIREs that it comes up.
@@ -68,6 +74,10 @@ start_broker(const std::vector<std::string>& addrs,
 /// directory `dir`/NAME per name; REQUIREs that it works.
 void make_dev_certs(const std::string& dir,
                     const std::vector<std::string>& names);
+
+/// A KiB figure of /proc/PID/status (`field` "VmRSS", "VmHWM", ...); -1
+/// when there is none.
+long status_kib(pid_t pid, const std::string& field);
 
 /// Returns the resident memory of process `pid` in KiB (/proc, VmRSS).
 long rss_kib(pid_t pid);
