@@ -379,6 +379,12 @@ void pull_queue(lite_ptr self, lite_pull_queue& q) {
       }
       if (!addr.empty())
         self->state.masters.forget_address(addr);
+      if (err == errc::system_busy)
+        // E.g. a damaged consume queue the broker is rebuilding.
+        RMQ_WARN(component, "pull of "
+                              << mq.topic << ":" << mq.queue_id << " at offset "
+                              << q->next_pull
+                              << " refused, pulling again: " << describe(err));
       back_off(self, *q, err, "pull");
     }
   };

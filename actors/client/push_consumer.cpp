@@ -762,7 +762,14 @@ void try_pull(self_ptr self, push_queue& q) {
       skip_damaged(self, *q, err);
       return;
     }
-    log_request_failure(component, "pull of " + to_text(mq), err);
+    if (err == errc::system_busy)
+      // E.g. a damaged consume queue the broker is rebuilding: the error
+      // names the queue and offset; pulled again after the back-off.
+      RMQ_WARN(component, "pull of " << to_text(mq) << " at offset "
+                                     << q->next_offset << " refused, pulling "
+                                     << "again: " << describe(err));
+    else
+      log_request_failure(component, "pull of " + to_text(mq), err);
     if (!q->pull_addr.empty())
       forget_master(self, q->pull_addr);
     give_up_pull(self, *q);
