@@ -83,6 +83,12 @@ caf::expected<std::string> decompress_body(std::string_view data,
     return make_error(errc::corrupt_data,
                       "data after the end of the zlib stream");
   out.resize(total);
+  // The buffer was sized by guess (4x the input, doubled as needed): a
+  // consumer keeps each body until it is consumed, and a 64 KiB body in a
+  // 256 KiB buffer made a blocked consumer hold 4x its flow-control bound
+  // (rmq-bench consume-memory).
+  if (out.capacity() > total + total / 8)
+    out.shrink_to_fit();
   return out;
 }
 

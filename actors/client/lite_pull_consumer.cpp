@@ -249,7 +249,7 @@ void serve_polls(lite_ptr self) {
     if (auto q = current(self, batch.mq, batch.epoch)) {
       q->buffered -= n;
       for (auto& m : batch.messages)
-        q->buffered_bytes -= m.stored_size;
+        q->buffered_bytes -= static_cast<int64_t>(m.body.size());
       // What poll returns counts as consumed.
       q->consumed = batch.messages.back().queue_offset + 1;
     }
@@ -307,7 +307,7 @@ void handle_pull(lite_ptr self, const message_queue& mq, uint64_t epoch,
         auto n = static_cast<int64_t>(kept.size());
         q->buffered += n;
         for (auto& m : kept)
-          q->buffered_bytes += m.stored_size;
+          q->buffered_bytes += static_cast<int64_t>(m.body.size());
         st.buffered += n;
         st.buffer.push_back(lite_pull_batch{mq, epoch, std::move(kept)});
       } else if (q->buffered == 0) {

@@ -96,4 +96,17 @@ start_namesrv(const std::vector<std::string>& extra_args) {
   return result;
 }
 
+std::pair<long, long> rss_kib(pid_t pid) {
+  std::ifstream in{"/proc/" + std::to_string(pid) + "/status"};
+  std::string line;
+  long rss = -1, anon = -1;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0)
+      rss = std::stol(line.substr(6));
+    else if (line.rfind("RssAnon:", 0) == 0)
+      anon = std::stol(line.substr(8));
+  }
+  return {rss, anon};
+}
+
 } // namespace rmq::bench

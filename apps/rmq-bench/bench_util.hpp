@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include <sys/types.h>
+
 #include "runtime/child_process.hpp"
 #include "runtime/option_parser.hpp"
 
@@ -51,5 +53,9 @@ struct namesrv_child {
 /// null on failure.
 std::unique_ptr<namesrv_child>
 start_namesrv(const std::vector<std::string>& extra_args = {});
+
+/// Resident memory of a process from /proc: VmRSS and RssAnon in KiB
+/// (mapped store files count in the first, only heap in the second).
+std::pair<long, long> rss_kib(pid_t pid);
 
 } // namespace rmq::bench

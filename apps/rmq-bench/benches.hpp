@@ -18,6 +18,10 @@ int produce(int argc, char** argv);
 /// topic vs a same-run CAF baseline.
 int consume(int argc, char** argv);
 
+/// `rmq-bench consume-memory ...`: a blocked push consumer's memory
+/// against the flow-control bound.
+int consume_memory(int argc, char** argv);
+
 /// `rmq-bench e2e ...`: produce -> consume latency at a light rate and at
 /// full speed.
 int e2e(int argc, char** argv);

@@ -79,20 +79,6 @@ struct options {
   std::string only;
 };
 
-// Resident memory of a process from /proc: VmRSS and RssAnon in KiB.
-std::pair<long, long> rss_kib(pid_t pid) {
-  std::ifstream in{"/proc/" + std::to_string(pid) + "/status"};
-  std::string line;
-  long rss = -1, anon = -1;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0)
-      rss = std::stol(line.substr(6));
-    else if (line.rfind("RssAnon:", 0) == 0)
-      anon = std::stol(line.substr(8));
-  }
-  return {rss, anon};
-}
-
 // Broker CPU per message since the meter's start, read after the
 // dispatcher caught up, so it counts the whole work of each message and
 // depends less on the box's load than a rate does.

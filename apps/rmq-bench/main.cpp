@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
      "producer sends through the producer API vs a CAF baseline"},
     {"consume", rmq::bench::consume,
      "push consumer throughput from a pre-filled topic vs a CAF baseline"},
+    {"consume-memory", rmq::bench::consume_memory,
+     "a blocked push consumer's memory vs its flow-control bound"},
     {"e2e", rmq::bench::e2e,
      "produce -> consume latency at a light rate and at full speed"},
     {"store", rmq::bench::store, "message store appends and recovery"},

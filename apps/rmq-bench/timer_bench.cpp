@@ -50,21 +50,6 @@ std::string fmt(double x) {
   return out.str();
 }
 
-// VmRSS and RssAnon in KiB: the mapped store files count in the first,
-// only heap in the second.
-std::pair<long, long> rss_kib(int pid) {
-  std::ifstream in{"/proc/" + std::to_string(pid) + "/status"};
-  std::string line;
-  long rss = -1, anon = -1;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmRSS:", 0) == 0)
-      rss = std::stol(line.substr(6));
-    else if (line.rfind("RssAnon:", 0) == 0)
-      anon = std::stol(line.substr(8));
-  }
-  return {rss, anon};
-}
-
 // A send of `topic` whose TIMER_DELAY_MS comes from `delay` for each
 // request (none when it is null).
 issue_fn timed_send(const broker_actor& broker, const std::string& topic,
