@@ -115,19 +115,31 @@ void watch_loop() {
   for (;;) {
     x.cv.wait_for(lock, std::chrono::milliseconds{250});
     auto now = clock_type::now();
+    size_t closed = 0;
+    std::string first;
     for (auto& [fd, c] : x.conns) {
       if (c.framed || now - c.since < x.cfg.first_frame_timeout
           || c.since == clock_type::time_point{})
         continue;
-      RMQ_WARN("network", "closing the connection from "
-                            << c.peer << ": no first frame within "
-                            << x.cfg.first_frame_timeout.count() << " ms");
+      if (closed++ == 0)
+        first = c.peer;
       ++x.idle_closed;
       // The I/O thread then reads its end and closes the descriptor; the
       // marker keeps this from firing twice.
       c.since = clock_type::time_point{};
       ::shutdown(fd, SHUT_RDWR);
     }
+    // One line a sweep: a flood of idle peers is no flood of lines.
+    if (closed == 1)
+      RMQ_WARN("network", "closing the connection from "
+                            << first << ": no first frame within "
+                            << x.cfg.first_frame_timeout.count() << " ms");
+    else if (closed > 1)
+      RMQ_WARN("network", "closing " << closed << " connections (from " << first
+                                     << " and others): no first "
+                                     << "frame within "
+                                     << x.cfg.first_frame_timeout.count()
+                                     << " ms");
   }
 }
 
