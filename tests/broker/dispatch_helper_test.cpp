@@ -5,6 +5,7 @@
 // is done.
 #include "actors/broker/dispatch_service.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -12,6 +13,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "messages/errors.hpp"
 #include "runtime/storage/checkpoint.hpp"
 #include "tests/runtime/store_test_util.hpp"
 #include "tests/support/deterministic_fixture.hpp"
@@ -219,5 +221,27 @@ TEST_SUITE("broker.dispatch_helper") {
     CHECK_EQ(d["helper_busy"], 0);
     CHECK_EQ(store->dispatched_offset(), store->write_offset());
     CHECK_EQ(read_count(0), static_cast<size_t>(4 + n));
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a read that meets a damaged unit is refused "
+                             "and the helper rebuilds the queue") {
+    put(0, 6);
+    ask<int64_t>(disp, dispatch_atom::value, store->write_offset());
+    REQUIRE_EQ(read_count(0), 6u);
+    // Unit 4 of T/0 names unit 1's record, on disk under the open store.
+    auto file = dir.path() + "/consumequeue/T/0/"
+                + storage::offset_file_name(0);
+    auto text = test::read_file(file);
+    std::copy(text.begin() + 20, text.begin() + 40, text.begin() + 4 * 20);
+    test::write_file(file, text);
+    get_message_request req{"T", 0, 4, 1000, 1 << 20, {}};
+    auto err = ask_error<get_message_result>(disp, req);
+    CHECK(err == errc::system_busy);
+    CHECK_NE(describe(err).find("T/0 unit 4"), std::string::npos);
+    // The repair the read asked for has run (on the helper): reads work.
+    sched.run();
+    CHECK_FALSE(store->needs_repair());
+    CHECK_EQ(read_count(0), 6u);
+    CHECK_EQ(dump()["repaired_queues"], 1);
   }
 }

@@ -500,6 +500,38 @@ TEST_SUITE("client.lite_pull_consumer") {
     CHECK_EQ(c.error(), errc::invalid_parameter);
   }
 
+  TEST_CASE_FIXTURE(fixture, "an undecodable record and a record damaged "
+                             "in the store are skipped, the rest polled") {
+    broker->add("TopicA", 0, {"TagA", "k", "first"});
+    broker->add("TopicA", 0, {"TagA", "k", "not zlib", true});
+    broker->add("TopicA", 0, {"TagA", "k", "third"});
+    broker->add("TopicA", 0, {"TagA", "k", "damaged"});
+    broker->add("TopicA", 0, {"TagA", "k", "fifth"});
+    broker->damaged.insert({"TopicA", 0, 3});
+    auto c = start();
+    std::vector<int64_t> got;
+    for (int i = 0; i < 3 && got.size() < 3; ++i)
+      for (auto& m : poll(c))
+        got.push_back(m.queue_offset);
+    CHECK_EQ(got, std::vector<int64_t>{0, 2, 4});
+    auto d = dump(c);
+    CHECK_EQ(d["queues"][0]["undecodable"], 2);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "an invalid group name is refused") {
+    auto bad = cfg;
+    bad.client.namesrv = "10.0.0.1:9876";
+    bad.client.directory = inst->directory;
+    bad.assigned.clear();
+    bad.subscriptions = {{"TopicA", "*"}};
+    for (auto group : {std::string{"g g"}, std::string(300, 'g')}) {
+      bad.group = group;
+      auto c = spawn_lite_pull_consumer(sys, bad);
+      REQUIRE_FALSE(c);
+      CHECK_EQ(c.error(), errc::invalid_parameter);
+    }
+  }
+
   TEST_CASE_FIXTURE(fixture, "a malformed tag expression is refused") {
     lite_pull_consumer_config bad;
     bad.group = "G";

@@ -22,6 +22,7 @@
 #include "messages/consumer.hpp"
 #include "messages/errors.hpp"
 #include "runtime/message_properties.hpp"
+#include "runtime/storage/log_format.hpp"
 #include "runtime/storage/message_record.hpp"
 
 namespace rmq::test {
@@ -73,6 +74,8 @@ struct stub_message {
   std::string tags;
   std::string keys;
   std::string body;
+  /// Marked COMPRESSED: a body that is no zlib stream cannot be decoded.
+  bool compressed = false;
 };
 
 using queue_key = std::pair<std::string, int32_t>;
@@ -91,6 +94,10 @@ struct consumer_broker_stub {
   std::vector<pull_message_request> pulls;
   /// Pulls that fail with system_busy while set.
   bool fail_pulls = false;
+  /// (topic, queue id, offset) of records damaged in the store: a pull
+  /// that starts at one is refused (corrupt_data), one that reaches one
+  /// stops before it, as message_store::get_messages does.
+  std::set<std::tuple<std::string, int32_t, int64_t>> damaged;
   /// Parked long polls.
   std::vector<std::pair<pull_message_request,
                         caf::typed_response_promise<pull_message_result>>>
@@ -118,6 +125,10 @@ struct consumer_broker_stub {
     res.status = static_cast<uint8_t>(pull_status::found);
     auto end = std::min<int64_t>(max, req.queue_offset + req.max_msg_nums);
     for (auto off = req.queue_offset; off < end; ++off) {
+      if (damaged.count({req.topic, req.queue_id, off}) != 0) {
+        end = off;
+        break;
+      }
       auto& m = i->second[size_t(off)];
       store_message sm;
       sm.topic = req.topic;
@@ -129,6 +140,8 @@ struct consumer_broker_stub {
       if (!m.keys.empty())
         props.emplace_back("KEYS", m.keys);
       sm.properties = encode_properties(props);
+      if (m.compressed)
+        sm.sys_flag = storage::sys_flag::compressed;
       storage::record_stamp stamp;
       stamp.queue_offset = off;
       stamp.phys_offset = 1000 + off * 100;
@@ -194,6 +207,10 @@ stub_consumer_broker(consumer_broker_stub_actor::pointer self,
       st->pulls.push_back(req);
       if (st->fail_pulls) {
         rp.deliver(make_error(errc::system_busy, "stub: busy"));
+        return rp;
+      }
+      if (st->damaged.count({req.topic, req.queue_id, req.queue_offset}) != 0) {
+        rp.deliver(make_error(errc::corrupt_data, "stub: record damaged"));
         return rp;
       }
       auto res = st->answer(req);

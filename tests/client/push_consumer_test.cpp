@@ -527,6 +527,20 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(d["undecodable_skipped"], 0);
   }
 
+  TEST_CASE_FIXTURE(fixture, "an invalid group name is refused at start") {
+    for (auto group : {std::string{"g g"}, std::string(300, 'g')}) {
+      auto cfg = config();
+      cfg.group = group;
+      auto opts = options(cfg);
+      opts.concurrent = [](const std::vector<received_message>&) {
+        return consume_status::consume_success;
+      };
+      auto c = spawn_push_consumer_actor(sys, std::move(opts));
+      REQUIRE_FALSE(c);
+      CHECK_EQ(c.error(), errc::invalid_parameter);
+    }
+  }
+
   TEST_CASE_FIXTURE(fixture, "a record damaged in the broker's store is "
                              "skipped, the rest consumed") {
     auto c = concurrent_on_queue0(

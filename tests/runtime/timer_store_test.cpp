@@ -209,4 +209,26 @@ TEST_SUITE("runtime.timer_store") {
     REQUIRE_FALSE(ts);
     CHECK_EQ(ts.error(), errc::invalid_parameter);
   }
+
+  TEST_CASE("a damaged checkpoint is kept aside and the timer starts anew, "
+            "to be refilled from the timer topic") {
+    test::temp_dir dir;
+    auto cfg = config(dir.path());
+    {
+      auto ts = open(cfg);
+      for (int64_t q = 0; q < 10; ++q)
+        REQUIRE_FALSE(ts->add(entry(t0 + 5000, q)));
+      REQUIRE_FALSE(ts->close());
+    }
+    auto path = cfg.dir + "/timercheck.json";
+    REQUIRE(std::filesystem::exists(path));
+    auto text = test::read_file(path);
+    test::write_file(path, text.substr(0, text.size() / 2));
+    auto ts = open(cfg, t0 + 1000);
+    // Nothing of the old log is trusted: the timer service enqueues the
+    // timer topic again from its first message.
+    CHECK_EQ(ts->enqueue_offset(), 0);
+    CHECK_EQ(ts->pending(), 0);
+    CHECK(std::filesystem::exists(path + ".corrupt.1"));
+  }
 }
