@@ -6,6 +6,8 @@
 
 #include "caf/scoped_actor.hpp"
 
+#include "messages/errors.hpp"
+
 namespace rmq::bench {
 
 namespace {
@@ -102,6 +104,18 @@ std::unique_ptr<bench_cluster> cluster_flags::start(std::string& topic,
     return start_cluster(store_dir, topic, queues);
   topic += "_" + std::to_string(::getpid());
   return join_cluster(namesrv, broker, topic, queues);
+}
+
+caf::expected<producer> cluster_producer(const bench_cluster& cl,
+                                         const std::string& group) {
+  producer_config pcfg;
+  pcfg.group = group;
+  pcfg.client.namesrv = cl.namesrv_addr;
+  pcfg.send_timeout = std::chrono::seconds{30};
+  auto p = spawn_producer(*cl.sys, pcfg);
+  if (!p)
+    std::cerr << "cannot start the producer: " << describe(p.error()) << '\n';
+  return p;
 }
 
 } // namespace rmq::bench

@@ -12,6 +12,9 @@
 #include <vector>
 
 #include "caf/actor_system.hpp"
+#include "caf/expected.hpp"
+
+#include "actors/client/producer.hpp"
 
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/broker_child.hpp"
@@ -65,6 +68,12 @@ struct cluster_flags {
   /// failure (printed).
   std::unique_ptr<bench_cluster> start(std::string& topic, int32_t queues);
 };
+
+/// A producer of group `group` on the cluster's NameServers, with a 30 s
+/// send timeout (room for a slow start: under valgrind the first connect
+/// takes long); the error is printed.
+caf::expected<producer> cluster_producer(const bench_cluster& cl,
+                                         const std::string& group);
 
 /// Topics to create on a started broker: (name, read and write queues).
 using bench_topics = std::vector<std::pair<std::string, int32_t>>;

@@ -72,16 +72,9 @@ int consume(int argc, char** argv) {
     echo_request(conn.echo, std::string(body_size * pull_batch, 'x'),
                  pull_batch));
   // Pre-fill through the auto-batching producer.
-  producer_config pcfg;
-  pcfg.group = "BenchConsumeProducer";
-  pcfg.client.namesrv = cl->namesrv_addr;
-  // Room for a slow start (under valgrind the first connect takes long).
-  pcfg.send_timeout = std::chrono::seconds{30};
-  auto p = spawn_producer(sys, pcfg);
-  if (!p) {
-    std::cerr << "cannot start the producer: " << describe(p.error()) << '\n';
+  auto p = cluster_producer(*cl, "BenchConsumeProducer");
+  if (!p)
     return 1;
-  }
   std::atomic<int64_t> sent{0};
   std::atomic<int64_t> failed{0};
   client_message msg;

@@ -67,16 +67,10 @@ int consume_memory(int argc, char** argv) {
   std::cout << "# rmq-bench consume-memory: " << messages << " messages of "
             << body_kib << " KiB, topic " << topic << " (" << topic_queues
             << " queues), broker " << cl->broker_addr << '\n';
-  producer_config pcfg;
-  pcfg.group = "BenchConsumeMemoryProducer";
-  pcfg.client.namesrv = cl->namesrv_addr;
-  pcfg.send_timeout = std::chrono::seconds{30};
   {
-    auto p = spawn_producer(sys, pcfg);
-    if (!p) {
-      std::cerr << "cannot start the producer: " << describe(p.error()) << '\n';
+    auto p = cluster_producer(*cl, "BenchConsumeMemoryProducer");
+    if (!p)
       return 1;
-    }
     client_message msg;
     msg.topic = topic;
     // Bytes that do not compress: the stored size is the body size.

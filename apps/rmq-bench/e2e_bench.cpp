@@ -236,14 +236,9 @@ int e2e(int argc, char** argv) {
   if (!cl)
     return 1;
   auto& sys = *cl->sys;
-  producer_config pcfg;
-  pcfg.group = "BenchE2EProducer";
-  pcfg.client.namesrv = cl->namesrv_addr;
-  auto p = spawn_producer(sys, pcfg);
-  if (!p) {
-    std::cerr << "cannot start the producer: " << describe(p.error()) << '\n';
+  auto p = cluster_producer(*cl, "BenchE2EProducer");
+  if (!p)
     return 1;
-  }
   samples s;
   push_consumer_config ccfg;
   ccfg.client.namesrv = cl->namesrv_addr;
