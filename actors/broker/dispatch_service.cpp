@@ -409,13 +409,13 @@ dispatch_service(network_pointer<dispatcher_actor, dispatch_state> self,
       auto res = st.store->get_messages(req, st.helper ? &far_back : nullptr);
       if (far_back)
         return by_helper<get_message_result>(self, req);
-      if (!res) {
-        // A damaged consume queue: rebuilt (by the helper, it scans the
-        // log) while the puller backs off and asks again.
-        if (res.error() == errc::system_busy && st.store->needs_repair())
-          caf::anon_send(self, repair_atom::value);
+      // A damaged consume queue: rebuilt (by the helper, it scans the
+      // log) while the puller backs off and asks again, or after this
+      // read when only a unit's size was off.
+      if (st.store->needs_repair())
+        caf::anon_send(self, repair_atom::value);
+      if (!res)
         return std::move(res.error());
-      }
       return std::move(*res);
     },
     [=](repair_atom) -> caf::result<int64_t> {

@@ -115,6 +115,14 @@ message_store::get_messages(const get_message_request& req, bool* far_back) {
       if (!err)
         err = check_unit(req, offset, res.buffer.data() + before);
       auto queue = std::make_pair(req.topic, req.queue_id);
+      // The record is the one the unit names, only the unit's size is off
+      // (a flipped bit the open-time check cannot tell from a real size):
+      // served as it is, and the queue rebuilt from the log after.
+      if (!err
+          && static_cast<int32_t>(
+               get_be32(res.buffer.data() + before + pos_total_size))
+               != u.size)
+        needs_repair_.insert(queue);
       auto where = std::make_tuple(req.topic, req.queue_id, offset);
       // The unit names no record of its queue and offset (past the log's
       // end, mid-record, another queue's): derived data, rebuilt from the
