@@ -1,11 +1,11 @@
-// After a failed save of its config file (runtime/config_file.hpp), a
+// After a failed save of its config file (runtime/common/config_file.hpp), a
 // table actor sends itself `save_atom` every config_save_retry until a
 // save lands: the change stays served from memory meanwhile. The actor's
 // state has `file` (a config_file), `retry_armed` and `save_again()`.
 #pragma once
 
-#include "messages/common.hpp"
-#include "runtime/config_file.hpp"
+#include "messages/common/common.hpp"
+#include "runtime/common/config_file.hpp"
 
 namespace rmq {
 

@@ -16,10 +16,10 @@
 #include "caf/actor_clock.hpp"
 #include "caf/typed_response_promise.hpp"
 
-#include "messages/common.hpp"
-#include "messages/errors.hpp"
-#include "runtime/rate_meter.hpp"
-#include "runtime/request_failure.hpp"
+#include "messages/common/common.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/rate_meter.hpp"
+#include "runtime/common/request_failure.hpp"
 
 namespace rmq {
 

@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/json_file.hpp"
-#include "runtime/log.hpp"
+#include "runtime/common/json_file.hpp"
+#include "runtime/common/log.hpp"
 
 #include "actors/common/dump.hpp"
 

@@ -15,7 +15,7 @@
 #include "caf/stateful_actor.hpp"
 #include "caf/typed_event_based_actor.hpp"
 
-#include "messages/json_file_writer.hpp"
+#include "messages/common/json_file_writer.hpp"
 
 namespace rmq {
 

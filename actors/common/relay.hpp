@@ -13,7 +13,7 @@
 #include "caf/error.hpp"
 #include "caf/typed_response_promise.hpp"
 
-#include "runtime/request_failure.hpp"
+#include "runtime/common/request_failure.hpp"
 
 namespace rmq {
 

@@ -19,7 +19,7 @@
 #include "caf/timespan.hpp"
 #include "caf/typed_event_based_actor.hpp"
 
-#include "messages/common.hpp"
+#include "messages/common/common.hpp"
 
 namespace rmq {
 

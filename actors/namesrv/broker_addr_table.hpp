@@ -14,7 +14,7 @@
 #include "caf/typed_event_based_actor.hpp"
 
 #include "actors/namesrv/table_messages.hpp"
-#include "messages/common.hpp"
+#include "messages/common/common.hpp"
 
 namespace rmq {
 

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "messages/errors.hpp"
-#include "runtime/log.hpp"
-#include "runtime/validators.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
+#include "runtime/common/validators.hpp"
 
 #include "actors/common/dump.hpp"
 

@@ -19,9 +19,9 @@
 #include "caf/typed_actor.hpp"
 #include "caf/typed_event_based_actor.hpp" // spawning needs the full type
 
-#include "messages/common.hpp"
-#include "messages/namesrv.hpp"
-#include "runtime/kv_config_file.hpp"
+#include "messages/common/common.hpp"
+#include "messages/namesrv/namesrv.hpp"
+#include "runtime/namesrv/kv_config_file.hpp"
 
 namespace rmq {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <set>
 
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 
 namespace rmq {
 

@@ -9,10 +9,10 @@
 #include "actors/common/dump.hpp"
 #include "actors/common/relay.hpp"
 #include "actors/namesrv/request_checks.hpp"
-#include "messages/errors.hpp"
-#include "runtime/log.hpp"
-#include "runtime/request_failure.hpp"
-#include "runtime/validators.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
+#include "runtime/common/request_failure.hpp"
+#include "runtime/common/validators.hpp"
 
 namespace rmq {
 

@@ -23,7 +23,7 @@
 #include "actors/namesrv/route_writer.hpp"
 #include "actors/namesrv/scan_timer.hpp"
 #include "actors/namesrv/unregistration_batcher.hpp"
-#include "messages/namesrv.hpp"
+#include "messages/namesrv/namesrv.hpp"
 
 namespace rmq {
 

@@ -7,8 +7,8 @@
 #include "caf/send.hpp"
 
 #include "actors/namesrv/namesrv_frontend.hpp"
-#include "messages/errors.hpp"
-#include "runtime/log.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
 
 namespace rmq {
 

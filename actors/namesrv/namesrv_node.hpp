@@ -12,7 +12,7 @@
 #include "caf/timespan.hpp"
 
 #include "actors/common/supervisor.hpp"
-#include "messages/namesrv.hpp"
+#include "messages/namesrv/namesrv.hpp"
 
 namespace rmq {
 

@@ -1,7 +1,7 @@
 #include "actors/namesrv/request_checks.hpp"
 
-#include "messages/errors.hpp"
-#include "runtime/validators.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/validators.hpp"
 
 namespace rmq {
 

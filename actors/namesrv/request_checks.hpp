@@ -8,7 +8,7 @@
 
 #include "caf/error.hpp"
 
-#include "messages/namesrv.hpp"
+#include "messages/namesrv/namesrv.hpp"
 
 namespace rmq {
 

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "messages/errors.hpp"
-#include "runtime/request_failure.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/request_failure.hpp"
 
 #include "actors/common/dump.hpp"
 

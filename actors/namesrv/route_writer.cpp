@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "actors/namesrv/registration_plan.hpp"
-#include "messages/errors.hpp"
-#include "runtime/log.hpp"
-#include "runtime/request_failure.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
+#include "runtime/common/request_failure.hpp"
 
 #include "actors/common/dump.hpp"
 

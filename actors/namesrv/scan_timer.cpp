@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "messages/errors.hpp"
-#include "runtime/log.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
 
 #include "actors/common/dump.hpp"
 

@@ -9,8 +9,8 @@
 #include "caf/atom.hpp"
 #include "caf/meta/type_name.hpp"
 
-#include "messages/namesrv.hpp"
-#include "messages/route.hpp"
+#include "messages/namesrv/namesrv.hpp"
+#include "messages/namesrv/route.hpp"
 
 namespace rmq {
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 
 #include "actors/common/dump.hpp"
 

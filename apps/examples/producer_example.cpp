@@ -1,5 +1,5 @@
 // A program that sends messages through the producer API
-// (actors/client/producer.hpp): sync, async with callbacks, a batch, and
+// (actors/client/producer/producer.hpp): sync, async with callbacks, a batch, and
 // ordered sends (one queue per key, in order per key).
 //
 // How to run (a NameServer and a broker on this machine, then this):
@@ -18,10 +18,10 @@
 
 #include "caf/actor_system.hpp"
 
-#include "actors/client/producer.hpp"
-#include "messages/errors.hpp"
-#include "runtime/node_config.hpp"
-#include "runtime/option_parser.hpp"
+#include <rmq/errors.hpp>
+#include <rmq/node_config.hpp>
+#include <rmq/option_parser.hpp>
+#include <rmq/producer.hpp>
 
 namespace {
 

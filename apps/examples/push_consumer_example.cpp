@@ -33,10 +33,10 @@
 
 #include "caf/actor_system.hpp"
 
-#include "actors/client/consumer.hpp"
-#include "apps/examples/example_start.hpp"
-#include "messages/errors.hpp"
-#include "runtime/node_config.hpp"
+#include "example_start.hpp"
+#include <rmq/consumer.hpp>
+#include <rmq/errors.hpp>
+#include <rmq/node_config.hpp>
 
 namespace {
 

@@ -33,12 +33,12 @@
 
 #include "caf/actor_system.hpp"
 
-#include "actors/client/consumer.hpp"
-#include "actors/client/producer.hpp"
-#include "apps/examples/example_start.hpp"
-#include "messages/errors.hpp"
-#include "runtime/node_config.hpp"
-#include "runtime/reply_message.hpp"
+#include "example_start.hpp"
+#include <rmq/consumer.hpp>
+#include <rmq/errors.hpp>
+#include <rmq/node_config.hpp>
+#include <rmq/producer.hpp>
+#include <rmq/reply_message.hpp>
 
 namespace {
 

@@ -1,4 +1,4 @@
-// A transaction producer (actors/client/transaction_producer.hpp): sends
+// A transaction producer (actors/client/producer/transaction_producer.hpp): sends
 // --count messages in transactions; the local transaction of every third
 // commits, of the next rolls back, and of the one after stays unknown, so
 // the broker checks it back later and the listener's check commits it.
@@ -30,10 +30,10 @@
 
 #include "caf/actor_system.hpp"
 
-#include "actors/client/transaction_producer.hpp"
-#include "messages/errors.hpp"
-#include "runtime/node_config.hpp"
-#include "runtime/option_parser.hpp"
+#include <rmq/errors.hpp>
+#include <rmq/node_config.hpp>
+#include <rmq/option_parser.hpp>
+#include <rmq/transaction_producer.hpp>
 
 namespace {
 

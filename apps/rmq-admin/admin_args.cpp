@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "apps/rmq-admin/commands.hpp"
-#include "runtime/option_parser.hpp"
+#include "runtime/process/option_parser.hpp"
 
 namespace rmq::admin {
 
@@ -66,7 +66,7 @@ void rename_count_option(std::vector<std::string>& args) {
 } // namespace
 
 std::optional<std::string> parse_args(int argc, char** argv, admin_args& out) {
-  // The shared parser (runtime/option_parser.hpp) with every option as a
+  // The shared parser (runtime/process/option_parser.hpp) with every option as a
   // string: each command says which of them it takes (commands.cpp).
   constexpr auto n_options = std::size(option_names);
   std::string values[n_options];

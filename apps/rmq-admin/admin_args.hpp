@@ -1,5 +1,5 @@
 // Command line of rmq-admin in mqadmin's shape ("-n addr topicRoute -t T"),
-// read with the shared option parser (runtime/option_parser.hpp).
+// read with the shared option parser (runtime/process/option_parser.hpp).
 #pragma once
 
 #include <chrono>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/host_port.hpp"
+#include "runtime/net/host_port.hpp"
 
 namespace rmq::admin {
 

@@ -10,7 +10,7 @@
 #include "apps/rmq-admin/broker_formatters.hpp"
 #include "apps/rmq-admin/broker_targets.hpp"
 #include "apps/rmq-admin/formatters.hpp"
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 
 namespace rmq::admin {
 

@@ -1,7 +1,7 @@
 #include "apps/rmq-admin/broker_client.hpp"
 
-#include "messages/errors.hpp"
-#include "runtime/connect.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/net/connect.hpp"
 
 namespace rmq::admin {
 

@@ -1,6 +1,6 @@
-// One connection to a broker's front actor (messages/broker.hpp) plus a
+// One connection to a broker's front actor (messages/broker/broker.hpp) plus a
 // blocking request helper, as namesrv_client is for a NameServer. Every step
-// has a finite timeout (the connect through runtime/connect.hpp), so a
+// has a finite timeout (the connect through runtime/net/connect.hpp), so a
 // broker that does not answer ends the command with an error.
 #pragma once
 
@@ -14,9 +14,9 @@
 #include "caf/scoped_actor.hpp"
 #include "caf/sec.hpp"
 
-#include "messages/broker.hpp"
-#include "runtime/blocking_ask.hpp"
-#include "runtime/host_port.hpp"
+#include "messages/broker/broker.hpp"
+#include "runtime/net/blocking_ask.hpp"
+#include "runtime/net/host_port.hpp"
 
 namespace rmq::admin {
 

@@ -8,9 +8,9 @@
 #include <sstream>
 #include <tuple>
 
-#include "messages/errors.hpp"
-#include "runtime/message_id.hpp"
-#include "runtime/storage/log_format.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/log_format.hpp"
+#include "runtime/message/message_id.hpp"
 
 namespace rmq::admin {
 
@@ -45,11 +45,11 @@ std::string properties_text(std::string_view props) {
   size_t pos = 0;
   bool first = true;
   while (pos < props.size()) {
-    auto end = props.find(storage::property_separator, pos);
+    auto end = props.find(property_separator, pos);
     if (end == std::string_view::npos)
       end = props.size();
     auto entry = props.substr(pos, end - pos);
-    auto sep = entry.find(storage::name_value_separator);
+    auto sep = entry.find(name_value_separator);
     if (!entry.empty()) {
       if (!first)
         out += ", ";
@@ -231,18 +231,16 @@ std::string format_consumer_progress(std::vector<queue_progress> queues,
   return out.str();
 }
 
-std::string offset_msg_id_of(const storage::record_view& rec) {
+std::string offset_msg_id_of(const record_view& rec) {
   return encode_offset_msg_id(rec.store_ip, rec.store_port, rec.phys_offset);
 }
 
-std::string msg_id_of(const storage::record_view& rec) {
-  auto uniq = storage::find_property(rec.properties,
-                                     storage::property_uniq_key);
+std::string msg_id_of(const record_view& rec) {
+  auto uniq = find_property(rec.properties, property_uniq_key);
   return uniq.empty() ? offset_msg_id_of(rec) : std::string{uniq};
 }
 
-std::string format_message(const storage::record_view& rec, bool with_body) {
-  using storage::find_property;
+std::string format_message(const record_view& rec, bool with_body) {
   std::ostringstream out;
   auto line = [&](const char* name, const std::string& value) {
     out << pad(name, 20) << ' ' << value << '\n';
@@ -251,11 +249,9 @@ std::string format_message(const storage::record_view& rec, bool with_body) {
   line("MsgId:", msg_id_of(rec));
   line("Topic:", std::string{rec.topic});
   line("Tags:",
-       "[" + std::string{find_property(rec.properties, storage::property_tags)}
-         + "]");
+       "[" + std::string{find_property(rec.properties, property_tags)} + "]");
   line("Keys:",
-       "[" + std::string{find_property(rec.properties, storage::property_keys)}
-         + "]");
+       "[" + std::string{find_property(rec.properties, property_keys)} + "]");
   line("Queue ID:", std::to_string(rec.queue_id));
   line("Queue Offset:", std::to_string(rec.queue_offset));
   line("CommitLog Offset:", std::to_string(rec.phys_offset));
@@ -271,8 +267,7 @@ std::string format_message(const storage::record_view& rec, bool with_body) {
   return out.str();
 }
 
-std::string
-format_message_table(const std::vector<storage::record_view>& recs) {
+std::string format_message_table(const std::vector<record_view>& recs) {
   std::ostringstream out;
   char line[256];
   std::snprintf(line, sizeof(line), "%-50s %4s %40s\n", "#Message ID", "#QID",

@@ -11,8 +11,8 @@
 
 #include "caf/expected.hpp"
 
-#include "messages/broker.hpp"
-#include "runtime/storage/message_record.hpp"
+#include "messages/broker/broker.hpp"
+#include "runtime/message/message_record.hpp"
 
 namespace rmq::admin {
 
@@ -52,18 +52,17 @@ std::string format_consumer_progress(std::vector<queue_progress> queues,
                                      double consume_tps);
 
 /// The offsetMsgId of a stored record (its store host and phys offset).
-std::string offset_msg_id_of(const storage::record_view& rec);
+std::string offset_msg_id_of(const record_view& rec);
 
 /// The message id clients know: UNIQ_KEY, or the offsetMsgId without one.
-std::string msg_id_of(const storage::record_view& rec);
+std::string msg_id_of(const record_view& rec);
 
 /// The block mqadmin's queryMsgById prints per message ("%-20s %s" lines:
 /// OffsetID, MsgId, Topic, Tags, Keys, Queue ID, ...), ending with the
 /// body as text when `with_body`. Every message command prints this.
-std::string format_message(const storage::record_view& rec,
-                           bool with_body = true);
+std::string format_message(const record_view& rec, bool with_body = true);
 
 /// queryMsgByKey's "#Message ID #QID #Offset" table.
-std::string format_message_table(const std::vector<storage::record_view>& recs);
+std::string format_message_table(const std::vector<record_view>& recs);
 
 } // namespace rmq::admin

@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "apps/rmq-admin/namesrv_client.hpp"
-#include "messages/errors.hpp"
-#include "messages/namesrv.hpp"
+#include "messages/common/errors.hpp"
+#include "messages/namesrv/namesrv.hpp"
 
 namespace rmq::admin {
 

@@ -11,7 +11,7 @@
 
 #include "apps/rmq-admin/broker_client.hpp"
 #include "apps/rmq-admin/commands.hpp"
-#include "messages/route.hpp"
+#include "messages/namesrv/route.hpp"
 
 namespace rmq::admin {
 

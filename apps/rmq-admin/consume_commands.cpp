@@ -8,9 +8,9 @@
 #include <iostream>
 #include <string>
 
-#include "actors/client/consumer.hpp"
+#include "actors/client/consumer/consumer.hpp"
 #include "apps/rmq-admin/commands.hpp"
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 
 namespace rmq::admin {
 

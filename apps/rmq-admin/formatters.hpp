@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "messages/namesrv.hpp"
-#include "messages/route.hpp"
+#include "messages/namesrv/namesrv.hpp"
+#include "messages/namesrv/route.hpp"
 
 namespace rmq::admin {
 

@@ -11,8 +11,8 @@
 #include "apps/rmq-admin/admin_args.hpp"
 #include "apps/rmq-admin/commands.hpp"
 #include "apps/rmq-admin/namesrv_client.hpp"
-#include "messages/errors.hpp"
-#include "runtime/node_config.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/process/node_config.hpp"
 
 namespace rmq::admin {
 

@@ -9,8 +9,8 @@
 
 #include "apps/rmq-admin/broker_formatters.hpp"
 #include "apps/rmq-admin/broker_targets.hpp"
-#include "messages/errors.hpp"
-#include "runtime/message_id.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/message_id.hpp"
 
 namespace rmq::admin {
 
@@ -44,7 +44,7 @@ struct broker_pool {
 
 // The messages of `topic` with key (or UNIQ_KEY) `key` on every broker of
 // the topic; each once.
-caf::expected<std::vector<storage::record_view>>
+caf::expected<std::vector<record_view>>
 query_by_key(const command_env& env, broker_pool& pool,
              const std::string& topic, const std::string& key,
              std::vector<query_message_result>& keep) {
@@ -52,7 +52,7 @@ query_by_key(const command_env& env, broker_pool& pool,
   if (!targets)
     return std::move(targets.error());
   keep.reserve(targets->size());
-  std::vector<storage::record_view> out;
+  std::vector<record_view> out;
   std::set<std::string> seen;
   for (auto& target : *targets) {
     query_message_request req;
@@ -62,7 +62,7 @@ query_by_key(const command_env& env, broker_pool& pool,
     if (!res)
       return std::move(res.error());
     keep.push_back(std::move(*res));
-    auto recs = storage::decode_records(keep.back().buffer);
+    auto recs = decode_records(keep.back().buffer);
     if (!recs)
       return std::move(recs.error());
     for (auto& rec : *recs)
@@ -92,7 +92,7 @@ int query_msg_by_id_cmd(const command_env& env) {
     auto res = pool.ask<std::string>(addr,
                                      view_message_request{decoded->offset});
     if (res) {
-      auto recs = storage::decode_records(*res);
+      auto recs = decode_records(*res);
       if (!recs)
         return env.fail(recs.error());
       for (auto& rec : *recs)
@@ -187,7 +187,7 @@ int query_msg_by_offset_cmd(const command_env& env) {
                                  + " (" + to_string(status) + ", queue holds ["
                                  + std::to_string(res->min_offset) + ", "
                                  + std::to_string(res->max_offset) + "))"));
-  auto recs = storage::decode_records(res->buffer);
+  auto recs = decode_records(res->buffer);
   if (!recs)
     return env.fail(recs.error());
   if (!recs->empty())
@@ -268,7 +268,7 @@ int print_msg_cmd(const command_env& env) {
         // A pull that moves nothing on would loop forever.
         auto next = std::max(res->next_begin_offset, offset + 1);
         if (status == pull_status::found) {
-          auto recs = storage::decode_records(res->buffer);
+          auto recs = decode_records(res->buffer);
           if (!recs) {
             rc = env.fail(recs.error());
             break;

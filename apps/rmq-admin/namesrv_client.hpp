@@ -1,5 +1,5 @@
 // One connection to a NameServer plus a blocking request helper. Every step
-// has a finite timeout (the connect through runtime/connect.hpp).
+// has a finite timeout (the connect through runtime/net/connect.hpp).
 #pragma once
 
 #include <chrono>
@@ -14,8 +14,8 @@
 #include "caf/sec.hpp"
 
 #include "apps/rmq-admin/admin_args.hpp"
-#include "messages/namesrv.hpp"
-#include "runtime/blocking_ask.hpp"
+#include "messages/namesrv/namesrv.hpp"
+#include "runtime/net/blocking_ask.hpp"
 
 namespace rmq::admin {
 

@@ -1,14 +1,14 @@
 // mqadmin's sendMessage: sends through a real producer actor (the one a
-// program gets from actors/client/producer.hpp), so it takes the same
+// program gets from actors/client/producer/producer.hpp), so it takes the same
 // route, retry and fault path as any program.
 #include <cinttypes>
 #include <cstdio>
 #include <iostream>
 #include <string>
 
-#include "actors/client/producer.hpp"
+#include "actors/client/producer/producer.hpp"
 #include "apps/rmq-admin/broker_targets.hpp"
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 
 namespace rmq::admin {
 

@@ -6,7 +6,7 @@
 
 #include "caf/scoped_actor.hpp"
 
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 
 namespace rmq::bench {
 

@@ -14,12 +14,12 @@
 #include "caf/actor_system.hpp"
 #include "caf/expected.hpp"
 
-#include "actors/client/producer.hpp"
+#include "actors/client/producer/producer.hpp"
 
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/broker_child.hpp"
-#include "runtime/node_config.hpp"
-#include "runtime/option_parser.hpp"
+#include "runtime/process/node_config.hpp"
+#include "runtime/process/option_parser.hpp"
 
 namespace rmq::bench {
 

@@ -11,8 +11,8 @@
 
 #include <sys/types.h>
 
-#include "runtime/child_process.hpp"
-#include "runtime/option_parser.hpp"
+#include "runtime/process/child_process.hpp"
+#include "runtime/process/option_parser.hpp"
 
 namespace rmq::bench {
 

@@ -4,7 +4,7 @@
 // flush mode in turn, and measures from this second process over loopback
 // BASP, round after round:
 //   - the baseline: a minimal CAF request/response with the echo actor the
-//     broker process registers (runtime/bench_echo.hpp), reached over the
+//     broker process registers (actors/common/bench_echo.hpp), reached over the
 //     same connection as the broker's front: 128 B with 1 and 64 in flight,
 //     64 x 128 B with 4 in flight, and a pull-sized reply;
 //   - acknowledged 128 B sends with 1 in flight (p50/p99), 64 in flight,
@@ -46,10 +46,10 @@
 #include "apps/rmq-bench/benches.hpp"
 #include "apps/rmq-bench/broker_child.hpp"
 #include "apps/rmq-bench/load_generator.hpp"
-#include "messages/broker.hpp"
-#include "messages/errors.hpp"
-#include "runtime/message_batch.hpp"
-#include "runtime/node_config.hpp"
+#include "messages/broker/broker.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/message_batch.hpp"
+#include "runtime/process/node_config.hpp"
 
 namespace rmq::bench {
 

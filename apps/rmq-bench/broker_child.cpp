@@ -9,10 +9,10 @@
 #include "caf/io/middleman.hpp"
 #include "caf/scoped_actor.hpp"
 
-#include "messages/errors.hpp"
-#include "runtime/bench_echo.hpp"
-#include "runtime/connect.hpp"
-#include "runtime/host_port.hpp"
+#include "actors/common/bench_echo.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/net/connect.hpp"
+#include "runtime/net/host_port.hpp"
 
 namespace rmq::bench {
 

@@ -14,8 +14,8 @@
 #include "caf/actor_system.hpp"
 #include "caf/scoped_actor.hpp"
 
-#include "messages/broker.hpp"
-#include "runtime/child_process.hpp"
+#include "messages/broker/broker.hpp"
+#include "runtime/process/child_process.hpp"
 
 namespace rmq::bench {
 
@@ -38,7 +38,7 @@ start_broker(const std::string& name, const std::string& flush,
 
 struct broker_connection {
   broker_actor broker;
-  /// The broker process's bench echo actor (runtime/bench_echo.hpp).
+  /// The broker process's bench echo actor (actors/common/bench_echo.hpp).
   caf::actor echo;
 };
 

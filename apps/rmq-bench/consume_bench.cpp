@@ -1,6 +1,6 @@
 // rmq-bench consume [--messages=1000000] [--seconds=2] [--store-dir=/tmp]
 //                   [--namesrv=ADDR --broker=ADDR]
-// Consume throughput through a push consumer (actors/client/consumer.hpp)
+// Consume throughput through a push consumer (actors/client/consumer/consumer.hpp)
 // in the bench process, from a topic pre-filled with 128 B messages on a
 // broker the bench starts (one NameServer, one ASYNC_FLUSH broker) or on
 // a running cluster (--namesrv, --broker: the topic is made there), next
@@ -20,13 +20,13 @@
 #include <thread>
 #include <vector>
 
-#include "actors/client/consumer.hpp"
-#include "actors/client/producer.hpp"
+#include "actors/client/consumer/consumer.hpp"
+#include "actors/client/producer/producer.hpp"
 #include "apps/rmq-bench/bench_cluster.hpp"
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
 #include "apps/rmq-bench/load_generator.hpp"
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 
 namespace rmq::bench {
 

@@ -5,7 +5,7 @@
 // and this process's resident memory while the consumer pulls until flow
 // control stops it. Held against the documented bound: 4 queues x
 // pullThresholdForQueue (1,000) messages x the body size, and printed as
-// a ratio (docs/consumer.md, "Flow control"). The target leaves room for
+// a ratio (docs/consumer.md, "Push consumer"). The target leaves room for
 // what a message costs beyond its body: the allocator's size classes (a
 // 64 KiB string takes 80 KiB) and the message's own fields.
 #include <algorithm>
@@ -22,12 +22,12 @@
 
 #include "caf/scoped_actor.hpp"
 
-#include "actors/client/consumer.hpp"
-#include "actors/client/producer.hpp"
+#include "actors/client/consumer/consumer.hpp"
+#include "actors/client/producer/producer.hpp"
 #include "apps/rmq-bench/bench_cluster.hpp"
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 
 namespace rmq::bench {
 

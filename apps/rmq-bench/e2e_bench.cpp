@@ -27,13 +27,13 @@
 #include <thread>
 #include <vector>
 
-#include "actors/client/consumer.hpp"
-#include "actors/client/producer.hpp"
+#include "actors/client/consumer/consumer.hpp"
+#include "actors/client/producer/producer.hpp"
+#include "actors/common/bench_echo.hpp"
 #include "apps/rmq-bench/bench_cluster.hpp"
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
-#include "messages/errors.hpp"
-#include "runtime/bench_echo.hpp"
+#include "messages/common/errors.hpp"
 
 namespace rmq::bench {
 

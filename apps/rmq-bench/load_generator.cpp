@@ -6,10 +6,10 @@
 #include <memory>
 #include <unordered_map>
 
+#include "actors/common/bench_echo.hpp"
 #include "apps/rmq-bench/bench_util.hpp"
-#include "messages/client.hpp"
-#include "messages/errors.hpp"
-#include "runtime/bench_echo.hpp"
+#include "messages/client/client.hpp"
+#include "messages/common/errors.hpp"
 
 namespace rmq::bench {
 

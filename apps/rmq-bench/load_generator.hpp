@@ -62,7 +62,7 @@ load_result run_tagged_load(caf::actor_system& sys, const std::string& label,
                             int in_flight, double seconds, tagged_fn send);
 
 /// The baseline request: `payload` to the bench echo actor
-/// (runtime/bench_echo.hpp), answered with its size, or with
+/// (actors/common/bench_echo.hpp), answered with its size, or with
 /// `reply_bytes` bytes when that is not 0; counts `msgs_per_request`.
 issue_fn echo_request(const caf::actor& echo, std::string payload,
                       uint64_t msgs_per_request, uint64_t reply_bytes = 0);

@@ -25,11 +25,11 @@
 
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
-#include "messages/errors.hpp"
-#include "messages/namesrv.hpp"
-#include "runtime/connect.hpp"
-#include "runtime/host_port.hpp"
-#include "runtime/node_config.hpp"
+#include "messages/common/errors.hpp"
+#include "messages/namesrv/namesrv.hpp"
+#include "runtime/net/connect.hpp"
+#include "runtime/net/host_port.hpp"
+#include "runtime/process/node_config.hpp"
 
 namespace rmq::bench {
 

@@ -3,7 +3,7 @@
 //                   [--only=baseline,sync,async,auto,batch]
 //                   [--batch-in-flight=4]
 // Producer throughput and latency through the producer API
-// (actors/client/producer.hpp), against a cluster the bench starts (one
+// (actors/client/producer/producer.hpp), against a cluster the bench starts (one
 // NameServer, one ASYNC_FLUSH broker) or one given with --namesrv (then
 // --broker names the broker whose echo actor gives the baseline and gets
 // the topic, named with this run's pid as a suffix). Per
@@ -45,12 +45,12 @@
 #include "caf/event_based_actor.hpp"
 #include "caf/scoped_actor.hpp"
 
-#include "actors/client/producer.hpp"
+#include "actors/client/producer/producer.hpp"
 #include "apps/rmq-bench/bench_cluster.hpp"
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
 #include "apps/rmq-bench/load_generator.hpp"
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 
 namespace rmq::bench {
 

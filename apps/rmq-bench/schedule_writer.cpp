@@ -23,14 +23,14 @@
 #include "caf/actor_system.hpp"
 #include "caf/scoped_actor.hpp"
 
-#include "actors/broker/schedule_service.hpp"
-#include "actors/broker/store_actors.hpp"
+#include "actors/broker/delayed/schedule_service.hpp"
+#include "actors/broker/store/store_actors.hpp"
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
-#include "messages/errors.hpp"
-#include "runtime/delay_levels.hpp"
-#include "runtime/message_properties.hpp"
-#include "runtime/node_config.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/delay_levels.hpp"
+#include "runtime/message/message_properties.hpp"
+#include "runtime/process/node_config.hpp"
 #include "runtime/storage/message_store.hpp"
 
 namespace rmq::bench {
@@ -91,9 +91,9 @@ int schedule_writer(int argc, char** argv) {
       store_message msg;
       msg.topic = "sched-real";
       msg.body = "seq=" + std::to_string(seq + i);
-      storage::append_property(msg.properties, property_uniq_key,
-                               "SCHED-" + std::to_string(seq + i));
-      storage::append_property(msg.properties, property_delay, "1");
+      append_property(msg.properties, property_uniq_key,
+                      "SCHED-" + std::to_string(seq + i));
+      append_property(msg.properties, property_delay, "1");
       if (auto level = to_schedule(msg, 1); !level || *level != 1) {
         std::cerr << "schedule-writer: not scheduled\n";
         return 1;

@@ -16,13 +16,13 @@
 #include "caf/actor_system.hpp"
 #include "caf/scoped_actor.hpp"
 
-#include "actors/broker/store_actors.hpp"
+#include "actors/broker/store/store_actors.hpp"
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
-#include "messages/errors.hpp"
-#include "runtime/log.hpp"
-#include "runtime/node_config.hpp"
-#include "runtime/storage/log_format.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
+#include "runtime/message/log_format.hpp"
+#include "runtime/process/node_config.hpp"
 #include "runtime/storage/message_store.hpp"
 
 namespace fs = std::filesystem;
@@ -79,7 +79,7 @@ store_message bench_message(size_t body) {
   store_message msg;
   msg.topic = "BenchTopic";
   msg.body.assign(body, 'b');
-  storage::append_property(msg.properties, storage::property_tags, "TagA");
+  append_property(msg.properties, property_tags, "TagA");
   return msg;
 }
 
@@ -149,8 +149,8 @@ recovery_figures run_recovery(const std::string& dir, double gib) {
   cfg.dir = dir;
   recovery_figures result;
   auto msg = bench_message(1024);
-  auto n = static_cast<int64_t>(
-             gib * (1 << 30) / static_cast<double>(storage::record_size(msg)))
+  auto n = static_cast<int64_t>(gib * (1 << 30)
+                                / static_cast<double>(record_size(msg)))
            - 1;
   {
     auto st = *storage::message_store::open(cfg, storage::wall_clock_ms());

@@ -16,11 +16,11 @@
 #include "caf/actor_system.hpp"
 #include "caf/scoped_actor.hpp"
 
-#include "actors/broker/store_actors.hpp"
+#include "actors/broker/store/store_actors.hpp"
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
-#include "messages/errors.hpp"
-#include "runtime/node_config.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/process/node_config.hpp"
 #include "runtime/storage/message_store.hpp"
 
 namespace rmq::bench {

@@ -28,12 +28,12 @@
 #include "apps/rmq-bench/benches.hpp"
 #include "apps/rmq-bench/broker_child.hpp"
 #include "apps/rmq-bench/load_generator.hpp"
-#include "messages/errors.hpp"
-#include "runtime/blocking_ask.hpp"
-#include "runtime/node_config.hpp"
-#include "runtime/option_parser.hpp"
-#include "runtime/storage/message_record.hpp"
-#include "runtime/timer_message.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/message_record.hpp"
+#include "runtime/message/timer_message.hpp"
+#include "runtime/net/blocking_ask.hpp"
+#include "runtime/process/node_config.hpp"
+#include "runtime/process/option_parser.hpp"
 
 namespace rmq::bench {
 
@@ -61,8 +61,8 @@ issue_fn timed_send(const broker_actor& broker, const std::string& topic,
     req.queue_id = static_cast<int32_t>(seq % queues);
     req.body.assign(body_size, 't');
     if (delay)
-      storage::append_property(req.properties, property_timer_delay_ms,
-                               std::to_string(delay(seq)));
+      append_property(req.properties, property_timer_delay_ms,
+                      std::to_string(delay(seq)));
     self->request(broker, caf::infinite, std::move(req))
       .then(
         [=](const send_result& res) {
@@ -153,8 +153,8 @@ int timer(int argc, char** argv) {
     req.topic = probe_topic;
     req.queue_id = static_cast<int32_t>(i % queues);
     req.body.assign(body_size, 'p');
-    storage::append_property(req.properties, property_timer_delay_ms,
-                             std::to_string(5000 + i * 131 % 10'000));
+    append_property(req.properties, property_timer_delay_ms,
+                    std::to_string(5000 + i * 131 % 10'000));
     auto res = blocking_ask<send_result>(self, conn->broker,
                                          std::chrono::seconds{10}, req);
     if (res && res->status == static_cast<uint8_t>(send_status::send_ok))
@@ -177,7 +177,7 @@ int timer(int argc, char** argv) {
         self, conn->broker, std::chrono::seconds{10}, req);
       if (!got || got->status != static_cast<uint8_t>(pull_status::found))
         continue;
-      auto recs = storage::decode_records(got->buffer);
+      auto recs = decode_records(got->buffer);
       if (!recs)
         continue;
       for (auto& rec : *recs) {

@@ -1,10 +1,10 @@
 #include "apps/rmq-demo/broker_probe.hpp"
 
-#include "messages/errors.hpp"
-#include "runtime/blocking_ask.hpp"
-#include "runtime/connect.hpp"
-#include "runtime/message_batch.hpp"
-#include "runtime/storage/message_record.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/message_batch.hpp"
+#include "runtime/message/message_record.hpp"
+#include "runtime/net/blocking_ask.hpp"
+#include "runtime/net/connect.hpp"
 
 namespace rmq::demo {
 
@@ -83,8 +83,8 @@ broker_probe::pull(const std::string& topic, int32_t queue, int64_t offset,
   out.next_offset = res->next_begin_offset;
   if (res->status != static_cast<uint8_t>(pull_status::found))
     return out;
-  auto records = storage::decode_records(
-    res->buffer, static_cast<size_t>(res->message_count));
+  auto records = decode_records(res->buffer,
+                                static_cast<size_t>(res->message_count));
   if (!records)
     return std::move(records.error());
   for (auto& rec : *records)

@@ -13,8 +13,8 @@
 #include "caf/expected.hpp"
 #include "caf/scoped_actor.hpp"
 
-#include "messages/broker.hpp"
-#include "runtime/host_port.hpp"
+#include "messages/broker/broker.hpp"
+#include "runtime/net/host_port.hpp"
 
 namespace rmq::demo {
 

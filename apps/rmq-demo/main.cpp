@@ -43,14 +43,14 @@
 #include "caf/actor_system.hpp"
 #include "caf/io/middleman.hpp"
 
-#include "actors/client/producer.hpp"
+#include "actors/client/producer/producer.hpp"
 #include "apps/rmq-demo/broker_probe.hpp"
 #include "apps/rmq-demo/probe.hpp"
-#include "messages/errors.hpp"
-#include "runtime/child_process.hpp"
-#include "runtime/free_port.hpp"
-#include "runtime/host_port.hpp"
-#include "runtime/node_config.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/net/free_port.hpp"
+#include "runtime/net/host_port.hpp"
+#include "runtime/process/child_process.hpp"
+#include "runtime/process/node_config.hpp"
 
 using namespace std::chrono_literals;
 

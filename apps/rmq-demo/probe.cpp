@@ -1,8 +1,8 @@
 #include "apps/rmq-demo/probe.hpp"
 
-#include "messages/errors.hpp"
-#include "runtime/blocking_ask.hpp"
-#include "runtime/connect.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/net/blocking_ask.hpp"
+#include "runtime/net/connect.hpp"
 
 namespace rmq::demo {
 

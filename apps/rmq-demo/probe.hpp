@@ -12,8 +12,8 @@
 #include "caf/error.hpp"
 #include "caf/scoped_actor.hpp"
 
-#include "messages/namesrv.hpp"
-#include "runtime/host_port.hpp"
+#include "messages/namesrv/namesrv.hpp"
+#include "runtime/net/host_port.hpp"
 
 namespace rmq::demo {
 

@@ -9,13 +9,13 @@
 #include "caf/actor_system.hpp"
 #include "caf/io/middleman.hpp"
 
-#include "actors/broker/broker_node.hpp"
+#include "actors/broker/node/broker_node.hpp"
+#include "actors/common/bench_echo.hpp"
 #include "apps/rmq-node/node_options.hpp"
-#include "messages/errors.hpp"
-#include "runtime/bench_echo.hpp"
-#include "runtime/free_port.hpp"
-#include "runtime/log.hpp"
-#include "runtime/publish.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
+#include "runtime/net/free_port.hpp"
+#include "runtime/process/publish.hpp"
 
 namespace rmq::node {
 

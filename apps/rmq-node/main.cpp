@@ -17,8 +17,8 @@
 #include "caf/actor_system.hpp"
 
 #include "apps/rmq-node/node_options.hpp"
-#include "runtime/connection_guard.hpp"
-#include "runtime/log.hpp"
+#include "runtime/common/log.hpp"
+#include "runtime/net/connection_guard.hpp"
 
 // Not CAF_MAIN: CAF 0.17's exec_main drops caf_main's exit code.
 int main(int argc, char** argv) {
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   // Before the first listen: idle, oversize and surplus peers are refused
-  // from the first connection on (runtime/connection_guard.hpp). A send's
+  // from the first connection on (runtime/net/connection_guard.hpp). A send's
   // frame holds the body and its properties: room above the largest body.
   rmq::connection_guard::settings guard;
   guard.max_connections = static_cast<size_t>(cfg.max_connections);

@@ -7,9 +7,9 @@
 
 #include "actors/namesrv/namesrv_node.hpp"
 #include "apps/rmq-node/node_options.hpp"
-#include "messages/errors.hpp"
-#include "runtime/log.hpp"
-#include "runtime/publish.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
+#include "runtime/process/publish.hpp"
 
 namespace rmq::node {
 

@@ -1,6 +1,6 @@
 #include "apps/rmq-node/node_options.hpp"
 
-#include "actors/broker/broker_node.hpp"
+#include "actors/broker/node/broker_node.hpp"
 
 namespace rmq::node {
 

@@ -10,8 +10,8 @@
 #include "caf/actor_system.hpp"
 
 #include "actors/common/supervisor.hpp"
-#include "runtime/home_dir.hpp"
-#include "runtime/node_config.hpp"
+#include "runtime/process/home_dir.hpp"
+#include "runtime/process/node_config.hpp"
 
 namespace rmq::node {
 
@@ -24,7 +24,7 @@ struct options : rmq::node_config {
   /// Accepted connections at most (also bounded by the descriptor limit);
   /// a connection without a first whole frame this long is closed; a frame
   /// announcing more bytes is refused (0: the role's default,
-  /// runtime/connection_guard.hpp).
+  /// runtime/net/connection_guard.hpp).
   int64_t max_connections = 10'000;
   int64_t first_frame_timeout_ms = 10'000;
   int64_t max_frame_bytes = 0;

@@ -1,7 +1,7 @@
 #include "caf/scoped_actor.hpp"
 
 #include "apps/rmq-node/node_options.hpp"
-#include "runtime/log.hpp"
+#include "runtime/common/log.hpp"
 
 namespace rmq::node {
 

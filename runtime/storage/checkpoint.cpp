@@ -7,8 +7,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "messages/errors.hpp"
-#include "runtime/storage/byte_coding.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/byte_coding.hpp"
 
 namespace rmq::storage {
 

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
-#include "messages/errors.hpp"
-#include "runtime/log.hpp"
-#include "runtime/storage/byte_coding.hpp"
-#include "runtime/storage/log_format.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
+#include "runtime/message/byte_coding.hpp"
+#include "runtime/message/log_format.hpp"
 
 namespace rmq::storage {
 

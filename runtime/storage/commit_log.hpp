@@ -18,8 +18,8 @@
 #include "caf/error.hpp"
 #include "caf/expected.hpp"
 
+#include "runtime/message/message_record.hpp"
 #include "runtime/storage/mapped_file.hpp"
-#include "runtime/storage/message_record.hpp"
 #include "runtime/storage/segment_scan.hpp"
 #include "runtime/storage/store_config.hpp"
 

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "runtime/log.hpp"
+#include "runtime/common/log.hpp"
 
 namespace rmq::storage {
 

@@ -5,9 +5,10 @@
 #include <cstring>
 #include <filesystem>
 
-#include "runtime/log.hpp"
-#include "runtime/storage/byte_coding.hpp"
-#include "runtime/storage/log_format.hpp"
+#include "runtime/common/log.hpp"
+#include "runtime/message/byte_coding.hpp"
+#include "runtime/message/log_format.hpp"
+#include "runtime/storage/file_layout.hpp"
 
 namespace rmq::storage {
 

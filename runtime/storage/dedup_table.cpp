@@ -6,7 +6,7 @@
 
 #include <sys/mman.h>
 
-#include "runtime/storage/log_format.hpp"
+#include "runtime/message/log_format.hpp"
 
 namespace rmq::storage {
 

@@ -21,9 +21,9 @@
 #include <utility>
 #include <vector>
 
-#include "messages/store.hpp"
-#include "runtime/delay_levels.hpp"
-#include "runtime/storage/message_record.hpp"
+#include "messages/store/store.hpp"
+#include "runtime/message/delay_levels.hpp"
+#include "runtime/message/message_record.hpp"
 
 namespace rmq::storage {
 

@@ -2,9 +2,10 @@
 
 #include <vector>
 
-#include "runtime/storage/byte_coding.hpp"
-#include "runtime/storage/log_format.hpp"
-#include "runtime/storage/message_record.hpp"
+#include "runtime/message/byte_coding.hpp"
+#include "runtime/message/log_format.hpp"
+#include "runtime/message/message_record.hpp"
+#include "runtime/storage/file_layout.hpp"
 
 namespace rmq::storage {
 

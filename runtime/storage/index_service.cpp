@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "runtime/storage/log_format.hpp"
+#include "runtime/message/log_format.hpp"
 
 namespace rmq::storage {
 

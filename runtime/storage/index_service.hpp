@@ -10,8 +10,8 @@
 
 #include "caf/error.hpp"
 
+#include "runtime/message/message_record.hpp"
 #include "runtime/storage/index_file.hpp"
-#include "runtime/storage/message_record.hpp"
 #include "runtime/storage/store_config.hpp"
 
 namespace rmq::storage {

@@ -12,8 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "messages/errors.hpp"
-#include "runtime/storage/log_format.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/log_format.hpp"
+#include "runtime/storage/file_layout.hpp"
 
 namespace rmq::storage {
 

@@ -58,7 +58,7 @@ public:
   /// First it drops this process's page-table entries of the whole pages
   /// in the range, which no writer touches again: write-back then finds
   /// no writable mapping of them to clean, where it sent one TLB-shootdown
-  /// IPI per page (docs/storage.md, "Flushing"). A reader of those bytes
+  /// IPI per page (docs/storage.md, "Flush modes"). A reader of those bytes
   /// faults them back in, read-only. Thread-safe.
   caf::error sync_written(size_t from, size_t to);
 

@@ -6,9 +6,9 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "messages/errors.hpp"
-#include "runtime/log.hpp"
-#include "runtime/storage/log_format.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
+#include "runtime/message/log_format.hpp"
 
 namespace rmq::storage {
 

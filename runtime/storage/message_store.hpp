@@ -23,8 +23,8 @@
 #include "caf/error.hpp"
 #include "caf/expected.hpp"
 
-#include "messages/broker_timer.hpp"
-#include "messages/store.hpp"
+#include "messages/broker/timer.hpp"
+#include "messages/store/store.hpp"
 #include "runtime/storage/checkpoint.hpp"
 #include "runtime/storage/commit_log.hpp"
 #include "runtime/storage/consume_queue.hpp"

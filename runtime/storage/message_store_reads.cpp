@@ -8,10 +8,11 @@
 
 #include <unistd.h>
 
-#include "messages/errors.hpp"
-#include "runtime/log.hpp"
-#include "runtime/storage/byte_coding.hpp"
-#include "runtime/storage/log_format.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
+#include "runtime/message/byte_coding.hpp"
+#include "runtime/message/log_format.hpp"
+#include "runtime/message/message_id.hpp"
 
 namespace rmq::storage {
 
@@ -284,17 +285,21 @@ query_message_result message_store::query(const query_message_request& req) {
     candidates = index_.query(req.topic, req.key, req.begin_timestamp,
                               req.end_timestamp, max * 4 + 16);
   }
-  int64_t by_id = -1;
   // Only an offsetMsgId of this store: a UNIQ_KEY has the same 32-digit
   // form, and its digits read as an offset would point into a record.
-  auto host = offset_msg_id(cfg_.store_ip, cfg_.store_port, 0).substr(0, 16);
+  auto host
+    = encode_offset_msg_id(cfg_.store_ip, cfg_.store_port, 0).substr(0, 16);
   auto own = req.key.size() >= 16
              && std::equal(
                host.begin(), host.end(), req.key.begin(), [](char x, char y) {
                  return x == std::toupper(static_cast<unsigned char>(y));
                });
-  if (own && parse_offset_msg_id(req.key, by_id))
-    candidates.insert(candidates.begin(), by_id);
+  int64_t by_id = -1;
+  if (own)
+    if (auto id = decode_offset_msg_id(req.key)) {
+      by_id = id->offset;
+      candidates.insert(candidates.begin(), by_id);
+    }
   for (auto phys : candidates) {
     if (res.phys_offsets.size() >= max)
       break;

@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "messages/errors.hpp"
-#include "runtime/json_file.hpp"
-#include "runtime/log.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/json_file.hpp"
+#include "runtime/common/log.hpp"
 
 namespace rmq::storage {
 

@@ -10,11 +10,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "messages/errors.hpp"
-#include "runtime/delay_levels.hpp"
-#include "runtime/log.hpp"
-#include "runtime/storage/log_format.hpp"
-#include "runtime/timer_message.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
+#include "runtime/message/delay_levels.hpp"
+#include "runtime/message/log_format.hpp"
+#include "runtime/message/timer_message.hpp"
 
 namespace fs = std::filesystem;
 

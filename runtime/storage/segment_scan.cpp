@@ -4,8 +4,8 @@
 #include <cstring>
 #include <sstream>
 
-#include "runtime/storage/byte_coding.hpp"
-#include "runtime/storage/log_format.hpp"
+#include "runtime/message/byte_coding.hpp"
+#include "runtime/message/log_format.hpp"
 
 namespace rmq::storage {
 
@@ -16,16 +16,6 @@ bool valid_blank(const char* data, size_t size, size_t pos) {
   return pos + end_of_file_min_blank <= size
          && get_be32(data + pos + 4) == blank_magic
          && get_be32(data + pos) == size - pos;
-}
-
-// Header fields the body CRC does not cover must be ones the writer can
-// write: a queue id in range, and a queue offset no larger than the number
-// of records that fit before this one.
-bool sane_header(const record_view& rec) {
-  return rec.queue_id >= 0 && rec.queue_id <= max_queue_id
-         && rec.queue_offset >= 0
-         && rec.queue_offset
-              <= rec.phys_offset / static_cast<int64_t>(record_fixed_size_v1);
 }
 
 bool valid_record(const char* data, size_t size, int64_t base, size_t pos,
@@ -71,44 +61,6 @@ size_t find_next_record(const char* data, size_t size, int64_t base,
       next_rec = next_byte(data, size, m + 1, rec_lead);
     }
   }
-}
-
-std::string describe_damage(const char* data, size_t available, int64_t phys) {
-  std::ostringstream out;
-  if (available < 8)
-    return "truncated record header";
-  auto total = static_cast<int32_t>(get_be32(data));
-  auto magic = get_be32(data + 4);
-  if (magic == blank_magic) {
-    out << "blank marker with wrong length " << total;
-    return out.str();
-  }
-  if (total == 0 && magic == 0)
-    return "zeros where a record should start";
-  if (magic != message_magic_v1 && magic != message_magic_v2) {
-    out << "bad magic code 0x" << std::hex << magic;
-    return out.str();
-  }
-  if (total < static_cast<int32_t>(record_fixed_size_v1)
-      || static_cast<size_t>(total) > available) {
-    out << "impossible total size " << total;
-    return out.str();
-  }
-  record_view rec;
-  if (decode_record(data, available, rec, false) != decode_status::ok)
-    return "field lengths do not add up to the total size";
-  if (rec.phys_offset != phys) {
-    out << "record claims phys offset " << rec.phys_offset;
-    return out.str();
-  }
-  if (!sane_header(rec)) {
-    out << "impossible queue id " << rec.queue_id << " or queue offset "
-        << rec.queue_offset;
-    return out.str();
-  }
-  if (decode_record(data, available, rec, true) != decode_status::ok)
-    return "body CRC mismatch";
-  return "valid record";
 }
 
 segment_scan scan_segment(const char* data, size_t size, int64_t base,

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/storage/message_record.hpp"
+#include "runtime/message/message_record.hpp"
 
 namespace rmq::storage {
 
@@ -79,9 +79,5 @@ log_verdict judge_log(const std::vector<segment_scan>& scans);
 /// phys offset) or valid blank marker at or after `from`, else `size`.
 size_t find_next_record(const char* data, size_t size, int64_t base,
                         size_t from);
-
-/// Returns why the bytes at `data` (log offset `phys`, `available` bytes to
-/// the segment end) are not a valid record, e.g. "body CRC mismatch".
-std::string describe_damage(const char* data, size_t available, int64_t phys);
 
 } // namespace rmq::storage

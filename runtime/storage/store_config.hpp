@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "runtime/delay_levels.hpp"
+#include "runtime/message/delay_levels.hpp"
 
 namespace rmq::storage {
 
@@ -120,7 +120,7 @@ struct store_config {
   uint32_t store_port = 10911;
 
   /// Delay of each level (RocketMQ messageDelayLevel, parsed by
-  /// runtime/delay_levels.hpp): the consume-queue tags code of a
+  /// runtime/message/delay_levels.hpp): the consume-queue tags code of a
   /// SCHEDULE_TOPIC_XXXX record is its store time plus its level's delay.
   std::string message_delay_level = default_message_delay_level;
 

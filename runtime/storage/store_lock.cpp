@@ -8,7 +8,7 @@
 #include <cstring>
 #include <utility>
 
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 #include "runtime/storage/mapped_file.hpp"
 
 namespace rmq::storage {

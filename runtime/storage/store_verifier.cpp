@@ -10,17 +10,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "messages/errors.hpp"
-#include "runtime/delay_levels.hpp"
-#include "runtime/storage/byte_coding.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/byte_coding.hpp"
+#include "runtime/message/delay_levels.hpp"
+#include "runtime/message/log_format.hpp"
+#include "runtime/message/timer_message.hpp"
 #include "runtime/storage/checkpoint.hpp"
 #include "runtime/storage/consume_queue.hpp"
+#include "runtime/storage/file_layout.hpp"
 #include "runtime/storage/index_file.hpp"
-#include "runtime/storage/log_format.hpp"
 #include "runtime/storage/mapped_file.hpp"
 #include "runtime/storage/segment_scan.hpp"
 #include "runtime/storage/store_lock.hpp"
-#include "runtime/timer_message.hpp"
 
 namespace fs = std::filesystem;
 

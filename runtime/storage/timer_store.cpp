@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <zlib.h>
 
-#include "messages/errors.hpp"
-#include "runtime/json_file.hpp"
-#include "runtime/log.hpp"
-#include "runtime/storage/byte_coding.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/json_file.hpp"
+#include "runtime/common/log.hpp"
+#include "runtime/message/byte_coding.hpp"
 
 namespace rmq::storage {
 

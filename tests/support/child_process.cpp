@@ -22,4 +22,8 @@ std::string source_dir() {
   return RMQ_SOURCE_DIR;
 }
 
+std::string cmake_command() {
+  return RMQ_CMAKE_COMMAND;
+}
+
 } // namespace rmq::test

@@ -1,11 +1,11 @@
 // System tests start real processes with rmq::child_process
-// (runtime/child_process.hpp); this adds where the built executables are.
+// (runtime/process/child_process.hpp); this adds where the built executables are.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "runtime/child_process.hpp"
+#include "runtime/process/child_process.hpp"
 
 namespace rmq::test {
 
@@ -20,5 +20,9 @@ std::vector<std::string> output_lines(const std::string& text);
 
 /// The source tree (for scripts such as apps/rmq-node/make-dev-certs.sh).
 std::string source_dir();
+
+/// The cmake that configured this build (to install it and build a project
+/// against the installed package).
+std::string cmake_command();
 
 } // namespace rmq::test

@@ -16,7 +16,7 @@
 #include "caf/scoped_actor.hpp"
 #include "caf/send.hpp"
 
-#include "runtime/node_config.hpp"
+#include "runtime/process/node_config.hpp"
 
 namespace rmq::test {
 

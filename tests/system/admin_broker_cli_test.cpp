@@ -10,8 +10,8 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include "messages/errors.hpp"
-#include "runtime/storage/message_record.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/message_record.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/wait_until.hpp"
 #include "tests/system/broker_system_support.hpp"
@@ -59,8 +59,8 @@ send_result send_keyed(remote_client& client, const broker_actor& front,
   req.topic = topic;
   req.queue_id = 0;
   req.body = body;
-  storage::append_property(req.properties, "KEYS", keys);
-  storage::append_property(req.properties, "TAGS", "TagA");
+  append_property(req.properties, "KEYS", keys);
+  append_property(req.properties, "TAGS", "TagA");
   auto res = client.ask<send_result>(front, std::move(req));
   REQUIRE_MESSAGE(res, describe(res.error()));
   return *res;

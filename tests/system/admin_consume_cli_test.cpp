@@ -9,7 +9,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/system/broker_system_support.hpp"
 

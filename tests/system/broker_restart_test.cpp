@@ -15,8 +15,8 @@
 
 #include <doctest/doctest.h>
 
-#include "messages/errors.hpp"
-#include "runtime/json_file.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/json_file.hpp"
 #include "tests/support/wait_until.hpp"
 #include "tests/system/broker_system_support.hpp"
 

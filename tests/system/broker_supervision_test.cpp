@@ -12,7 +12,7 @@
 #include "caf/exit_reason.hpp"
 #include "caf/send.hpp"
 
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 #include "tests/system/broker_system_support.hpp"
 
 using namespace rmq;

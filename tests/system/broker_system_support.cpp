@@ -6,8 +6,8 @@
 
 #include <doctest/doctest.h>
 
-#include "messages/errors.hpp"
-#include "runtime/storage/message_record.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/message_record.hpp"
 #include "tests/support/wait_until.hpp"
 
 namespace rmq::test {
@@ -162,10 +162,10 @@ std::vector<std::string> pulled_bodies(const pull_message_result& res) {
   std::vector<std::string> out;
   size_t pos = 0;
   while (pos < res.buffer.size()) {
-    storage::record_view rec;
-    auto st = storage::decode_record(res.buffer.data() + pos,
-                                     res.buffer.size() - pos, rec);
-    REQUIRE(st == storage::decode_status::ok);
+    record_view rec;
+    auto st = decode_record(res.buffer.data() + pos, res.buffer.size() - pos,
+                            rec);
+    REQUIRE(st == decode_status::ok);
     out.emplace_back(rec.body);
     pos += static_cast<size_t>(rec.total_size);
   }
@@ -222,7 +222,7 @@ pull_records(remote_client& client, const broker_actor& front,
       REQUIRE_MESSAGE(got, describe(got.error()));
       if (got->status != static_cast<uint8_t>(pull_status::found))
         break;
-      auto recs = storage::decode_records(got->buffer);
+      auto recs = decode_records(got->buffer);
       REQUIRE_MESSAGE(recs, describe(recs.error()));
       for (auto& rec : *recs)
         out.push_back({std::string{rec.body}, rec.store_timestamp,

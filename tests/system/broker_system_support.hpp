@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "messages/broker.hpp"
+#include "messages/broker/broker.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/system/namesrv_system_support.hpp"
 
@@ -119,7 +119,7 @@ std::vector<std::string> pull_all(remote_client& client,
 struct pulled_record {
   std::string body;
   int64_t store_timestamp = 0;
-  /// Encoded `k\x01v\x02...` (storage::find_property reads them).
+  /// Encoded `k\x01v\x02...` (find_property reads them).
   std::string properties;
 };
 

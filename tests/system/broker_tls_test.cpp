@@ -14,7 +14,7 @@
 
 #include "caf/sec.hpp"
 
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 #include "tests/system/broker_system_support.hpp"
 
 using namespace rmq;

@@ -13,7 +13,7 @@
 
 #include <doctest/doctest.h>
 
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 #include "tests/support/wait_until.hpp"
 #include "tests/system/broker_system_support.hpp"
 

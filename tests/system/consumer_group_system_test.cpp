@@ -18,8 +18,8 @@
 
 #include <doctest/doctest.h>
 
-#include "actors/client/producer.hpp"
-#include "messages/errors.hpp"
+#include "actors/client/producer/producer.hpp"
+#include "messages/common/errors.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/wait_until.hpp"
 #include "tests/system/broker_system_support.hpp"

@@ -14,7 +14,7 @@
 #include "caf/actor_cast.hpp"
 #include "caf/send.hpp"
 
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 #include "tests/support/test_seed.hpp"
 #include "tests/system/namesrv_system_support.hpp"
 

@@ -7,7 +7,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 #include "tests/support/wait_until.hpp"
 #include "tests/system/namesrv_system_support.hpp"
 

@@ -10,7 +10,7 @@
 #include "caf/exit_reason.hpp"
 #include "caf/send.hpp"
 
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 #include "tests/system/namesrv_system_support.hpp"
 
 using namespace std::chrono_literals;

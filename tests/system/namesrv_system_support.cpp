@@ -13,9 +13,9 @@
 
 #include "caf/io/basp/header.hpp"
 
-#include "messages/errors.hpp"
-#include "runtime/connect.hpp"
-#include "runtime/free_port.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/net/connect.hpp"
+#include "runtime/net/free_port.hpp"
 
 namespace rmq::test {
 
@@ -66,7 +66,7 @@ std::unique_ptr<child_process>
 start_broker(const std::vector<std::string>& addrs,
              const std::string& broker_name, const std::string& topics,
              const std::string& tls_dir) {
-  std::vector<std::string> argv{bin_dir() + "/standin_broker",
+  std::vector<std::string> argv{bin_dir() + "/standin-broker",
                                 "--namesrv=" + join_addrs(addrs),
                                 "--broker-name=" + broker_name,
                                 "--topics=" + topics,

@@ -1,5 +1,5 @@
 // Helpers for system tests with real NameServer processes: start rmq-node
-// and standin_broker on free loopback ports, run rmq-admin, and talk to a
+// and standin-broker on free loopback ports, run rmq-admin, and talk to a
 // node from the test process through a real actor system (CAF io over
 // loopback, not the test coordinator).
 #pragma once
@@ -18,11 +18,11 @@
 #include "caf/scoped_actor.hpp"
 #include "caf/sec.hpp"
 
-#include "messages/namesrv.hpp"
-#include "runtime/blocking_ask.hpp"
-#include "runtime/connect.hpp"
-#include "runtime/host_port.hpp"
-#include "runtime/node_config.hpp"
+#include "messages/namesrv/namesrv.hpp"
+#include "runtime/net/blocking_ask.hpp"
+#include "runtime/net/connect.hpp"
+#include "runtime/net/host_port.hpp"
+#include "runtime/process/node_config.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
 

@@ -17,7 +17,7 @@
 
 #include "caf/sec.hpp"
 
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 #include "tests/system/namesrv_system_support.hpp"
 
 using namespace std::chrono_literals;
@@ -77,7 +77,7 @@ TEST_SUITE("system.namesrv.tls") {
                                  "and a certificate from another CA") {
     auto ns = start_tls_namesrv();
     // A member's connection made before the refusals must survive them (see
-    // runtime/openssl_fixes.hpp: without the fix it did not).
+    // runtime/net/openssl_fixes.hpp: without the fix it did not).
     remote_client member{cluster + "/client"};
     check_serves(member, ns.port);
     {

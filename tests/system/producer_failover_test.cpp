@@ -13,9 +13,9 @@
 
 #include <doctest/doctest.h>
 
-#include "messages/errors.hpp"
-#include "runtime/message_properties.hpp"
-#include "runtime/storage/message_record.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/message_properties.hpp"
+#include "runtime/message/message_record.hpp"
 #include "tests/support/wait_until.hpp"
 #include "tests/system/broker_system_support.hpp"
 
@@ -49,8 +49,7 @@ std::set<std::string> stored_ids(remote_client& client,
                                  const broker_actor& front) {
   std::set<std::string> out;
   for (auto& rec : pull_records(client, front, topic, queues))
-    if (auto id = storage::find_property(rec.properties, property_uniq_key);
-        !id.empty())
+    if (auto id = find_property(rec.properties, property_uniq_key); !id.empty())
       out.insert(std::string{id});
   return out;
 }

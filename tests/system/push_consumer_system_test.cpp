@@ -14,8 +14,8 @@
 
 #include "caf/send.hpp"
 
-#include "actors/client/consumer.hpp"
-#include "messages/errors.hpp"
+#include "actors/client/consumer/consumer.hpp"
+#include "messages/common/errors.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/wait_until.hpp"
 #include "tests/system/broker_system_support.hpp"

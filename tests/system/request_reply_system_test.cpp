@@ -12,7 +12,7 @@
 
 #include <doctest/doctest.h>
 
-#include "runtime/child_process.hpp"
+#include "runtime/process/child_process.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/wait_until.hpp"

@@ -13,10 +13,10 @@
 
 #include <doctest/doctest.h>
 
-#include "messages/errors.hpp"
-#include "runtime/delay_levels.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/delay_levels.hpp"
 #include "runtime/storage/message_store.hpp"
-#include "tests/runtime/store_test_util.hpp"
+#include "tests/runtime/storage/store_test_util.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/test_seed.hpp"
 

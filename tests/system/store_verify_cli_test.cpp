@@ -4,7 +4,7 @@
 
 #include <doctest/doctest.h>
 
-#include "tests/runtime/store_test_util.hpp"
+#include "tests/runtime/storage/store_test_util.hpp"
 #include "tests/system/namesrv_system_support.hpp"
 
 using namespace rmq;

@@ -2,7 +2,7 @@
 
 #include <doctest/doctest.h>
 
-#include "messages/errors.hpp"
+#include "messages/common/errors.hpp"
 #include "runtime/storage/message_store.hpp"
 
 namespace rmq::test {

@@ -7,7 +7,7 @@
 #include <random>
 #include <string>
 
-#include "actors/client/producer.hpp"
+#include "actors/client/producer/producer.hpp"
 
 namespace rmq::test {
 

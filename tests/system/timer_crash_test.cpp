@@ -13,10 +13,10 @@
 
 #include <doctest/doctest.h>
 
-#include "actors/client/producer.hpp"
-#include "messages/errors.hpp"
-#include "runtime/storage/message_record.hpp"
-#include "runtime/timer_message.hpp"
+#include "actors/client/producer/producer.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/message_record.hpp"
+#include "runtime/message/timer_message.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_seed.hpp"
 #include "tests/support/wait_until.hpp"
@@ -89,7 +89,7 @@ TEST_SUITE("system.timer_crash") {
       auto i = not_before.find(rec.body);
       REQUIRE(i != not_before.end());
       CHECK_GE(rec.store_timestamp, i->second);
-      auto slot = storage::find_property(rec.properties, property_timer_out_ms);
+      auto slot = find_property(rec.properties, property_timer_out_ms);
       CHECK_GE(rec.store_timestamp, std::stoll(std::string{slot}));
     }
     CHECK_EQ(seen.size(), static_cast<size_t>(total));

@@ -21,10 +21,10 @@
 
 #include <doctest/doctest.h>
 
-#include "actors/client/producer.hpp"
-#include "actors/client/transaction_producer.hpp"
-#include "messages/errors.hpp"
-#include "runtime/log.hpp"
+#include "actors/client/producer/producer.hpp"
+#include "actors/client/producer/transaction_producer.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_seed.hpp"
 #include "tests/support/wait_until.hpp"

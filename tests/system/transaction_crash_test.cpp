@@ -19,12 +19,13 @@
 #include "caf/event_based_actor.hpp"
 #include "caf/send.hpp"
 
-#include "messages/broker_transaction.hpp"
-#include "messages/errors.hpp"
-#include "runtime/message_properties.hpp"
-#include "runtime/storage/message_record.hpp"
+#include "messages/broker/transaction.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/broker/transaction_rules.hpp"
+#include "runtime/message/message_id.hpp"
+#include "runtime/message/message_properties.hpp"
+#include "runtime/message/message_record.hpp"
 #include "runtime/storage/message_store.hpp"
-#include "runtime/transaction_rules.hpp"
 #include "tests/support/wait_until.hpp"
 #include "tests/system/broker_system_support.hpp"
 
@@ -64,7 +65,7 @@ caf::behavior channel(caf::event_based_actor* self,
         .then([](caf::ok_atom) {}, [](caf::error&) {});
     },
     [=](const check_transaction_state& chk) {
-      auto recs = storage::decode_records(chk.record);
+      auto recs = decode_records(chk.record);
       if (!recs || recs->size() != 1 || !*front)
         return;
       int seen = 0;
@@ -96,10 +97,10 @@ send_result send_half(remote_client& client, const broker_actor& front,
   req.queue_id = 0;
   req.body = body;
   req.born_timestamp = storage::wall_clock_ms();
-  storage::append_property(req.properties, property_tran_msg, "true");
-  storage::append_property(req.properties, property_producer_group, "PG");
-  storage::append_property(req.properties, property_uniq_key,
-                           "TXNSYS" + std::to_string(n));
+  append_property(req.properties, property_tran_msg, "true");
+  append_property(req.properties, property_producer_group, "PG");
+  append_property(req.properties, property_uniq_key,
+                  "TXNSYS" + std::to_string(n));
   auto res = client.ask<send_result>(front, std::move(req));
   REQUIRE_MESSAGE(res, describe(res.error()));
   return *res;
@@ -110,8 +111,9 @@ void end(remote_client& client, const broker_actor& front,
   end_transaction_request req;
   req.producer_group = "PG";
   req.tran_state_table_offset = res.queue_offset;
-  REQUIRE(
-    storage::parse_offset_msg_id(res.offset_msg_id, req.commit_log_offset));
+  auto stored = decode_offset_msg_id(res.offset_msg_id);
+  REQUIRE(stored);
+  req.commit_log_offset = stored->offset;
   req.state = static_cast<uint8_t>(state);
   req.msg_id = res.msg_id;
   auto ok = client.ask<caf::ok_atom>(front, std::move(req));
