@@ -80,7 +80,7 @@ struct options {
 };
 
 // Broker CPU per message since the meter's start, read after the
-// dispatcher caught up, so it counts the whole work of each message and
+// queue service caught up, so it counts the whole work of each message and
 // depends less on the box's load than a rate does.
 std::string per_msg(cpu_meter& cpu, uint64_t msgs) {
   cpu.stop();
@@ -373,7 +373,7 @@ std::pair<int64_t, int64_t> sync_totals(caf::actor_system& sys,
   return result;
 }
 
-// Waits until the store's dispatcher has caught up with the commit log, so
+// Waits until the store's queue service has caught up with the commit log, so
 // that no figure pays for the dispatch of the one before it (sends are
 // acknowledged before they are dispatched: a run leaves a backlog). Reads
 // the node dump every 50 ms; returns the seconds waited, or -1.
@@ -396,13 +396,13 @@ double wait_dispatched(caf::actor_system& sys, const broker_actor& broker) {
           }
         },
         [&](const caf::error&) {
-          // The dump's parts time out while the dispatcher works.
+          // The dump's parts time out while the queue service works.
         });
     if (caught_up)
       return us_since(start, clock_type::now()) / 1e6;
     std::this_thread::sleep_for(std::chrono::milliseconds{50});
   }
-  std::cerr << "the broker's dispatcher did not catch up in 5 minutes\n";
+  std::cerr << "the broker's queue_service did not catch up in 5 minutes\n";
   return -1;
 }
 
@@ -747,7 +747,7 @@ int measure(const options& opt, const std::string& flush_type, verdicts& v) {
   }
   // The 10,000-queue runs come after all others: they leave 10,000 dirty
   // consume queues whose next checkpoint (msync of each) keeps the
-  // dispatcher, and so every pull, busy for seconds. Each is held against
+  // queue service, and so every pull, busy for seconds. Each is held against
   // a one-queue run just before it: the earlier one-queue figure ran
   // before gigabytes of batches, whose write-back runs beside these.
   if (async) {

@@ -28,6 +28,7 @@
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
 #include "messages/common/errors.hpp"
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/message/delay_levels.hpp"
 #include "runtime/message/message_properties.hpp"
 #include "runtime/process/node_config.hpp"
@@ -60,7 +61,7 @@ int schedule_writer(int argc, char** argv) {
   // segments (which would drop scheduled messages) because others filled it.
   cfg.disk_full_ratio = 1.0;
   cfg.disk_clean_ratio = 1.0;
-  auto opened = storage::message_store::open(cfg, storage::wall_clock_ms());
+  auto opened = storage::message_store::open(cfg, system_clock_ms());
   if (!opened) {
     std::cerr << "schedule-writer: " << describe(opened.error()) << '\n';
     return 1;
@@ -73,9 +74,9 @@ int schedule_writer(int argc, char** argv) {
   sopts.offsets_path = delay_offsets_json_path(dir);
   sopts.message_delay_level = cfg.message_delay_level;
   sopts.arrival_check_delay = std::chrono::milliseconds{5};
-  auto service = sys.spawn<caf::detached>(schedule_service, sopts,
-                                          actors.dispatcher, actors.commit_log);
-  caf::anon_send(actors.dispatcher, caf::subscribe_atom::value,
+  auto service = sys.spawn<caf::detached>(
+    schedule_service, sopts, actors.queue_service, actors.commit_log);
+  caf::anon_send(actors.queue_service, caf::subscribe_atom::value,
                  caf::actor_cast<arrival_listener_actor>(service));
   auto seq = store->offsets(schedule_topic, 0).max_offset;
   std::printf("READY %lld\n", static_cast<long long>(seq));

@@ -21,6 +21,7 @@
 #include "apps/rmq-bench/benches.hpp"
 #include "messages/common/errors.hpp"
 #include "runtime/common/log.hpp"
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/message/log_format.hpp"
 #include "runtime/process/node_config.hpp"
 #include "runtime/storage/message_store.hpp"
@@ -90,7 +91,7 @@ figures run_actors(const std::string& dir, storage::flush_mode mode,
   storage::store_config cfg;
   cfg.dir = dir;
   cfg.flush = mode;
-  auto store = storage::message_store::open(cfg, storage::wall_clock_ms());
+  auto store = storage::message_store::open(cfg, system_clock_ms());
   if (!store) {
     std::cerr << describe(store.error()) << '\n';
     return {};
@@ -153,23 +154,23 @@ recovery_figures run_recovery(const std::string& dir, double gib) {
                                 / static_cast<double>(record_size(msg)))
            - 1;
   {
-    auto st = *storage::message_store::open(cfg, storage::wall_clock_ms());
+    auto st = *storage::message_store::open(cfg, system_clock_ms());
     auto t0 = clk::now();
     std::vector<store_message> batch(64, msg);
     for (int64_t i = 0; i < n; i += 64)
-      st->put(batch, storage::wall_clock_ms(), 0);
+      st->put(batch, system_clock_ms(), 0);
     st->flush(st->write_offset());
     result.write_s = seconds_since(t0);
   } // crash: abort marker stays, nothing dispatched
   fs::remove(dir + "/checkpoint");
   fs::remove_all(dir + "/consumequeue");
   auto t0 = clk::now();
-  auto st = *storage::message_store::open(cfg, storage::wall_clock_ms());
+  auto st = *storage::message_store::open(cfg, system_clock_ms());
   result.crash_recovery_s = seconds_since(t0);
   st->close();
   st.reset();
   t0 = clk::now();
-  st = *storage::message_store::open(cfg, storage::wall_clock_ms());
+  st = *storage::message_store::open(cfg, system_clock_ms());
   result.clean_recovery_s = seconds_since(t0);
   st->close();
   st.reset();

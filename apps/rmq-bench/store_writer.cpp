@@ -20,6 +20,7 @@
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
 #include "messages/common/errors.hpp"
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/process/node_config.hpp"
 #include "runtime/storage/message_store.hpp"
 
@@ -49,7 +50,7 @@ int store_writer(int argc, char** argv) {
   cfg.max_message_size = 64 * 1024;
   cfg.flush = flush == "async" ? storage::flush_mode::async
                                : storage::flush_mode::sync;
-  auto opened = storage::message_store::open(cfg, storage::wall_clock_ms());
+  auto opened = storage::message_store::open(cfg, system_clock_ms());
   if (!opened) {
     std::cerr << "store-writer: " << describe(opened.error()) << '\n';
     return 1;

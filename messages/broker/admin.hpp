@@ -255,7 +255,7 @@ RMQ_DECLARE_MESSAGE(broker_runtime_info);
 
 /// Interface of the admin service: the requests that take several of the
 /// broker's actors to answer.
-using broker_admin_actor = dumpable_actor::extend<
+using broker_admin_service_actor = dumpable_actor::extend<
   caf::replies_to<earliest_msg_store_time_request>::with<int64_t>,
   caf::replies_to<topic_stats_request>::with<topic_stats>,
   caf::replies_to<consume_stats_request>::with<consume_stats>,

@@ -1,8 +1,8 @@
 // The broker's front door: the one actor rmq-node publishes with
 // --role=broker, and the only handle clients and admins get. It hands each
 // request to the actor that owns it (actors/broker/node/broker_frontend.*);
-// every request and answer type is defined in the messages/broker_*.hpp
-// header of that actor.
+// every request and answer type is defined in the messages/broker/ header
+// of that area.
 #pragma once
 
 #include <cstdint>
@@ -19,34 +19,19 @@
 #include "messages/broker/send_back.hpp"
 #include "messages/broker/topics.hpp"
 #include "messages/broker/transaction.hpp"
+#include "messages/client/client.hpp"
 #include "messages/common/common.hpp"
 #include "messages/namesrv/route.hpp"
 #include "messages/store/store.hpp"
 
 namespace rmq {
 
-/// Interface of a broker as its clients see it. The dump answers every
-/// actor's dump of the node in one document.
-using broker_actor = dumpable_actor::extend<
-  // -- data path
-  caf::replies_to<send_message_request>::with<send_result>,
-  caf::replies_to<pull_message_request>::with<pull_message_result>,
-  caf::replies_to<consumer_send_back_request>::with<caf::ok_atom>,
-  // -- clients, groups and locks
-  caf::replies_to<client_heartbeat>::with<caf::ok_atom>,
-  caf::replies_to<unregister_client_request>::with<caf::ok_atom>,
-  caf::replies_to<get_consumer_list_request>::with<consumer_list>,
-  caf::replies_to<lock_batch_request>::with<locked_queues>,
-  caf::replies_to<unlock_batch_request>::with<caf::ok_atom>,
-  // -- offsets: committed, queue bounds, by time
-  caf::replies_to<query_offset_request>::with<int64_t>,
-  // Answered once the table has it; clients that commit one-way send it
-  // anonymously.
-  caf::replies_to<update_offset_request>::with<caf::ok_atom>,
-  caf::replies_to<get_offset_request>::with<queue_offsets>,
-  caf::replies_to<search_offset_request>::with<int64_t>,
-  caf::replies_to<earliest_msg_store_time_request>::with<int64_t>,
+/// Interface of a broker: what its clients use (client_broker_actor,
+/// messages/client/client.hpp) and what tools and other brokers add. The
+/// dump answers every actor's dump of the node in one document.
+using broker_actor = client_broker_actor::extend<
   // -- message lookups
+  caf::replies_to<earliest_msg_store_time_request>::with<int64_t>,
   caf::replies_to<view_message_request>::with<std::string>,
   caf::replies_to<query_message_request>::with<query_message_result>,
   // -- admin

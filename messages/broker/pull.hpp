@@ -168,7 +168,7 @@ RMQ_DECLARE_MESSAGE(consumer_offsets);
 // -- interfaces ---------------------------------------------------------------
 
 /// Interface of the pull processor: validates a pull against the topic
-/// table, reads through the dispatcher and maps the store's status to
+/// table, reads through the queue service and maps the store's status to
 /// RocketMQ's. Refusals are errors: topic_not_exist, no_permission (topic
 /// not readable), invalid_parameter (queue id out of range),
 /// subscription_parse_failed.
@@ -192,7 +192,7 @@ RMQ_DECLARE_MESSAGE(group_pull_rate_request);
 
 using pull_processor_actor = dumpable_actor::extend<
   caf::replies_to<pull_message_request>::with<pull_message_result>,
-  // A parked pull (suspend flag cleared) and the read the dispatcher made
+  // A parked pull (suspend flag cleared) and the read the queue service made
   // for it: answered as if the processor had read it itself.
   caf::replies_to<pull_message_request,
                   get_message_result>::with<pull_message_result>,
@@ -204,11 +204,11 @@ using pull_processor_actor = dumpable_actor::extend<
 /// Interface of the long-polling hold service. A parked pull is re-executed
 /// once, without suspension, through the given processor when a matching
 /// message arrives or its suspend timeout ends.
-using pull_hold_actor = dumpable_actor::extend<
+using pull_hold_service_actor = dumpable_actor::extend<
   // A pull that found nothing, with the read the processor made for it.
   caf::replies_to<suspend_atom, pull_message_request, get_message_request,
                   pull_processor_actor>::with<pull_message_result>,
-  // From the dispatcher, on the hold's watch: this queue has messages up to
+  // From the queue service, on the hold's watch: this queue has messages up to
   // this max offset now (and, for a watch with a read, that read's result
   // for the parked pull `id`).
   caf::reacts_to<arrival_atom, std::string, int32_t, int64_t>,

@@ -58,7 +58,7 @@ RMQ_DECLARE_MESSAGE(schedule_progress);
 using schedule_service_actor = dumpable_actor::extend<
   // Per-level progress (for brokerStatus).
   caf::replies_to<caf::get_atom>::with<schedule_progress>,
-  // The dispatcher's arrival notes (it is subscribed as an
+  // The queue service's arrival notes (it is subscribed as an
   // arrival_listener_actor): new schedule messages may be there.
   caf::reacts_to<arrival_atom, int64_t>,
   // Its own wake-ups: (level, timer generation); level 0 is the look

@@ -1,6 +1,6 @@
 // The timer service (RocketMQ 5 TimerMessageStore): its progress, its
 // interface, and the read of a queue's units it enqueues from (the
-// dispatcher answers it: the timer topic's tags code is the slot, so no
+// queue service answers it: the timer topic's tags code is the slot, so no
 // record is read to enqueue). Implemented in actors/broker/delayed/timer_service.*;
 // see docs/timer.md.
 #pragma once
@@ -101,7 +101,7 @@ RMQ_DECLARE_MESSAGE(timer_progress);
 using timer_service_actor = dumpable_actor::extend<
   // Its progress (for brokerStatus).
   caf::replies_to<caf::get_atom>::with<timer_progress>,
-  // The dispatcher's arrival notes for the timer topic.
+  // The queue service's arrival notes for the timer topic.
   caf::reacts_to<arrival_atom, int64_t>,
   // Its own wake-ups: (kind, generation); kind 0 is the look after
   // arrival notes, 1 the firing of the next due slot.

@@ -85,7 +85,7 @@ using transaction_check_service_actor = dumpable_actor::extend<
   caf::replies_to<caf::get_atom>::with<transaction_progress>,
   // A check round now; answered when it is done.
   caf::replies_to<check_atom>::with<transaction_progress>,
-  // The dispatcher's arrival notes for the half and op topics.
+  // The queue service's arrival notes for the half and op topics.
   caf::reacts_to<arrival_atom, int64_t>,
   // Its own check timer (generation).
   caf::reacts_to<tick_atom, uint64_t>,

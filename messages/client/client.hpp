@@ -203,9 +203,10 @@ RMQ_DECLARE_MESSAGE(fault_snapshot);
 
 // -- interfaces ---------------------------------------------------------------
 
-/// The part of a broker's interface (messages/broker/broker.hpp) that clients
-/// use: a broker_actor converts to it, and tests stand in for a broker by
-/// implementing just this.
+/// The part of a broker's interface that clients use: broker_actor
+/// (messages/broker/broker.hpp) extends it, and tests stand in for a broker
+/// by implementing just this. Clients that commit offsets one-way send the
+/// update_offset_request anonymously.
 using client_broker_actor = dumpable_actor::extend<
   caf::replies_to<send_message_request>::with<send_result>,
   caf::replies_to<pull_message_request>::with<pull_message_result>,
@@ -274,7 +275,7 @@ using transaction_check_listener_actor
 /// Brokers see it as the client's channel: it gets consumer_ids_changed
 /// and forwards it to its listeners, and check_transaction_state, which
 /// it forwards to the transaction producers of the group.
-using client_heartbeat_actor = dumpable_actor::extend<
+using client_heartbeat_service_actor = dumpable_actor::extend<
   caf::replies_to<producer_atom, std::string>::with<caf::ok_atom>,
   caf::replies_to<consumer_atom, consumer_data>::with<caf::ok_atom>,
   // Unregisters a producer group (`producer_atom`) or consumer group
@@ -306,7 +307,7 @@ using fault_listener_actor
 
 /// Records each broker's latency and errors (RocketMQ
 /// LatencyFaultToleranceImpl, 5.x) on the actor clock.
-using latency_fault_actor = dumpable_actor::extend<
+using latency_fault_service_actor = dumpable_actor::extend<
   caf::reacts_to<fault_report>,
   caf::replies_to<fault_atom>::with<fault_snapshot>,
   caf::reacts_to<caf::subscribe_atom, fault_listener_actor>>;

@@ -20,16 +20,16 @@ namespace rmq {
 /// Asks the flush actor to make the commit log durable up to an offset.
 using flush_atom = caf::atom_constant<caf::atom("flush")>;
 
-/// Tells the dispatcher that the commit log has new records up to an offset.
+/// Tells the queue service that the commit log has new records up to an offset.
 using dispatch_atom = caf::atom_constant<caf::atom("dispatch")>;
 
-/// Asks the dispatcher to flush consume queues and index, then checkpoint.
+/// Asks the queue service to flush consume queues and index, then checkpoint.
 using checkpoint_atom = caf::atom_constant<caf::atom("checkpnt")>;
 
-/// Asks the dispatcher to rebuild the consume queues a read found damaged.
+/// Asks the queue service to rebuild the consume queues a read found damaged.
 using repair_atom = caf::atom_constant<caf::atom("repair")>;
 
-/// The dispatcher's note to its listeners: the queues now reach this
+/// The queue service's note to its listeners: the queues now reach this
 /// commit-log offset (new messages may have arrived).
 using arrival_atom = caf::atom_constant<caf::atom("arrival")>;
 

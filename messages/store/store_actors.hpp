@@ -16,32 +16,32 @@
 
 namespace rmq {
 
-using flush_actor = dumpable_actor::extend<
+using flush_service_actor = dumpable_actor::extend<
   // Flushes up to an offset; answers the flushed offset or the I/O error.
   caf::replies_to<flush_atom, int64_t>::with<int64_t>>;
 
 /// The warm actor: a tick asks it to write zeros ahead of the commit-log
 /// writer until enough is warm (sync flush; the writer keeps one tick in
 /// flight, see `commit_log::claim_warm`).
-using warm_actor = dumpable_actor::extend<caf::reacts_to<tick_atom>>;
+using warm_service_actor = dumpable_actor::extend<caf::reacts_to<tick_atom>>;
 
-/// What the dispatcher's listeners accept: after each dispatch that moved
+/// What the queue service's listeners accept: after each dispatch that moved
 /// the queues on, the commit-log offset they reach now.
 using arrival_listener_actor
   = caf::typed_actor<caf::reacts_to<arrival_atom, int64_t>>;
 
-/// Asks the dispatcher to tell a watcher when a queue got a message.
+/// Asks the queue service to tell a watcher when a queue got a message.
 using watch_atom = caf::atom_constant<caf::atom("watch")>;
 
 /// What a queue watcher accepts: queue (topic, queue id) has messages up
 /// to this max offset now; and the same with the read the watch asked for
-/// (its id, and what the dispatcher read for it when the queue moved).
+/// (its id, and what the queue service read for it when the queue moved).
 using queue_watcher_actor = caf::typed_actor<
   caf::reacts_to<arrival_atom, std::string, int32_t, int64_t>,
   caf::reacts_to<arrival_atom, std::string, int32_t, int64_t, int64_t,
                  get_message_result>>;
 
-using dispatcher_actor = dumpable_actor::extend<
+using queue_service_actor = dumpable_actor::extend<
   // New records up to an offset are in the commit log; answers how far the
   // queues now reach (for callers that wait for a dispatch).
   caf::replies_to<dispatch_atom, int64_t>::with<int64_t>,
@@ -55,7 +55,7 @@ using dispatcher_actor = dumpable_actor::extend<
   caf::replies_to<checkpoint_atom>::with<int64_t>,
   // Finish the checkpoint the store has prepared (the fdatasyncs and the
   // checkpoint file, message_store::finish_checkpoint): the helper's job,
-  // while the dispatcher goes on dispatching.
+  // while the queue service goes on dispatching.
   caf::replies_to<checkpoint_atom, flush_atom>::with<int64_t>,
   caf::replies_to<get_message_request>::with<get_message_result>,
   caf::replies_to<get_offset_request>::with<queue_offsets>,
@@ -79,7 +79,7 @@ using dispatcher_actor = dumpable_actor::extend<
   caf::reacts_to<watch_atom, queue_watcher_actor, std::string, int32_t,
                  int64_t>,
   // The same for the queue and offset of `read`, but the note carries
-  // `id` and the result of `read`, done on the dispatcher's thread when
+  // `id` and the result of `read`, done on the queue service's thread when
   // the queue moves: the hold service answers a parked pull without a
   // read request of its own (two thread hops less per wake-up).
   caf::reacts_to<watch_atom, queue_watcher_actor, int64_t, get_message_request>,
@@ -92,7 +92,7 @@ using dispatcher_actor = dumpable_actor::extend<
   // found naming no record of their own; answers how many it rebuilt.
   caf::replies_to<repair_atom>::with<int64_t>>;
 
-using commit_log_actor = dumpable_actor::extend<
+using commit_log_writer_actor = dumpable_actor::extend<
   // Appends a batch; one result per message, or an error for the whole
   // batch (system_busy, a failed flush).
   caf::replies_to<caf::put_atom,

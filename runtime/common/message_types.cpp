@@ -86,12 +86,12 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<search_offset_request>("rmq.search_offset_request");
   cfg.add_message_type<query_message_request>("rmq.query_message_request");
   cfg.add_message_type<query_message_result>("rmq.query_message_result");
-  cfg.add_message_type<commit_log_actor>("rmq.commit_log_actor");
-  cfg.add_message_type<flush_actor>("rmq.flush_actor");
-  cfg.add_message_type<dispatcher_actor>("rmq.dispatcher_actor");
+  cfg.add_message_type<commit_log_writer_actor>("rmq.commit_log_writer_actor");
+  cfg.add_message_type<flush_service_actor>("rmq.flush_service_actor");
+  cfg.add_message_type<queue_service_actor>("rmq.queue_service_actor");
   cfg.add_message_type<arrival_listener_actor>("rmq.arrival_listener_actor");
   cfg.add_message_type<queue_watcher_actor>("rmq.queue_watcher_actor");
-  cfg.add_message_type<warm_actor>("rmq.warm_actor");
+  cfg.add_message_type<warm_service_actor>("rmq.warm_service_actor");
   // -- broker: topics ---------------------------------------------------------
   cfg.add_message_type<topic_config_set>("rmq.topic_config_set");
   cfg.add_message_type<topic_for_send_request>("rmq.topic_for_send_request");
@@ -114,7 +114,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<list_offsets_request>("rmq.list_offsets_request");
   cfg.add_message_type<consumer_offsets>("rmq.consumer_offsets");
   cfg.add_message_type<pull_processor_actor>("rmq.pull_processor_actor");
-  cfg.add_message_type<pull_hold_actor>("rmq.pull_hold_actor");
+  cfg.add_message_type<pull_hold_service_actor>("rmq.pull_hold_service_actor");
   cfg.add_message_type<consumer_offset_table_actor>(
     "rmq.consumer_offset_table_actor");
   // -- broker: clients, subscription groups, queue locks ----------------------
@@ -171,7 +171,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<broker_runtime_info_request>(
     "rmq.broker_runtime_info_request");
   cfg.add_message_type<broker_runtime_info>("rmq.broker_runtime_info");
-  cfg.add_message_type<broker_admin_actor>("rmq.broker_admin_actor");
+  cfg.add_message_type<broker_admin_service_actor>(
+    "rmq.broker_admin_service_actor");
   cfg.add_message_type<broker_actor>("rmq.broker_actor");
   // -- broker: delay-level schedule service -----------------------------------
   cfg.add_message_type<schedule_level_progress>("rmq.schedule_level_progress");
@@ -197,7 +198,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<peer_directory_actor>("rmq.peer_directory_actor");
   cfg.add_message_type<route_listener_actor>("rmq.route_listener_actor");
   cfg.add_message_type<route_cache_actor>("rmq.route_cache_actor");
-  cfg.add_message_type<client_heartbeat_actor>("rmq.client_heartbeat_actor");
+  cfg.add_message_type<client_heartbeat_service_actor>(
+    "rmq.client_heartbeat_service_actor");
   // -- consumer ---------------------------------------------------------------
   cfg.add_message_type<received_message>("rmq.received_message");
   cfg.add_message_type<std::vector<received_message>>(

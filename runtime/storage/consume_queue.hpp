@@ -1,7 +1,7 @@
 // The consume queue of one topic and queue id: fixed 20-byte units
 // `phys offset | size | tags code`, logical offset = unit index (RocketMQ
-// ConsumeQueue). Built from the commit log by the dispatcher, so it can
-// always be rebuilt. Owned by one thread (the dispatcher).
+// ConsumeQueue). Built from the commit log by the queue service, so it can
+// always be rebuilt. Owned by one thread (the queue service).
 #pragma once
 
 #include <cstdint>
@@ -74,7 +74,7 @@ public:
   /// deletes files that hold only such units.
   void correct_min_offset(int64_t phys_min);
 
-  /// Why the units are not what the dispatcher writes, or "" when they
+  /// Why the units are not what the queue service writes, or "" when they
   /// are: each real unit's record inside [0, `log_extent`) and after the
   /// record of the unit before it, nothing written past the end. Reads
   /// every unit (20 bytes a message).

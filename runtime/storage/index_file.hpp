@@ -1,6 +1,6 @@
 // One hash index file (RocketMQ IndexFile): a 40-byte header, a table of
 // hash slots, and entries chained newest first. Keys are "topic#key".
-// Owned by one thread (the dispatcher).
+// Owned by one thread (the queue service).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // The index by message key and unique id across all index files (RocketMQ
 // IndexService): new files when one fills up, lookups newest first. Owned by
-// one thread (the dispatcher).
+// one thread (the queue service).
 #pragma once
 
 #include <cstdint>

@@ -12,12 +12,6 @@
 
 namespace rmq::storage {
 
-int64_t wall_clock_ms() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch())
-    .count();
-}
-
 message_store::message_store(const store_config& cfg)
   : cfg_(cfg),
     log_(cfg),

@@ -3,7 +3,7 @@
 //
 // Threads: the three store actors share one instance, each calling only its
 // own part. Writer part (commit-log actor): put, delete_expired,
-// refresh_disk_usage. Flush part (flush actor): flush. Dispatcher part:
+// refresh_disk_usage. Flush part (flush actor): flush. Queue service part:
 // dispatch, save_checkpoint, clean_consume_queues and every read. Each part
 // takes its own uncontended mutex, so `close` can stop them all safely.
 #pragma once
@@ -35,9 +35,6 @@
 
 namespace rmq::storage {
 
-/// Milliseconds since the epoch (store timestamps, file ages).
-int64_t wall_clock_ms();
-
 /// What recovery did, for logs, dumps and tests.
 struct recovery_info {
   bool crashed = false;   // the abort marker was there
@@ -54,7 +51,7 @@ struct recovery_info {
   size_t dropped_segments = 0;
   /// The checkpoint was missing or damaged: the whole log was scanned.
   bool checkpoint_damaged = false;
-  /// Consume queues and index files that did not look as the dispatcher
+  /// Consume queues and index files that did not look as the queue service
   /// writes them, each with why: deleted and built again from the log.
   std::vector<std::string> rebuilt;
 };
@@ -118,14 +115,14 @@ public:
                                           : cfg_.populate_ahead_bytes;
   }
 
-  // -- dispatcher -------------------------------------------------------------
+  // -- queue service -------------------------------------------------------------
 
   /// Builds consume-queue units and index entries for records up to `up_to`.
   caf::error dispatch(int64_t up_to);
 
   /// The same, but stops before the first record that needs a consume
   /// queue or index file not yet open (creating one is blocking I/O):
-  /// answers whether it got to `up_to`. For a dispatcher on a shared
+  /// answers whether it got to `up_to`. For a queue service on a shared
   /// thread, which leaves the rest to one that may block.
   caf::expected<bool> dispatch_without_files(int64_t up_to);
 
@@ -133,7 +130,7 @@ public:
   caf::error save_checkpoint();
 
   /// The same in two steps, so that the fdatasyncs do not hold the
-  /// dispatcher's lock (dispatches and reads go on meanwhile):
+  /// queue service's lock (dispatches and reads go on meanwhile):
   /// `prepare_checkpoint` takes the lock only to note the files written
   /// since the last checkpoint and what the checkpoint will say;
   /// `finish_checkpoint` (on a thread that may block) syncs those files
@@ -174,7 +171,7 @@ public:
   /// With `far_back`, a read whose first record lies further back than
   /// `in_memory_bytes` from the log's end (RocketMQ's
   /// accessMessageInMemoryMaxRatio rule) reads nothing and sets it: a
-  /// dispatcher on a shared thread hands such reads to one that may wait
+  /// queue service on a shared thread hands such reads to one that may wait
   /// for the disk.
   caf::expected<get_message_result> get_messages(const get_message_request& req,
                                                  bool* far_back = nullptr);
@@ -209,8 +206,8 @@ public:
   }
 
   /// The writer's one-way dispatch notes (one on its way at most, so the
-  /// dispatcher's mailbox stays small): true when the caller must send
-  /// one. The dispatcher releases the note before it reads how far to
+  /// queue service's mailbox stays small): true when the caller must send
+  /// one. The queue service releases the note before it reads how far to
   /// dispatch, so an offset published before a refused claim is always
   /// covered by the note on its way.
   bool claim_dispatch_note() {
@@ -334,7 +331,7 @@ private:
   std::mutex writer_mtx_;
   std::map<std::string, std::vector<int64_t>, std::less<>> next_offsets_;
 
-  // Dispatcher part.
+  // Queue service part.
   std::mutex reader_mtx_;
   using queue_list = std::vector<std::unique_ptr<consume_queue>>;
   std::map<std::string, queue_list, std::less<>> queues_;

@@ -1,4 +1,4 @@
-// Reads (dispatcher part of message_store): records of a queue, queue
+// Reads (queue service part of message_store): records of a queue, queue
 // offsets, lookups by phys offset, by time and by key (RocketMQ
 // DefaultMessageStore#getMessage, #getOffsetInQueueByTime, #queryMessage).
 #include "runtime/storage/message_store.hpp"

@@ -1,4 +1,4 @@
-// Topic removal (dispatcher part of message_store): RocketMQ
+// Topic removal (queue service part of message_store): RocketMQ
 // DefaultMessageStore#deleteTopics, which DELETE_TOPIC_IN_BROKER runs
 // after the topic config is gone. Recovery re-dispatches at least the
 // last commit-log segment, so a deleted topic's records would build its

@@ -83,7 +83,7 @@ caf::error message_store::recover(int64_t now_ms) {
     each_queue(
       [&](consume_queue& cq) { cq.truncate_dirty(cp.dispatched_offset); });
   // Consume queues and the index are derived from the log: one that does
-  // not look as the dispatcher writes it (a flipped byte, a zeroed page)
+  // not look as the queue service writes it (a flipped byte, a zeroed page)
   // is deleted and built again from the whole log below, never trusted to
   // judge the log's records.
   auto extent = log_.segment_count() == 0

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/message/delay_levels.hpp"
 
 namespace rmq::storage {
@@ -124,10 +125,10 @@ struct store_config {
   /// SCHEDULE_TOPIC_XXXX record is its store time plus its level's delay.
   std::string message_delay_level = default_message_delay_level;
 
-  /// Wall clock in ms for store timestamps, dedup and retention (the
-  /// commit-log actor's); empty: the system clock. Tests derive one from
-  /// the virtual clock, so that delay levels come due in virtual time.
-  std::function<int64_t()> wall_clock;
+  /// For store timestamps, dedup and retention (the commit-log actor's).
+  /// Tests derive one from the virtual clock, so that delay levels come
+  /// due in virtual time.
+  rmq::wall_clock wall_clock;
 
   std::shared_ptr<fault_injection> faults;
 };

@@ -103,7 +103,7 @@ std::set<std::string> route_brokers(remote_client& client, uint16_t port,
 std::vector<std::string> pulled_bodies(const pull_message_result& res);
 
 /// Waits (bounded, 5 s) until queue `queue_id` of `topic` reaches
-/// `max_offset`: a send is acknowledged once stored, and the dispatcher
+/// `max_offset`: a send is acknowledged once stored, and the queue service
 /// makes it readable a moment later (RocketMQ's reput lag).
 bool wait_readable(remote_client& client, const broker_actor& front,
                    const std::string& topic, int32_t queue_id,

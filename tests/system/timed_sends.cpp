@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "messages/common/errors.hpp"
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/storage/message_store.hpp"
 
 namespace rmq::test {
@@ -17,7 +18,7 @@ send_timed(producer& p, const std::string& topic, int count,
     msg.topic = topic;
     msg.body = "timed-" + std::to_string(i);
     msg.delay_ms = delay(rng);
-    auto sent_at = storage::wall_clock_ms();
+    auto sent_at = system_clock_ms();
     auto res = p.send(msg);
     REQUIRE_MESSAGE(res, describe(res.error()));
     not_before[msg.body] = sent_at + msg.delay_ms;

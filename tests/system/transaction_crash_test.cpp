@@ -22,6 +22,7 @@
 #include "messages/broker/transaction.hpp"
 #include "messages/common/errors.hpp"
 #include "runtime/broker/transaction_rules.hpp"
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/message/message_id.hpp"
 #include "runtime/message/message_properties.hpp"
 #include "runtime/message/message_record.hpp"
@@ -96,7 +97,7 @@ send_result send_half(remote_client& client, const broker_actor& front,
   req.topic = topic;
   req.queue_id = 0;
   req.body = body;
-  req.born_timestamp = storage::wall_clock_ms();
+  req.born_timestamp = system_clock_ms();
   append_property(req.properties, property_tran_msg, "true");
   append_property(req.properties, property_producer_group, "PG");
   append_property(req.properties, property_uniq_key,

@@ -44,7 +44,7 @@ struct due_message {
 /// `done(0)` at once when nothing is left to put. `Pass` has `items`, a
 /// vector of types derived from `due_message`.
 template <class Self, class Pass, class Done>
-void put_due_messages(Self self, const commit_log_actor& commit_log,
+void put_due_messages(Self self, const commit_log_writer_actor& commit_log,
                       caf::timespan timeout, const char* component,
                       std::shared_ptr<Pass> p, Done done) {
   std::vector<store_message> batch;
@@ -81,13 +81,13 @@ void put_due_messages(Self self, const commit_log_actor& commit_log,
 }
 
 /// Looks each message of `p->items` that is not done and has a UNIQ_KEY
-/// up in its real queue through `dispatcher` (the store's index), marks
+/// up in its real queue through `queue service` (the store's index), marks
 /// the ones found there done and calls `found(item)` for each, then calls
 /// `done(failed, any_found)` once every answer is in: `failed` if a lookup
 /// failed (logged for `component`; the caller retries the pass). Calls
 /// `done(false, false)` at once when there is nothing to look up.
 template <class Self, class Pass, class Found, class Done>
-void find_delivered_copies(Self self, const dispatcher_actor& dispatcher,
+void find_delivered_copies(Self self, const queue_service_actor& queue_service,
                            caf::timespan timeout, const char* component,
                            std::shared_ptr<Pass> p, Found found, Done done) {
   std::vector<size_t> asks;
@@ -110,7 +110,7 @@ void find_delivered_copies(Self self, const dispatcher_actor& dispatcher,
       done(t->failed, t->found);
   };
   for (auto i : asks) {
-    self->request(dispatcher, timeout, delivered_copy_query(p->items[i].msg))
+    self->request(queue_service, timeout, delivered_copy_query(p->items[i].msg))
       .then(
         [p, t, i, found, one_done](query_message_result& res) mutable {
           auto& it = p->items[i];

@@ -148,7 +148,7 @@ void put(self_ptr self, pass_ptr p) {
 void verify(self_ptr self, pass_ptr p) {
   auto& st = self->state;
   find_delivered_copies(
-    self, st.dispatcher, st.options.request_timeout, "schedule", p,
+    self, st.queue_service, st.options.request_timeout, "schedule", p,
     [self, p](const item& it) {
       auto& lv = self->state.levels[p->level_index];
       ++lv.verified;
@@ -310,7 +310,7 @@ void run(self_ptr self, size_t idx) {
   req.offset = lv.offset;
   req.max_count = st.options.batch;
   req.max_bytes = read_bytes;
-  self->request(st.dispatcher, st.options.request_timeout, std::move(req))
+  self->request(st.queue_service, st.options.request_timeout, std::move(req))
     .then([self, idx](get_message_result& res) { on_read(self, idx, res); },
           [self, idx](caf::error& err) {
             // The store refuses a read that starts at a damaged record.
@@ -364,8 +364,7 @@ std::string delay_offsets_json_path(const std::string& store_root) {
 }
 
 int64_t schedule_service_state::now_ms() const {
-  return options.wall_clock_ms ? options.wall_clock_ms()
-                               : storage::wall_clock_ms();
+  return options.wall_clock.now_ms();
 }
 
 schedule_progress schedule_service_state::progress() const {
@@ -415,12 +414,12 @@ nlohmann::json schedule_service_state::dump_fields() const {
 
 schedule_service_actor::behavior_type schedule_service(
   schedule_service_actor::stateful_pointer<schedule_service_state> self,
-  schedule_service_options options, dispatcher_actor dispatcher,
-  commit_log_actor commit_log) {
+  schedule_service_options options, queue_service_actor queue_service,
+  commit_log_writer_actor commit_log) {
   auto& st = self->state;
   st.options = std::move(options);
   st.options.batch = std::max(st.options.batch, 1);
-  st.dispatcher = std::move(dispatcher);
+  st.queue_service = std::move(queue_service);
   st.commit_log = std::move(commit_log);
   auto delays = parse_delay_levels(st.options.message_delay_level);
   caf::error err;

@@ -1,9 +1,9 @@
 // The delay-level schedule service (RocketMQ ScheduleMessageService): one
 // actor for all levels. Reads the heads of the 18 queues of
-// SCHEDULE_TOPIC_XXXX through the dispatcher, re-puts each due message to
+// SCHEDULE_TOPIC_XXXX through the queue service, re-puts each due message to
 // its real topic and queue through the commit-log writer, and keeps the
 // next offset of each level in `<store>/config/delayOffset.json`. Wakes by
-// the actor clock for the earliest due head and on the dispatcher's arrival
+// the actor clock for the earliest due head and on the queue service's arrival
 // notes; never polls. Writes its file synchronously: spawn it detached.
 // See docs/broker.md, "Schedule service".
 #pragma once
@@ -23,6 +23,7 @@
 
 #include "messages/broker/schedule.hpp"
 #include "messages/store/store_actors.hpp"
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/message/delay_levels.hpp"
 
 namespace rmq {
@@ -33,9 +34,8 @@ struct schedule_service_options {
   /// messageDelayLevel; must be the store's (store_config), whose
   /// tags codes use the same table.
   std::string message_delay_level = default_message_delay_level;
-  /// Wall clock in ms, the store's (deliver times are store timestamps
-  /// plus a delay); empty: the system clock.
-  std::function<int64_t()> wall_clock_ms;
+  /// The store's (deliver times are store timestamps plus a delay).
+  rmq::wall_clock wall_clock;
   /// Records read and re-put per level in one pass.
   int32_t batch = 32;
   /// Back-off after a failed read, check, put or save: doubles from
@@ -43,7 +43,7 @@ struct schedule_service_options {
   /// (DELAY_FOR_A_PERIOD).
   caf::timespan min_backoff = std::chrono::milliseconds{100};
   caf::timespan max_backoff = std::chrono::seconds{10};
-  /// How long the dispatcher and the commit log may take.
+  /// How long the queue service and the commit log may take.
   caf::timespan request_timeout = std::chrono::seconds{10};
   /// Arrival notes come after every dispatch, for any topic: the idle
   /// levels look for new messages at most this long after a note (once
@@ -90,8 +90,8 @@ struct schedule_level {
 
 struct schedule_service_state {
   schedule_service_options options;
-  dispatcher_actor dispatcher;
-  commit_log_actor commit_log;
+  queue_service_actor queue_service;
+  commit_log_writer_actor commit_log;
   delay_table delays;
   std::vector<schedule_level> levels;
   uint64_t next_timer = 1;
@@ -119,12 +119,12 @@ struct schedule_service_state {
 std::string delay_offsets_json_path(const std::string& store_root);
 
 /// Loads the offsets file, then reads every level. The broker node
-/// subscribes it to the dispatcher's arrival notes. Quits with
+/// subscribes it to the queue service's arrival notes. Quits with
 /// invalid_parameter for a bad messageDelayLevel, or io_error if the file
 /// exists but cannot be read (starting from 0 would deliver again).
 schedule_service_actor::behavior_type schedule_service(
   schedule_service_actor::stateful_pointer<schedule_service_state> self,
-  schedule_service_options options, dispatcher_actor dispatcher,
-  commit_log_actor commit_log);
+  schedule_service_options options, queue_service_actor queue_service,
+  commit_log_writer_actor commit_log);
 
 } // namespace rmq

@@ -164,7 +164,7 @@ void put(self_ptr self, pass_ptr p) {
 void verify(self_ptr self, pass_ptr p) {
   auto& st = self->state;
   find_delivered_copies(
-    self, st.dispatcher, st.options.request_timeout, "timer", p,
+    self, st.queue_service, st.options.request_timeout, "timer", p,
     [self](const item& it) {
       ++self->state.verified;
       RMQ_INFO("timer", "timer-topic offset "
@@ -221,8 +221,8 @@ void start_pass(self_ptr self, pass_ptr p) {
   }
   for (size_t i = 0; i < p->items.size(); ++i) {
     self
-      ->request(st.dispatcher, st.options.request_timeout, caf::get_atom::value,
-                p->items[i].entry.phys_offset)
+      ->request(st.queue_service, st.options.request_timeout,
+                caf::get_atom::value, p->items[i].entry.phys_offset)
       .then(
         [self, p, i](std::string& raw) {
           auto& it = p->items[i];
@@ -294,7 +294,7 @@ void enqueue(self_ptr self) {
   st.enqueue_again = false;
   queue_units_request req{timer_topic, 0, st.store->enqueue_offset(),
                           st.options.enqueue_batch};
-  self->request(st.dispatcher, st.options.request_timeout, std::move(req))
+  self->request(st.queue_service, st.options.request_timeout, std::move(req))
     .then(
       [self](queue_units& res) {
         auto& st = self->state;
@@ -362,8 +362,7 @@ timer_service_state::~timer_service_state() {
 }
 
 int64_t timer_service_state::now_ms() const {
-  return options.wall_clock_ms ? options.wall_clock_ms()
-                               : storage::wall_clock_ms();
+  return options.wall_clock.now_ms();
 }
 
 timer_progress timer_service_state::progress() const {
@@ -415,13 +414,13 @@ nlohmann::json timer_service_state::dump_fields() const {
 
 timer_service_actor::behavior_type
 timer_service(timer_service_actor::stateful_pointer<timer_service_state> self,
-              timer_service_options options, dispatcher_actor dispatcher,
-              commit_log_actor commit_log) {
+              timer_service_options options, queue_service_actor queue_service,
+              commit_log_writer_actor commit_log) {
   auto& st = self->state;
   st.options = std::move(options);
   st.options.enqueue_batch = std::max(st.options.enqueue_batch, 1);
   st.options.fire_batch = std::max(st.options.fire_batch, 1);
-  st.dispatcher = std::move(dispatcher);
+  st.queue_service = std::move(queue_service);
   st.commit_log = std::move(commit_log);
   storage::timer_store_config cfg;
   cfg.dir = st.options.dir;

@@ -1,7 +1,7 @@
 // The timer service (RocketMQ 5 TimerMessageStore's enqueue and dequeue
 // services): one actor per broker. Enqueues the units of the timer topic's
 // queue into the on-disk wheel (runtime/storage/timer_store) on the
-// dispatcher's arrival notes; at each due slot reads its chain, re-puts
+// queue service's arrival notes; at each due slot reads its chain, re-puts
 // each message to its real topic and queue through the commit-log writer,
 // then moves the read time on and writes the checkpoint. Wakes by the
 // actor clock for the next due slot; never polls. Does file I/O: spawn it
@@ -23,6 +23,7 @@
 
 #include "messages/broker/timer.hpp"
 #include "messages/store/store_actors.hpp"
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/message/timer_message.hpp"
 #include "runtime/storage/timer_store.hpp"
 
@@ -36,9 +37,8 @@ struct timer_service_options {
   timer_settings timer;
   /// Timer-log entries per segment file (40 bytes each).
   int64_t log_segment_entries = 1 << 20;
-  /// Wall clock in ms, the store's (deliver times are wall-clock times);
-  /// empty: the system clock.
-  std::function<int64_t()> wall_clock_ms;
+  /// The store's (deliver times are wall-clock times).
+  rmq::wall_clock wall_clock;
   /// Units read per enqueue request.
   int32_t enqueue_batch = 256;
   /// Messages of a slot read and re-put per pass.
@@ -47,7 +47,7 @@ struct timer_service_options {
   /// `min_backoff` to `max_backoff`.
   caf::timespan min_backoff = std::chrono::milliseconds{100};
   caf::timespan max_backoff = std::chrono::seconds{10};
-  /// How long the dispatcher and the commit log may take.
+  /// How long the queue service and the commit log may take.
   caf::timespan request_timeout = std::chrono::seconds{10};
   /// timerFlushIntervalMs: the checkpoint is written at most this often
   /// (wall ms). A crash re-fires what fired since, and the check by
@@ -57,8 +57,8 @@ struct timer_service_options {
 
 struct timer_service_state {
   timer_service_options options;
-  dispatcher_actor dispatcher;
-  commit_log_actor commit_log;
+  queue_service_actor queue_service;
+  commit_log_writer_actor commit_log;
   std::unique_ptr<storage::timer_store> store;
 
   // -- enqueue --
@@ -115,12 +115,12 @@ struct timer_service_state {
 std::string timer_store_dir(const std::string& store_root);
 
 /// Opens the timer store, then enqueues and fires what is due. The broker
-/// node subscribes it to the dispatcher's arrival notes for the timer
+/// node subscribes it to the queue service's arrival notes for the timer
 /// topic. Quits with the store's error if it cannot open (io_error,
 /// corrupt_data, invalid_parameter for a wheel of another size).
 timer_service_actor::behavior_type
 timer_service(timer_service_actor::stateful_pointer<timer_service_state> self,
-              timer_service_options options, dispatcher_actor dispatcher,
-              commit_log_actor commit_log);
+              timer_service_options options, queue_service_actor queue_service,
+              commit_log_writer_actor commit_log);
 
 } // namespace rmq

@@ -29,7 +29,8 @@ nlohmann::json broker_admin_state::dump_fields() const {
 
 namespace {
 
-using self_ptr = broker_admin_actor::stateful_pointer<broker_admin_state>;
+using self_ptr
+  = broker_admin_service_actor::stateful_pointer<broker_admin_state>;
 
 constexpr auto ask_timeout = std::chrono::seconds{10};
 
@@ -88,7 +89,7 @@ void store_time_at(self_ptr self, const std::string& topic, int32_t queue_id,
   get.offset = offset;
   get.max_count = 1;
   get.max_bytes = one_record_bytes;
-  self->request(self->state.peers.dispatcher, ask_timeout, std::move(get))
+  self->request(self->state.peers.queue_service, ask_timeout, std::move(get))
     .then(
       [cb](const get_message_result& got) mutable {
         if (got.status == static_cast<uint8_t>(get_status::found)
@@ -126,7 +127,7 @@ caf::result<topic_stats> get_topic_stats(self_ptr self,
       for (int32_t q = 0; q < n; ++q) {
         g->add();
         self
-          ->request(self->state.peers.dispatcher, ask_timeout,
+          ->request(self->state.peers.queue_service, ask_timeout,
                     get_offset_request{tc.topic_name, q})
           .then(
             [self, g, fail, q, topic = tc.topic_name](queue_offsets& o) {
@@ -170,7 +171,7 @@ void add_progress_rows(self_ptr self, std::shared_ptr<gather<consume_stats>> g,
         auto consumer_offset = i == committed.end() ? 0 : i->second;
         g->add();
         self
-          ->request(self->state.peers.dispatcher, ask_timeout,
+          ->request(self->state.peers.queue_service, ask_timeout,
                     get_offset_request{tc.topic_name, q})
           .then(
             [self, g, fail, q, consumer_offset,
@@ -260,7 +261,7 @@ get_earliest_time(self_ptr self, const earliest_msg_store_time_request& req) {
     rp.deliver(std::move(err));
   };
   self
-    ->request(self->state.peers.dispatcher, ask_timeout,
+    ->request(self->state.peers.queue_service, ask_timeout,
               get_offset_request{req.topic, req.queue_id})
     .then(
       [self, rp, fail, req](queue_offsets& o) mutable {
@@ -315,9 +316,8 @@ runtime_table(const broker_admin_state& st, const nlohmann::json& send,
   t["brokerVersionDesc"] = "rmq (RocketMQ 4.9 semantics)";
   t["flushDiskType"] = st.options.flush_disk_type;
   t["bootTimestamp"] = std::to_string(st.options.boot_timestamp);
-  if (st.options.wall_clock_ms)
-    t["runtime"]
-      = runtime_text(st.options.wall_clock_ms() - st.options.boot_timestamp);
+  t["runtime"]
+    = runtime_text(st.options.wall_clock.now_ms() - st.options.boot_timestamp);
   // Totals since start: the broker keeps no per-day snapshots.
   t["msgPutTotalTodayNow"] = std::to_string(num(send, "stored_messages"));
   t["msgGetTotalTodayNow"] = std::to_string(num(pull, "found_messages"));
@@ -458,7 +458,7 @@ caf::result<broker_runtime_info> get_runtime_info(self_ptr self) {
   ask(p.send, &acc->send);
   ask(p.pull, &acc->pull);
   ask(p.commit_log, &acc->log);
-  ask(p.dispatcher, &acc->dispatch);
+  ask(p.queue_service, &acc->dispatch);
   if (p.schedule)
     ask(p.schedule, &acc->schedule);
   if (p.transaction_check)
@@ -483,8 +483,8 @@ caf::result<broker_runtime_info> get_runtime_info(self_ptr self) {
 
 } // namespace
 
-broker_admin_actor::behavior_type broker_admin_service(
-  broker_admin_actor::stateful_pointer<broker_admin_state> self,
+broker_admin_service_actor::behavior_type broker_admin_service(
+  broker_admin_service_actor::stateful_pointer<broker_admin_state> self,
   broker_admin_options options, broker_admin_peers peers) {
   self->state.options = std::move(options);
   self->state.peers = std::move(peers);

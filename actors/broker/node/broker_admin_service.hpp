@@ -19,6 +19,7 @@
 #include "messages/broker/send.hpp"
 #include "messages/broker/topics.hpp"
 #include "messages/store/store_actors.hpp"
+#include "runtime/common/wall_clock.hpp"
 
 namespace rmq {
 
@@ -28,16 +29,16 @@ struct broker_admin_options {
   std::string flush_disk_type = "ASYNC_FLUSH";
   /// Wall-clock ms when the broker started (bootTimestamp).
   int64_t boot_timestamp = 0;
-  /// Wall clock in ms (the runtime figure, "runtime").
-  std::function<int64_t()> wall_clock_ms;
+  /// The runtime figure ("runtime").
+  rmq::wall_clock wall_clock;
 };
 
 /// The actors the admin service asks.
 struct broker_admin_peers {
   topic_config_table_actor topics;
   consumer_offset_table_actor offsets;
-  dispatcher_actor dispatcher;
-  commit_log_actor commit_log;
+  queue_service_actor queue_service;
+  commit_log_writer_actor commit_log;
   send_processor_actor send;
   pull_processor_actor pull;
   /// The delay-level schedule service (its dump); may be null.
@@ -62,8 +63,8 @@ struct broker_admin_state {
   static const char* name;
 };
 
-broker_admin_actor::behavior_type broker_admin_service(
-  broker_admin_actor::stateful_pointer<broker_admin_state> self,
+broker_admin_service_actor::behavior_type broker_admin_service(
+  broker_admin_service_actor::stateful_pointer<broker_admin_state> self,
   broker_admin_options options, broker_admin_peers peers);
 
 } // namespace rmq

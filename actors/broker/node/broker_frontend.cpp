@@ -45,7 +45,7 @@ ask(self_ptr self, const Handle& hdl, const char* what, Ts&&... xs) {
 std::vector<dumpable_actor> dump_parts(const broker_frontend_peers& p) {
   std::vector<dumpable_actor> parts{p.store.commit_log,
                                     p.store.flusher,
-                                    p.store.dispatcher,
+                                    p.store.queue_service,
                                     p.topics,
                                     p.offsets,
                                     p.groups,
@@ -163,23 +163,24 @@ broker_frontend_actor::behavior_type broker_frontend(
       return caf::ok_atom::value;
     },
     [self](get_offset_request& req) {
-      return ask<queue_offsets>(self, self->state.peers.store.dispatcher,
+      return ask<queue_offsets>(self, self->state.peers.store.queue_service,
                                 "queue offsets", std::move(req));
     },
     [self](search_offset_request& req) {
-      return ask<int64_t>(self, self->state.peers.store.dispatcher,
+      return ask<int64_t>(self, self->state.peers.store.queue_service,
                           "search offset", std::move(req));
     },
     [self](earliest_msg_store_time_request& req) {
       return self->delegate(self->state.peers.admin, std::move(req));
     },
     [self](const view_message_request& req) {
-      return ask<std::string>(self, self->state.peers.store.dispatcher,
+      return ask<std::string>(self, self->state.peers.store.queue_service,
                               "view message", caf::get_atom::value,
                               req.commit_log_offset);
     },
     [self](query_message_request& req) {
-      return ask<query_message_result>(self, self->state.peers.store.dispatcher,
+      return ask<query_message_result>(self,
+                                       self->state.peers.store.queue_service,
                                        "query message", std::move(req));
     },
     // -- admin
@@ -206,7 +207,7 @@ broker_frontend_actor::behavior_type broker_frontend(
                         "broker", "forget a deleted topic's offsets", err);
                     });
             self
-              ->request(self->state.peers.store.dispatcher, table_timeout,
+              ->request(self->state.peers.store.queue_service, table_timeout,
                         caf::delete_atom::value, topic)
               .then([rp, v](int64_t) mutable { rp.deliver(std::move(v)); },
                     [rp, topic](caf::error& err) mutable {

@@ -35,9 +35,9 @@ struct broker_frontend_peers {
   client_manager_actor clients;
   send_processor_actor send;
   send_back_processor_actor send_back;
-  pull_hold_actor hold;
+  pull_hold_service_actor hold;
   pull_processor_actor pull;
-  broker_admin_actor admin;
+  broker_admin_service_actor admin;
   /// Asked for the current registrar at each dump (it may be respawned);
   /// set once by `(put_atom, supervisor_actor)`, which the node sends
   /// right after spawning the supervisor (it watches the front, so it

@@ -151,16 +151,14 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
                             "(';' between entries, no ',')");
     namesrvs = std::move(*parsed);
   }
-  auto wall = opts.wall_clock_ms ? opts.wall_clock_ms
-                                 : std::function<int64_t()>{
-                                   [] { return storage::wall_clock_ms(); }};
+  auto& wall = opts.wall_clock;
   auto scfg = opts.store;
   scfg.dir = opts.store_dir;
   scfg.flush = opts.flush;
   scfg.store_ip = ntohl(ip.s_addr);
   scfg.store_port = opts.port;
   scfg.wall_clock = wall;
-  auto opened = storage::message_store::open(scfg, wall());
+  auto opened = storage::message_store::open(scfg, wall.now_ms());
   if (!opened)
     return std::move(opened.error());
   broker_node node;
@@ -175,17 +173,18 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   topts.broker_name = opts.broker_name;
   topts.cluster_name = opts.cluster_name;
   topts.auto_create_topic_enable = opts.auto_create_topic;
-  topts.clock = wall;
+  topts.wall_clock = wall;
   topts.stored_queue_counts = (*opened)->queue_counts();
   node.topics = spawn_io(topic_config_table, topts);
   consumer_offset_config ocfg;
   ocfg.path = consumer_offsets_json_path(opts.store_dir);
   ocfg.detach_writer = opts.detach_io;
-  node.offsets = sys.spawn(consumer_offset_table, ocfg, node.store.dispatcher);
+  node.offsets = sys.spawn(consumer_offset_table, ocfg,
+                           node.store.queue_service);
   subscription_group_table_options gopts;
   gopts.path = subscription_groups_json_path(opts.store_dir);
   gopts.auto_create = opts.auto_create_subscription_group;
-  gopts.now_ms = wall;
+  gopts.wall_clock = wall;
   node.groups = spawn_io(subscription_group_table, gopts);
   node.locks = sys.spawn(queue_lock_table, opts.rebalance_lock_max_live_time);
   node.clients = sys.spawn(client_manager, client_manager_options{},
@@ -198,7 +197,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   sopts.store_port = scfg.store_port;
   sopts.max_message_size = scfg.max_message_size;
   sopts.seed = opts.seed;
-  sopts.wall_clock_ms = wall;
+  sopts.wall_clock = wall;
   sopts.reject_transaction_message = opts.reject_transaction_message;
   sopts.timer = opts.timer;
   // The store checked the table when it opened.
@@ -212,21 +211,21 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   bopts.seed = opts.seed;
   bopts.max_delay_level = sopts.max_delay_level;
   node.send_back = sys.spawn(send_back_processor, bopts, node.topics,
-                             node.store.dispatcher, node.store.commit_log);
+                             node.store.queue_service, node.store.commit_log);
   end_transaction_processor_options eopts;
   eopts.slave = opts.broker_id != 0;
   eopts.transaction_timeout_ms
     = std::chrono::duration_cast<std::chrono::milliseconds>(
         opts.transaction_timeout)
         .count();
-  eopts.wall_clock_ms = wall;
+  eopts.wall_clock = wall;
   schedule_service_options schopts;
   schopts.offsets_path = delay_offsets_json_path(opts.store_dir);
   schopts.message_delay_level = scfg.message_delay_level;
-  schopts.wall_clock_ms = wall;
-  node.schedule = spawn_io(schedule_service, schopts, node.store.dispatcher,
+  schopts.wall_clock = wall;
+  node.schedule = spawn_io(schedule_service, schopts, node.store.queue_service,
                            node.store.commit_log);
-  caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
+  caf::anon_send(node.store.queue_service, caf::subscribe_atom::value,
                  caf::actor_cast<arrival_listener_actor>(node.schedule),
                  std::string{schedule_topic});
   transaction_check_service_options topts2;
@@ -238,36 +237,36 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   topts2.check_interval = opts.transaction_check_interval;
   topts2.transaction_timeout_ms = eopts.transaction_timeout_ms;
   topts2.check_max = opts.transaction_check_max;
-  topts2.wall_clock_ms = wall;
+  topts2.wall_clock = wall;
   topts2.slave = opts.broker_id != 0;
   node.transaction_check = spawn_io(transaction_check_service, topts2,
-                                    node.store.dispatcher,
+                                    node.store.queue_service,
                                     node.store.commit_log, node.clients);
   for (auto topic : {trans_half_topic, trans_op_half_topic})
     caf::anon_send(
-      node.store.dispatcher, caf::subscribe_atom::value,
+      node.store.queue_service, caf::subscribe_atom::value,
       caf::actor_cast<arrival_listener_actor>(node.transaction_check),
       std::string{topic});
-  node.end_transaction = sys.spawn(end_transaction_processor, eopts,
-                                   node.store.dispatcher, node.store.commit_log,
-                                   node.transaction_check);
+  node.end_transaction
+    = sys.spawn(end_transaction_processor, eopts, node.store.queue_service,
+                node.store.commit_log, node.transaction_check);
   timer_service_options tmopts;
   tmopts.dir = timer_store_dir(opts.store_dir);
   tmopts.timer = opts.timer;
   tmopts.log_segment_entries = opts.timer_log_segment_entries;
-  tmopts.wall_clock_ms = wall;
-  node.timer = spawn_io(timer_service, tmopts, node.store.dispatcher,
+  tmopts.wall_clock = wall;
+  node.timer = spawn_io(timer_service, tmopts, node.store.queue_service,
                         node.store.commit_log);
-  caf::anon_send(node.store.dispatcher, caf::subscribe_atom::value,
+  caf::anon_send(node.store.queue_service, caf::subscribe_atom::value,
                  caf::actor_cast<arrival_listener_actor>(node.timer),
                  std::string{timer_topic});
-  node.hold = sys.spawn(pull_hold_service, node.store.dispatcher,
+  node.hold = sys.spawn(pull_hold_service, node.store.queue_service,
                         caf::duration{caf::infinite});
   pull_processor_config pcfg;
   pcfg.max_transfer_count = opts.max_transfer_count;
   pcfg.max_transfer_bytes = opts.max_transfer_bytes;
   node.pull = sys.spawn(pull_processor, pcfg, node.topics,
-                        node.store.dispatcher, node.offsets, node.hold);
+                        node.store.queue_service, node.offsets, node.hold);
   namesrv_registrar_options ropts;
   ropts.namesrv_addrs = std::move(namesrvs);
   ropts.cluster_name = opts.cluster_name;
@@ -306,11 +305,11 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   aopts.broker_name = opts.broker_name;
   aopts.flush_disk_type
     = opts.flush == storage::flush_mode::sync ? "SYNC_FLUSH" : "ASYNC_FLUSH";
-  aopts.boot_timestamp = wall();
-  aopts.wall_clock_ms = wall;
+  aopts.boot_timestamp = wall.now_ms();
+  aopts.wall_clock = wall;
   node.admin = sys.spawn(
     broker_admin_service, aopts,
-    broker_admin_peers{node.topics, node.offsets, node.store.dispatcher,
+    broker_admin_peers{node.topics, node.offsets, node.store.queue_service,
                        node.store.commit_log, node.send, node.pull,
                        node.schedule, node.transaction_check, node.timer,
                        node.groups});
@@ -332,7 +331,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   rpopts.store_reply_message_enable = opts.store_reply_message_enable;
   rpopts.store_host = ropts.broker_addr;
   rpopts.max_message_size = scfg.max_message_size;
-  rpopts.wall_clock_ms = wall;
+  rpopts.wall_clock = wall;
   node.reply = sys.spawn(reply_processor, rpopts, node.send, node.clients);
   fpeers.reply = node.reply;
   fpeers.more.push_back(node.reply);
@@ -367,9 +366,9 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   add("schedule_service", node.schedule);
   add("transaction_check_service", node.transaction_check);
   add("timer_service", node.timer);
-  add("dispatch_service", node.store.dispatcher);
-  if (node.store.dispatch_helper)
-    add("dispatch_helper", node.store.dispatch_helper);
+  add("queue_service", node.store.queue_service);
+  if (node.store.queue_service_helper)
+    add("queue_service_helper", node.store.queue_service_helper);
   add("flush_service", node.store.flusher);
   add("warm_service", node.store.warmer);
   // Last: its exit closes the store, after everything that uses it.

@@ -29,6 +29,7 @@
 #include "messages/broker/timer.hpp"
 #include "messages/broker/topics.hpp"
 #include "messages/broker/transaction_service.hpp"
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/message/timer_message.hpp"
 #include "runtime/storage/store_config.hpp"
 
@@ -64,7 +65,7 @@ struct broker_options {
   /// The rest of the store's settings; `dir`, `flush`, `store_ip` and
   /// `store_port` are set from the fields above. Tests shrink the sizes.
   storage::store_config store;
-  /// How often the dispatcher writes its checkpoint (zero: never).
+  /// How often the queue service writes its checkpoint (zero: never).
   caf::timespan checkpoint_interval = std::chrono::seconds{1};
   /// Runs the actors that do file I/O (store actors, the three tables with
   /// files) on their own threads. Off under the deterministic test
@@ -78,9 +79,9 @@ struct broker_options {
   /// null: the network. Tests pass one that hands out in-process
   /// NameServers.
   caf::actor connector;
-  /// Wall clock in ms for what RocketMQ stores as wall-clock time (data
-  /// versions, store timestamps, UNIQ_KEYs); empty: the system clock.
-  std::function<int64_t()> wall_clock_ms;
+  /// For what RocketMQ stores as wall-clock time (data versions, store
+  /// timestamps, UNIQ_KEYs): every actor of the node gets this one.
+  rmq::wall_clock wall_clock;
   /// The registrar's event hook (namesrv_registrar_options::on_event):
   /// rmq-node prints them, so scripts and tests see registrations.
   std::function<void(const std::string&)> on_registrar_event;
@@ -127,10 +128,10 @@ struct broker_node {
   send_back_processor_actor send_back;
   /// Moves due delayed messages from SCHEDULE_TOPIC_XXXX to their topic.
   schedule_service_actor schedule;
-  pull_hold_actor hold;
+  pull_hold_service_actor hold;
   pull_processor_actor pull;
   /// Topic stats, consumer progress, runtime figures.
-  broker_admin_actor admin;
+  broker_admin_service_actor admin;
   /// What rmq-node publishes: the only handle clients get.
   broker_actor frontend;
   /// The first registrar; the supervisor respawns it, so ask the

@@ -22,7 +22,7 @@ std::string key_of(const std::string& topic, int32_t queue_id) {
   return topic + "@" + std::to_string(queue_id);
 }
 
-using self_ptr = pull_hold_actor::stateful_pointer<pull_hold_state>;
+using self_ptr = pull_hold_service_actor::stateful_pointer<pull_hold_state>;
 
 int64_t now_ns(self_ptr self) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -32,7 +32,7 @@ int64_t now_ns(self_ptr self) {
 
 // Takes a pull out of the hold and runs it once more through its
 // processor, without suspension and without committing its offset again:
-// answered from `got` when the dispatcher already read for it (same
+// answered from `got` when the queue service already read for it (same
 // thread), else from the processor's own read.
 void wake(self_ptr self, const std::string& key, int64_t id,
           std::optional<get_message_result> got = std::nullopt) {
@@ -87,7 +87,7 @@ void check_tags(self_ptr self, const std::string& key, int64_t id) {
     auto j = i->second.find(id);
     return j == i->second.end() ? nullptr : &j->second;
   };
-  self->request(self->state.dispatcher, self->state.request_timeout, get)
+  self->request(self->state.queue_service, self->state.request_timeout, get)
     .then(
       [=](const get_message_result& got) {
         auto p = still_held();
@@ -111,7 +111,7 @@ void check_tags(self_ptr self, const std::string& key, int64_t id) {
       });
 }
 
-// Asks the dispatcher to tell this service once the queue has a message
+// Asks the queue service to tell this service once the queue has a message
 // at the lowest offset a parked pull (not being checked) still waits
 // for, with that pull's read made then; a watch replaces the queue's
 // previous one. Other pulls of the queue read for themselves.
@@ -134,7 +134,7 @@ void watch_queue(self_ptr self, const std::string& key) {
     return; // every one is being checked: each watches again when done
   auto read = first->read;
   read.offset = lowest;
-  self->send(self->state.dispatcher, watch_atom::value,
+  self->send(self->state.queue_service, watch_atom::value,
              caf::actor_cast<queue_watcher_actor>(self), first_id,
              std::move(read));
 }
@@ -174,10 +174,10 @@ size_t pull_hold_state::held_count() const {
   return n;
 }
 
-pull_hold_actor::behavior_type
-pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
-                  dispatcher_actor dispatcher, caf::duration request_timeout) {
-  self->state.dispatcher = std::move(dispatcher);
+pull_hold_service_actor::behavior_type pull_hold_service(
+  pull_hold_service_actor::stateful_pointer<pull_hold_state> self,
+  queue_service_actor queue_service, caf::duration request_timeout) {
+  self->state.queue_service = std::move(queue_service);
   self->state.request_timeout = request_timeout;
   return {
     [=](suspend_atom, pull_message_request& req, get_message_request& read,
@@ -205,7 +205,7 @@ pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
       // one; with one suspend timeout that is one timer in all.
       if (st.armed.arm(deadline))
         self->delayed_send(self, timeout, expire_atom::value, deadline);
-      // The dispatcher answers at once if a message arrived between the
+      // The queue service answers at once if a message arrived between the
       // pull's read and now.
       watch_queue(self, key);
       return rp;

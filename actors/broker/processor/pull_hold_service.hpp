@@ -1,7 +1,7 @@
 // The long-polling hold service (RocketMQ PullRequestHoldService): parks
 // pulls that found nothing, keyed by topic@queue, and answers each one
 // once, without suspension, through the pull processor when a message for
-// it arrives or when its suspend timeout ends. The dispatcher watches each
+// it arrives or when its suspend timeout ends. The queue service watches each
 // queue for the pull parked at its lowest offset and, when the queue
 // moves, sends that pull's read with the note; the queue's other pulls
 // are re-executed through the processor. Keeps no files.
@@ -31,7 +31,7 @@ namespace rmq {
 struct held_pull {
   pull_message_request req;
   /// The processor's read for it (clamped counts, the subscription's tag
-  /// codes, empty for every tag): the dispatcher repeats it when the
+  /// codes, empty for every tag): the queue service repeats it when the
   /// queue moves.
   get_message_request read;
   pull_processor_actor processor;
@@ -42,7 +42,7 @@ struct held_pull {
 };
 
 struct pull_hold_state {
-  dispatcher_actor dispatcher;
+  queue_service_actor queue_service;
   /// For its re-executed pulls and tag checks; none by default: both
   /// actors answer by themselves (a dead one answers
   /// request_receiver_down), and a CAF request timeout costs the clock
@@ -55,7 +55,7 @@ struct pull_hold_state {
   int64_t next_id = 0;
   int64_t suspended = 0;
   int64_t woken_on_arrival = 0;
-  /// Of those, answered from the dispatcher's read (no read of their own).
+  /// Of those, answered from the queue service's read (no read of their own).
   int64_t woken_with_read = 0;
   int64_t expired = 0;
   int64_t arrivals = 0;
@@ -70,10 +70,10 @@ struct pull_hold_state {
 };
 
 /// Spawned by the broker node; it watches the queues of its parked pulls
-/// at `dispatcher` (`watch_atom`), which also answers the reads that decide
+/// at `queue service` (`watch_atom`), which also answers the reads that decide
 /// whether a new message is one a parked pull waits for.
-pull_hold_actor::behavior_type
-pull_hold_service(pull_hold_actor::stateful_pointer<pull_hold_state> self,
-                  dispatcher_actor dispatcher, caf::duration request_timeout);
+pull_hold_service_actor::behavior_type pull_hold_service(
+  pull_hold_service_actor::stateful_pointer<pull_hold_state> self,
+  queue_service_actor queue_service, caf::duration request_timeout);
 
 } // namespace rmq

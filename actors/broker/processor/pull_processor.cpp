@@ -68,8 +68,8 @@ void note_lost(pull_processor_state& st, const pull_message_request& req,
 pull_processor_actor::behavior_type pull_processor(
   pull_processor_actor::stateful_pointer<pull_processor_state> self,
   pull_processor_config config, topic_config_table_actor topics,
-  dispatcher_actor dispatcher, consumer_offset_table_actor offsets,
-  pull_hold_actor hold) {
+  queue_service_actor queue_service, consumer_offset_table_actor offsets,
+  pull_hold_service_actor hold) {
   self->state.config = config;
   self->state.clock = &self->clock();
   topic_cache::subscribe(self, topics);
@@ -145,7 +145,7 @@ pull_processor_actor::behavior_type pull_processor(
       = std::max(1, std::min(req.max_msg_bytes, cfg.max_transfer_bytes));
     get.tag_codes = std::move(codes);
     auto asked = get;
-    self->request(dispatcher, cfg.read_timeout, std::move(get))
+    self->request(queue_service, cfg.read_timeout, std::move(get))
       .then(
         [=](get_message_result& got) mutable {
           answer(req, asked, std::move(got), rp);
@@ -158,7 +158,7 @@ pull_processor_actor::behavior_type pull_processor(
   return {
     [=](pull_message_request& req, get_message_result& got) mutable {
       // The hold service's parked pull: the read it would make was made by
-      // the dispatcher (`get` only matters for a suspension, which a
+      // the queue service (`get` only matters for a suspension, which a
       // re-executed pull never asks for).
       auto rp = self->make_response_promise<pull_message_result>();
       answer(req, get_message_request{}, std::move(got), rp);

@@ -1,5 +1,5 @@
 // The pull processor (RocketMQ PullMessageProcessor): checks a pull against
-// the topic table, reads the queue through the dispatcher, maps the store's
+// the topic table, reads the queue through the queue service, maps the store's
 // status to the client's, commits the offset the pull carries and parks a
 // pull that found nothing in the hold service. Keeps no files: it can run
 // on the shared scheduler.
@@ -48,8 +48,8 @@ struct pull_processor_config {
   /// How long the processor waits for the topic table (a topic not in
   /// its copy).
   caf::timespan request_timeout = std::chrono::seconds{10};
-  /// How long it waits for the dispatcher's reads: by default for ever,
-  /// since the dispatcher answers every read (a dead one answers
+  /// How long it waits for the queue service's reads: by default for ever,
+  /// since the queue service answers every read (a dead one answers
   /// request_receiver_down) and a CAF request timeout costs the clock
   /// thread two wake-ups per pull.
   caf::duration read_timeout = caf::infinite;
@@ -94,7 +94,7 @@ struct pull_processor_state {
 pull_processor_actor::behavior_type pull_processor(
   pull_processor_actor::stateful_pointer<pull_processor_state> self,
   pull_processor_config config, topic_config_table_actor topics,
-  dispatcher_actor dispatcher, consumer_offset_table_actor offsets,
-  pull_hold_actor hold);
+  queue_service_actor queue_service, consumer_offset_table_actor offsets,
+  pull_hold_service_actor hold);
 
 } // namespace rmq

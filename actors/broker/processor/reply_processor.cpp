@@ -31,8 +31,7 @@ using self_ptr = reply_processor_actor::stateful_pointer<reply_processor_state>;
 using promise = caf::typed_response_promise<send_result>;
 
 int64_t wall_ms(const reply_processor_state& st) {
-  return st.options.wall_clock_ms ? st.options.wall_clock_ms()
-                                  : storage::wall_clock_ms();
+  return st.options.wall_clock.now_ms();
 }
 
 // What the send processor would refuse without a table or store, for

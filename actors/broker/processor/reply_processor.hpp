@@ -22,6 +22,7 @@
 #include "messages/broker/client_manager.hpp"
 #include "messages/broker/reply.hpp"
 #include "messages/broker/send.hpp"
+#include "runtime/common/wall_clock.hpp"
 
 namespace rmq {
 
@@ -34,9 +35,8 @@ struct reply_processor_options {
   /// Largest body when replies are not stored (the send processor checks
   /// stored ones; RocketMQ maxMessageSize).
   size_t max_message_size = 4 * 1024 * 1024;
-  /// Wall clock in ms for PUSH_REPLY_TIME and the push's store timestamp;
-  /// empty: the system clock.
-  std::function<int64_t()> wall_clock_ms;
+  /// For PUSH_REPLY_TIME and the push's store timestamp.
+  rmq::wall_clock wall_clock;
   /// How long the client manager may take to name a channel.
   caf::timespan table_timeout = std::chrono::seconds{3};
   /// How long the send processor may take. None, as its own store

@@ -28,7 +28,7 @@ using self_ptr
   = send_back_processor_actor::stateful_pointer<send_back_processor_state>;
 using promise = caf::typed_response_promise<caf::ok_atom>;
 
-// One send-back on its way through table, dispatcher and commit log.
+// One send-back on its way through table, queue service and commit log.
 struct pending {
   consumer_send_back_request req;
   int32_t retry_queue_id = 0;
@@ -196,7 +196,7 @@ void read_original(self_ptr self, std::shared_ptr<pending> p,
   auto& st = self->state;
   auto offset = p->req.offset;
   self
-    ->request(st.dispatcher, st.options.table_timeout, caf::get_atom::value,
+    ->request(st.queue_service, st.options.table_timeout, caf::get_atom::value,
               offset)
     .then(
       [self, p, retry_topic, rp](std::string& raw) mutable {
@@ -237,11 +237,11 @@ nlohmann::json send_back_processor_state::dump_fields() const {
 send_back_processor_actor::behavior_type send_back_processor(
   send_back_processor_actor::stateful_pointer<send_back_processor_state> self,
   send_back_processor_options options, topic_config_table_actor topics,
-  dispatcher_actor dispatcher, commit_log_actor commit_log) {
+  queue_service_actor queue_service, commit_log_writer_actor commit_log) {
   auto& st = self->state;
   st.options = std::move(options);
   st.topics = std::move(topics);
-  st.dispatcher = std::move(dispatcher);
+  st.queue_service = std::move(queue_service);
   st.commit_log = std::move(commit_log);
   auto seed = st.options.seed != 0 ? st.options.seed
                                    : (uint64_t{std::random_device{}()} << 32)

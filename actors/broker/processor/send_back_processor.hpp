@@ -41,7 +41,7 @@ struct send_back_processor_options {
   /// Seeds the random pick of a retry queue; 0 seeds from
   /// std::random_device.
   uint64_t seed = 0;
-  /// How long the topic table, the dispatcher and the commit log may take.
+  /// How long the topic table, the queue service and the commit log may take.
   caf::timespan table_timeout = std::chrono::seconds{3};
   caf::timespan store_timeout = std::chrono::seconds{10};
 };
@@ -49,8 +49,8 @@ struct send_back_processor_options {
 struct send_back_processor_state {
   send_back_processor_options options;
   topic_config_table_actor topics;
-  dispatcher_actor dispatcher;
-  commit_log_actor commit_log;
+  queue_service_actor queue_service;
+  commit_log_writer_actor commit_log;
   std::mt19937_64 rng;
 
   // Statistics for the dump.
@@ -65,11 +65,11 @@ struct send_back_processor_state {
   static const char* name;
 };
 
-/// Spawns nothing; reads originals through `dispatcher` ((get_atom,
+/// Spawns nothing; reads originals through `queue service` ((get_atom,
 /// offset) → raw record) and appends through `commit_log`.
 send_back_processor_actor::behavior_type send_back_processor(
   send_back_processor_actor::stateful_pointer<send_back_processor_state> self,
   send_back_processor_options options, topic_config_table_actor topics,
-  dispatcher_actor dispatcher, commit_log_actor commit_log);
+  queue_service_actor queue_service, commit_log_writer_actor commit_log);
 
 } // namespace rmq

@@ -295,8 +295,7 @@ std::vector<store_message> to_store_messages(send_processor_state& st,
     auto uniq = find_property(props, property_uniq_key);
     if (uniq.empty()) {
       if (now < 0)
-        now = st.options.wall_clock_ms ? st.options.wall_clock_ms()
-                                       : storage::wall_clock_ms();
+        now = st.options.wall_clock.now_ms();
       props.append(property_uniq_key);
       props += name_value_separator;
       auto at = props.size();
@@ -384,8 +383,7 @@ void store(self_ptr self, std::shared_ptr<checked_send> cs, int32_t queue_id,
   // A timed message waits in the timer topic (docs/timer.md); its deliver
   // time is reckoned from the store's clock, as the store stamps it.
   if (!cs->req.batch && msgs.size() == 1) {
-    auto now = st.options.wall_clock_ms ? st.options.wall_clock_ms()
-                                        : storage::wall_clock_ms();
+    auto now = st.options.wall_clock.now_ms();
     auto slot = to_timer(msgs.front(), now, st.options.timer);
     if (!slot) {
       ++st.refused;
@@ -495,7 +493,7 @@ nlohmann::json send_processor_state::dump_fields() const {
 send_processor_actor::behavior_type
 send_processor(network_pointer<send_processor_actor, send_processor_state> self,
                send_processor_options options, topic_config_table_actor topics,
-               commit_log_actor commit_log) {
+               commit_log_writer_actor commit_log) {
   auto& st = self->state;
   st.clock = &self->clock();
   st.options = std::move(options);

@@ -28,6 +28,7 @@
 #include "messages/namesrv/route.hpp"
 #include "messages/store/store_actors.hpp"
 #include "runtime/common/rate_meter.hpp"
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/message/message_id.hpp"
 #include "runtime/message/send_checks.hpp"
 #include "runtime/message/timer_message.hpp"
@@ -61,8 +62,8 @@ struct send_processor_options {
   /// Fields of the UNIQ_KEYs the broker makes for messages without one.
   uint16_t pid = 0;
   int32_t id_hash = 0;
-  /// Wall clock in ms for those UNIQ_KEYs (the id encodes the time).
-  std::function<int64_t()> wall_clock_ms;
+  /// For those UNIQ_KEYs (the id encodes the time).
+  rmq::wall_clock wall_clock;
   /// How long the topic config table may take (asked only for topics
   /// its announcements did not name yet).
   caf::timespan table_timeout = std::chrono::seconds{3};
@@ -83,7 +84,7 @@ struct send_processor_options {
 struct send_processor_state {
   send_processor_options options;
   topic_config_table_actor topics;
-  commit_log_actor commit_log;
+  commit_log_writer_actor commit_log;
   std::mt19937_64 rng;
   uniq_key_generator ids{0, 0, 0};
 
@@ -127,6 +128,6 @@ caf::error to_send_error(const caf::error& err);
 send_processor_actor::behavior_type
 send_processor(network_pointer<send_processor_actor, send_processor_state> self,
                send_processor_options options, topic_config_table_actor topics,
-               commit_log_actor commit_log);
+               commit_log_writer_actor commit_log);
 
 } // namespace rmq

@@ -17,7 +17,7 @@ const char* commit_log_state::name = "commit_log_writer";
 
 namespace {
 
-using self_ptr = network_pointer<commit_log_actor, commit_log_state>;
+using self_ptr = network_pointer<commit_log_writer_actor, commit_log_state>;
 
 int64_t to_ms(caf::timespan x) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(x).count();
@@ -28,8 +28,7 @@ constexpr int64_t ticks_per_cleanup = 20;
 
 // The store's wall clock (store timestamps, dedup, retention).
 int64_t wall_now(const commit_log_state& st) {
-  auto& clock = st.store->config().wall_clock;
-  return clock ? clock() : storage::wall_clock_ms();
+  return st.store->config().wall_clock.now_ms();
 }
 
 bool sync_mode(const commit_log_state& st) {
@@ -46,14 +45,14 @@ void request_warm(self_ptr self) {
     self->send(st.warmer, tick_atom::value);
 }
 
-// Tells the dispatcher there is more to dispatch: one one-way note on its
+// Tells the queue service there is more to dispatch: one one-way note on its
 // way at most (claimed in the store), so its mailbox stays small however
 // fast batches arrive, and its end wakes nobody. A failed dispatch is
-// logged by the dispatcher; the next note tries again.
+// logged by the queue service; the next note tries again.
 void note_dispatch(self_ptr self) {
   auto& st = self->state;
   if (!st.stopped && st.store->claim_dispatch_note())
-    self->send(st.dispatcher, dispatch_atom::value);
+    self->send(st.queue_service, dispatch_atom::value);
 }
 
 // Acknowledges every waiting batch covered by `flushed`.
@@ -240,15 +239,14 @@ int64_t commit_log_state::backlog() const {
   return store->write_offset() - done;
 }
 
-commit_log_actor::behavior_type
-commit_log_writer(network_pointer<commit_log_actor, commit_log_state> self,
-                  std::shared_ptr<storage::message_store> store,
-                  flush_actor flusher, dispatcher_actor dispatcher,
-                  warm_actor warmer) {
+commit_log_writer_actor::behavior_type commit_log_writer(
+  network_pointer<commit_log_writer_actor, commit_log_state> self,
+  std::shared_ptr<storage::message_store> store, flush_service_actor flusher,
+  queue_service_actor queue_service, warm_service_actor warmer) {
   auto& st = self->state;
   st.store = std::move(store);
   st.flusher = std::move(flusher);
-  st.dispatcher = std::move(dispatcher);
+  st.queue_service = std::move(queue_service);
   st.warmer = std::move(warmer);
   request_warm(self);
   st.last_flush = self->clock().now();

@@ -1,6 +1,6 @@
 // The commit-log actor: the single writer of the message store (RocketMQ
 // CommitLog#asyncPutMessages). Takes batches, appends them, tells the
-// dispatcher, and acknowledges under the flush mode: async at once, sync only
+// queue service, and acknowledges under the flush mode: async at once, sync only
 // after an fdatasync that covers the batch (group commit through the flush
 // actor). Refuses sends with system_busy above the backlog watermark. Runs
 // detached: appends touch mapped memory and allocate segment files.
@@ -22,8 +22,8 @@
 #include "caf/typed_event_based_actor.hpp"
 #include "caf/typed_response_promise.hpp"
 
-#include "actors/broker/store/dispatch_service.hpp"
 #include "actors/broker/store/flush_service.hpp"
+#include "actors/broker/store/queue_service.hpp"
 #include "actors/common/network_actor.hpp"
 #include "messages/common/common.hpp"
 #include "messages/store/store.hpp"
@@ -46,9 +46,9 @@ struct commit_log_state {
   };
 
   std::shared_ptr<storage::message_store> store;
-  flush_actor flusher;
-  dispatcher_actor dispatcher;
-  warm_actor warmer; // null: no warming
+  flush_service_actor flusher;
+  queue_service_actor queue_service;
+  warm_service_actor warmer; // null: no warming
   std::deque<waiting> waiting_acks;
   bool flush_in_flight = false;
   bool busy = false; // above the high watermark, until below the low one
@@ -81,10 +81,9 @@ struct commit_log_state {
   static const char* name;
 };
 
-commit_log_actor::behavior_type
-commit_log_writer(network_pointer<commit_log_actor, commit_log_state> self,
-                  std::shared_ptr<storage::message_store> store,
-                  flush_actor flusher, dispatcher_actor dispatcher,
-                  warm_actor warmer);
+commit_log_writer_actor::behavior_type commit_log_writer(
+  network_pointer<commit_log_writer_actor, commit_log_state> self,
+  std::shared_ptr<storage::message_store> store, flush_service_actor flusher,
+  queue_service_actor queue_service, warm_service_actor warmer);
 
 } // namespace rmq

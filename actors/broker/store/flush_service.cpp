@@ -12,8 +12,8 @@ namespace rmq {
 
 const char* flush_state::name = "flush_service";
 
-flush_actor::behavior_type
-flush_service(flush_actor::stateful_pointer<flush_state> self,
+flush_service_actor::behavior_type
+flush_service(flush_service_actor::stateful_pointer<flush_state> self,
               std::shared_ptr<storage::message_store> store) {
   self->state.store = std::move(store);
   return {

@@ -39,8 +39,8 @@ struct flush_state {
   static const char* name;
 };
 
-flush_actor::behavior_type
-flush_service(flush_actor::stateful_pointer<flush_state> self,
+flush_service_actor::behavior_type
+flush_service(flush_service_actor::stateful_pointer<flush_state> self,
               std::shared_ptr<storage::message_store> store);
 
 } // namespace rmq

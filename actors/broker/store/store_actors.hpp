@@ -1,5 +1,5 @@
 // Spawns the message store's actors around one opened store. Real use runs
-// the flush service, the dispatcher and the warm service detached (each on
+// the flush service, the queue service and the warm service detached (each on
 // its own thread: they block on fdatasync, file creation and checkpoints,
 // which must not stall CAF's shared scheduler). The commit-log writer only
 // copies records into mapped memory, so the broker runs it on the
@@ -17,26 +17,26 @@
 #include "caf/timespan.hpp"
 
 #include "actors/broker/store/commit_log_writer.hpp"
-#include "actors/broker/store/dispatch_service.hpp"
 #include "actors/broker/store/flush_service.hpp"
+#include "actors/broker/store/queue_service.hpp"
 #include "actors/broker/store/warm_service.hpp"
 #include "runtime/storage/message_store.hpp"
 
 namespace rmq {
 
 struct store_actors {
-  commit_log_actor commit_log;
-  flush_actor flusher;
-  dispatcher_actor dispatcher;
-  /// The dispatcher's helper (linked to it), when detached; else none.
-  dispatcher_actor dispatch_helper;
-  warm_actor warmer;
+  commit_log_writer_actor commit_log;
+  flush_service_actor flusher;
+  queue_service_actor queue_service;
+  /// The queue service's helper (linked to it), when detached; else none.
+  queue_service_actor queue_service_helper;
+  warm_service_actor warmer;
 };
 
-/// Spawns the flush actor, the dispatcher (checkpoint every
+/// Spawns the flush actor, the queue service (checkpoint every
 /// `checkpoint_interval`, zero: never), the warm actor and the commit-log
 /// writer (detached too when both `detached` and `detach_writer`). With
-/// `detached`, the dispatcher stays on the scheduler and gets a detached
+/// `detached`, the queue service stays on the scheduler and gets a detached
 /// helper for what blocks. The store is closed cleanly when the writer
 /// exits normally.
 store_actors

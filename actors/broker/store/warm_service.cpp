@@ -10,8 +10,8 @@ namespace rmq {
 
 const char* warm_state::name = "warm_service";
 
-warm_actor::behavior_type
-warm_service(warm_actor::stateful_pointer<warm_state> self,
+warm_service_actor::behavior_type
+warm_service(warm_service_actor::stateful_pointer<warm_state> self,
              std::shared_ptr<storage::message_store> store) {
   self->state.store = std::move(store);
   return {

@@ -35,8 +35,8 @@ struct warm_state {
   static const char* name;
 };
 
-warm_actor::behavior_type
-warm_service(warm_actor::stateful_pointer<warm_state> self,
+warm_service_actor::behavior_type
+warm_service(warm_service_actor::stateful_pointer<warm_state> self,
              std::shared_ptr<storage::message_store> store);
 
 } // namespace rmq

@@ -89,7 +89,7 @@ consumer_offsets_from_json(const nlohmann::json& doc) {
 
 consumer_offset_table_actor::behavior_type consumer_offset_table(
   consumer_offset_table_actor::stateful_pointer<consumer_offset_state> self,
-  consumer_offset_config config, dispatcher_actor dispatcher) {
+  consumer_offset_config config, queue_service_actor queue_service) {
   auto& st = self->state;
   st.config = std::move(config);
   // -- load -------------------------------------------------------------------
@@ -191,14 +191,14 @@ consumer_offset_table_actor::behavior_type consumer_offset_table(
                           "no offset of group " + req.consumer_group + " for "
                             + req.topic + "/" + std::to_string(req.queue_id));
       };
-      if (!req.set_zero_if_not_found || !dispatcher)
+      if (!req.set_zero_if_not_found || !queue_service)
         return not_found();
       // A new group starts at 0 while the queue still holds message 0
       // (RocketMQ: min offset <= 0 and message 0 in memory; our store has
       // no page-cache test, a stored message counts).
       auto rp = self->make_response_promise<int64_t>();
       self
-        ->request(dispatcher, self->state.config.request_timeout,
+        ->request(queue_service, self->state.config.request_timeout,
                   get_offset_request{req.topic, req.queue_id})
         .then(
           [=](const queue_offsets& qo) mutable {

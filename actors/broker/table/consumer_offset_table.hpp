@@ -29,7 +29,7 @@ struct consumer_offset_config {
   std::string path;
   /// flushConsumerOffsetInterval; zero: no timer (exit and flush_atom only).
   caf::timespan flush_interval = std::chrono::seconds{5};
-  /// How long a query waits for the dispatcher's queue offsets.
+  /// How long a query waits for the queue service's queue offsets.
   caf::timespan request_timeout = std::chrono::seconds{10};
   /// Whether the file writer gets a thread of its own (the node); tests
   /// keep it on their deterministic scheduler.
@@ -77,11 +77,11 @@ struct consumer_offset_state {
 };
 
 /// Loads the file (a corrupt one is moved aside to `path + ".corrupt.<n>"`,
-/// a new name each time, and the table starts empty), then serves queries and updates. `dispatcher`
+/// a new name each time, and the table starts empty), then serves queries and updates. `queue service`
 /// answers the queue offsets the QUERY_NOT_FOUND rule needs; without it an
 /// unknown offset is always query_not_found.
 consumer_offset_table_actor::behavior_type consumer_offset_table(
   consumer_offset_table_actor::stateful_pointer<consumer_offset_state> self,
-  consumer_offset_config config, dispatcher_actor dispatcher);
+  consumer_offset_config config, queue_service_actor queue_service);
 
 } // namespace rmq

@@ -50,8 +50,6 @@ std::vector<subscription_group_config> system_subscription_groups() {
 void subscription_group_table_state::load(
   subscription_group_table_options opts) {
   options = std::move(opts);
-  if (!options.now_ms)
-    options.now_ms = storage::wall_clock_ms;
   for (auto& cfg : system_subscription_groups())
     groups.emplace(cfg.group_name, cfg);
   file = config_file{options.path, component};
@@ -154,7 +152,7 @@ subscription_group_table_state::find(const std::string& group) {
 
 void subscription_group_table_state::next_version() {
   // RocketMQ DataVersion#nextVersion: a new timestamp, the counter + 1.
-  version.timestamp = options.now_ms();
+  version.timestamp = options.wall_clock.now_ms();
   ++version.counter;
 }
 

@@ -19,12 +19,12 @@
 
 #include "messages/broker/client_manager.hpp"
 #include "runtime/common/config_file.hpp"
+#include "runtime/common/wall_clock.hpp"
 
 namespace rmq {
 
 /// Returns the wall-clock time in milliseconds since the epoch (the data
 /// version's timestamp, which RocketMQ stores); tests inject their own.
-using wall_clock_ms = std::function<int64_t()>;
 
 /// What the broker node passes to the table.
 struct subscription_group_table_options {
@@ -32,8 +32,8 @@ struct subscription_group_table_options {
   std::string path;
   /// RocketMQ autoCreateSubscriptionGroup.
   bool auto_create = true;
-  /// Source of the data version's timestamp (empty: the wall clock).
-  wall_clock_ms now_ms;
+  /// For the data version's timestamp.
+  rmq::wall_clock wall_clock;
 };
 
 /// The groups RocketMQ creates at start (SubscriptionGroupManager#init):

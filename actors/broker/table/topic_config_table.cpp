@@ -211,8 +211,6 @@ caf::error check_broker_topic(const std::string& topic) {
 
 void topic_config_table_state::init(topic_config_table_options opts) {
   options = std::move(opts);
-  if (!options.clock)
-    options.clock = storage::wall_clock_ms;
   using namespace system_topics;
   auto& o = options;
   auto add = [this](topic_config cfg) {
@@ -255,7 +253,7 @@ void topic_config_table_state::init(topic_config_table_options opts) {
   if (o.timer_wheel_enable)
     add(make_topic(wheel_timer, 1));
   // RocketMQ's DataVersion starts at "now", counter 0; the file overrides.
-  version.timestamp = options.clock();
+  version.timestamp = options.wall_clock.now_ms();
   load();
 }
 
@@ -459,7 +457,7 @@ caf::error topic_config_table_state::commit_erase(const std::string& topic) {
 void topic_config_table_state::bump_version() {
   // DataVersion#nextVersion: a new timestamp and counter + 1. The state
   // version is the store's state machine version, 0 without controller HA.
-  version.timestamp = options.clock();
+  version.timestamp = options.wall_clock.now_ms();
   ++version.counter;
 }
 

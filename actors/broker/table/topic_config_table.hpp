@@ -29,6 +29,7 @@
 #include "messages/broker/topics.hpp"
 #include "messages/namesrv/route.hpp"
 #include "runtime/common/config_file.hpp"
+#include "runtime/common/wall_clock.hpp"
 
 namespace rmq {
 
@@ -93,9 +94,8 @@ struct topic_config_table_options {
   int32_t revive_queue_num = 8;
   /// Creates `rmq_sys_wheel_timer` (RocketMQ timerWheelEnable).
   bool timer_wheel_enable = true;
-  /// Milliseconds since the epoch for data-version timestamps (RocketMQ
-  /// stores wall-clock time there); empty: the system clock.
-  std::function<int64_t()> clock;
+  /// For data-version timestamps (RocketMQ stores wall-clock time there).
+  rmq::wall_clock wall_clock;
   /// Topic -> queue count of the consume queues in the store: a damaged
   /// file is rebuilt from them, so that stored messages stay routed and
   /// consumable (read/write perm; other settings must be set again).

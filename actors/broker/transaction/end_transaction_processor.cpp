@@ -207,7 +207,7 @@ void commit(self_ptr self, job_ptr j) {
   q.topic = real->topic;
   q.key = j->key;
   q.max_num = 32;
-  self->request(st.dispatcher, st.options.request_timeout, std::move(q))
+  self->request(st.queue_service, st.options.request_timeout, std::move(q))
     .then(
       [self, j, real](query_message_result& res) {
         auto& st = self->state;
@@ -306,8 +306,7 @@ void start(self_ptr self, end_transaction_request req, std::string record,
 } // namespace
 
 int64_t end_transaction_processor_state::now_ms() const {
-  return options.wall_clock_ms ? options.wall_clock_ms()
-                               : storage::wall_clock_ms();
+  return options.wall_clock.now_ms();
 }
 
 nlohmann::json end_transaction_processor_state::dump_fields() const {
@@ -336,12 +335,12 @@ end_transaction_processor(end_transaction_processor_actor::stateful_pointer<
                             end_transaction_processor_state>
                             self,
                           end_transaction_processor_options options,
-                          dispatcher_actor dispatcher,
-                          commit_log_actor commit_log,
+                          queue_service_actor queue_service,
+                          commit_log_writer_actor commit_log,
                           transaction_check_service_actor checks) {
   auto& st = self->state;
   st.options = std::move(options);
-  st.dispatcher = std::move(dispatcher);
+  st.queue_service = std::move(queue_service);
   st.commit_log = std::move(commit_log);
   st.checks = std::move(checks);
   return {
@@ -370,7 +369,7 @@ end_transaction_processor(end_transaction_processor_actor::stateful_pointer<
       auto rp = self->make_response_promise<caf::ok_atom>();
       auto offset = req.commit_log_offset;
       self
-        ->request(st.dispatcher, st.options.request_timeout,
+        ->request(st.queue_service, st.options.request_timeout,
                   caf::get_atom::value, offset)
         .then(
           [self, req, rp](std::string& record) mutable {

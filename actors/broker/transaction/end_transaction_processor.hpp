@@ -30,6 +30,7 @@
 
 #include "messages/broker/transaction_service.hpp"
 #include "messages/store/store_actors.hpp"
+#include "runtime/common/wall_clock.hpp"
 
 namespace rmq {
 
@@ -39,12 +40,12 @@ struct end_transaction_processor_options {
   /// transactionTimeOut: with CHECK_IMMUNITY_TIME_IN_SECONDS, a producer's
   /// own end after that time is refused (rejectCommitOrRollback).
   int64_t transaction_timeout_ms = 6000;
-  /// Wall clock in ms (born times are wall clock); empty: the system's.
-  std::function<int64_t()> wall_clock_ms;
-  /// How long the dispatcher and the commit log may take.
+  /// Born times are wall-clock times.
+  rmq::wall_clock wall_clock;
+  /// How long the queue service and the commit log may take.
   caf::timespan request_timeout = std::chrono::seconds{10};
   /// Transactions whose outcome is kept in memory (oldest out first):
-  /// the index covers the rest, once the dispatcher has caught up.
+  /// the index covers the rest, once the queue service has caught up.
   size_t remembered = 100000;
 };
 
@@ -57,8 +58,8 @@ struct end_transaction_waiter {
 
 struct end_transaction_processor_state {
   end_transaction_processor_options options;
-  dispatcher_actor dispatcher;
-  commit_log_actor commit_log;
+  queue_service_actor queue_service;
+  commit_log_writer_actor commit_log;
   transaction_check_service_actor checks;
   /// Recent outcomes by transaction (UNIQ_KEY): a transaction_state.
   std::unordered_map<std::string, uint8_t> outcomes;
@@ -90,8 +91,8 @@ end_transaction_processor(end_transaction_processor_actor::stateful_pointer<
                             end_transaction_processor_state>
                             self,
                           end_transaction_processor_options options,
-                          dispatcher_actor dispatcher,
-                          commit_log_actor commit_log,
+                          queue_service_actor queue_service,
+                          commit_log_writer_actor commit_log,
                           transaction_check_service_actor checks);
 
 } // namespace rmq

@@ -29,27 +29,17 @@ namespace {
 using self_ptr = transaction_check_service_actor::stateful_pointer<
   transaction_check_service_state>;
 
-// RocketMQ keeps the progress as consumer offsets of this group.
-constexpr char progress_group[] = "CID_SYS_RMQ_TRANS";
-
 // Read whole records whatever their size (a body is at most 4 MiB).
 constexpr int32_t read_bytes = 16 * 1024 * 1024;
 
-std::string table_key(const char* topic) {
-  return std::string{topic} + "@" + progress_group;
-}
-
 void save(transaction_check_service_state& st) {
-  auto half = st.half_progress();
-  while (!st.op_refs.empty() && st.op_refs.front().second < half)
-    st.op_refs.pop_front();
-  auto op = st.op_progress();
+  st.halves.trim();
+  auto half = st.halves.half_progress();
+  auto op = st.halves.op_progress();
   if (half == st.saved_half && op == st.saved_op)
     return;
-  nlohmann::json table = {{table_key(trans_half_topic), {{"0", half}}},
-                          {table_key(trans_op_half_topic), {{"0", op}}}};
   if (auto err = json_file::save(st.options.offsets_path,
-                                 {{"offsetTable", std::move(table)}})) {
+                                 to_json_document({half, op}))) {
     ++st.save_failures;
     RMQ_ERROR("transaction",
               "saving " << st.options.offsets_path << ": " << describe(err));
@@ -60,94 +50,18 @@ void save(transaction_check_service_state& st) {
   st.saved_op = op;
 }
 
-// -- the pending set ----------------------------------------------------------
-
-void erase_entry(transaction_check_service_state& st,
-                 std::map<int64_t, pending_half>::iterator i) {
-  auto k = st.by_key.find(i->second.key);
-  if (k != st.by_key.end() && k->second == i->first)
-    st.by_key.erase(k);
-  st.pending.erase(i);
-}
-
-void resolve_offset(transaction_check_service_state& st, int64_t q) {
-  if (auto i = st.pending.find(q); i != st.pending.end()) {
-    erase_entry(st, i);
-    return;
-  }
-  if (q >= st.scan_half)
-    st.resolved_ahead.insert(q);
-}
-
-// An op record resolves the transaction, whichever copy it names: the
-// producer may answer the offsets of its send after a check copied it.
-void resolve_key(transaction_check_service_state& st, const std::string& key) {
-  auto k = st.by_key.find(key);
-  if (k == st.by_key.end())
-    return;
-  auto q = k->second;
-  st.by_key.erase(k);
-  st.pending.erase(q);
-}
-
-std::string key_of(const record_view& rec) {
-  auto key = find_property(rec.properties, property_uniq_key);
-  if (key.empty())
-    key = find_property(rec.properties, property_transaction_id);
-  if (key.empty())
-    return "@" + std::to_string(rec.phys_offset);
-  return std::string{key};
-}
-
-pending_half entry_of(const transaction_check_service_state& st,
-                      const record_view& rec, int64_t q) {
-  pending_half e;
-  e.queue_offset = q;
-  e.phys_offset = rec.phys_offset;
-  e.born_timestamp = rec.born_timestamp;
-  e.store_timestamp = rec.store_timestamp;
-  e.key = key_of(rec);
-  e.producer_group
-    = std::string{find_property(rec.properties, property_producer_group)};
-  e.check_times = stored_check_times(rec.properties);
-  e.immunity_ms = check_immunity_ms(rec.properties,
-                                    st.options.transaction_timeout_ms);
-  return e;
-}
-
-void add_half(transaction_check_service_state& st, const record_view& rec,
-              int64_t q) {
-  if (st.resolved_ahead.erase(q) > 0 || st.pending.count(q) > 0)
-    return;
-  auto e = entry_of(st, rec, q);
-  if (auto k = st.by_key.find(e.key); k != st.by_key.end()) {
-    if (k->second > q) {
-      // An older copy of a transaction whose newer copy is pending.
-      ++st.superseded;
-      return;
-    }
-    ++st.superseded;
-    st.pending.erase(k->second);
-  }
-  st.by_key[e.key] = q;
-  st.pending.emplace(q, std::move(e));
-}
+// -- what a record says ------------------------------------------------------------
 
 void add_op(transaction_check_service_state& st, const record_view& rec,
             int64_t q) {
-  int64_t max_ref = -1;
-  if (find_property(rec.properties, property_tags) == op_remove_tag) {
-    for (auto ref : parse_op_offsets(rec.body)) {
-      resolve_offset(st, ref);
-      max_ref = std::max(max_ref, ref);
-    }
-    auto key = find_property(rec.properties, property_transaction_id);
-    if (!key.empty())
-      resolve_key(st, std::string{key});
-  } else {
+  if (find_property(rec.properties, property_tags) != op_remove_tag) {
     RMQ_ERROR("transaction", "op record " << q << " has no tag d: ignored");
+    st.halves.add_op(q, {}, {});
+    return;
   }
-  st.op_refs.emplace_back(q, max_ref);
+  st.halves.add_op(
+    q, parse_op_offsets(rec.body),
+    std::string{find_property(rec.properties, property_transaction_id)});
 }
 
 // -- scans of the half and op queues --------------------------------------------
@@ -177,8 +91,15 @@ void read_queue(self_ptr self, bool half);
 
 void on_read(self_ptr self, bool half, get_message_result& res) {
   auto& st = self->state;
-  auto& cursor = half ? st.scan_half : st.scan_op;
+  auto& h = st.halves;
+  auto cursor = half ? h.half_cursor() : h.op_cursor();
   (half ? st.half_max : st.op_max) = res.max_offset;
+  auto jump = [&h, half](int64_t to) {
+    if (half)
+      h.half_jump_to(to);
+    else
+      h.op_jump_to(to);
+  };
   auto next_phase = [self, half] {
     if (half)
       read_queue(self, false);
@@ -195,19 +116,18 @@ void on_read(self_ptr self, bool half, get_message_result& res) {
                                  << " is below the queue's minimum, moved to "
                                  << res.min_offset);
       if (half)
-        while (!st.pending.empty()
-               && st.pending.begin()->first < res.min_offset)
-          erase_entry(st, st.pending.begin());
-      cursor = res.min_offset;
+        h.half_queue_starts_at(res.min_offset);
+      else
+        h.op_queue_starts_at(res.min_offset);
       read_queue(self, half);
       return;
     case get_status::offset_overflow_badly:
-      cursor = res.max_offset;
+      jump(res.max_offset);
       next_phase();
       return;
     case get_status::offset_found_null:
       if (res.next_begin_offset > cursor) {
-        cursor = res.next_begin_offset;
+        jump(res.next_begin_offset);
         read_queue(self, half);
         return;
       }
@@ -229,10 +149,9 @@ void on_read(self_ptr self, bool half, get_message_result& res) {
     pos += static_cast<size_t>(rec.total_size);
     auto q = res.queue_offsets[i];
     if (half)
-      add_half(st, rec, q);
+      h.add_half(pending_half_of(rec, q, st.options.transaction_timeout_ms));
     else
       add_op(st, rec, q);
-    cursor = q + 1;
   }
   if (i < res.queue_offsets.size() && i == 0) {
     // A damaged record: nothing to learn from it.
@@ -240,9 +159,12 @@ void on_read(self_ptr self, bool half, get_message_result& res) {
                                << " queue offset " << res.queue_offsets[0]
                                << " cannot be read: skipped");
     ++st.failures;
-    cursor = res.queue_offsets[0] + 1;
+    if (half)
+      h.skip_half(res.queue_offsets[0]);
+    else
+      h.skip_op(res.queue_offsets[0]);
   }
-  if (cursor < res.max_offset)
+  if ((half ? h.half_cursor() : h.op_cursor()) < res.max_offset)
     read_queue(self, half);
   else
     next_phase();
@@ -253,10 +175,10 @@ void read_queue(self_ptr self, bool half) {
   get_message_request req;
   req.topic = half ? trans_half_topic : trans_op_half_topic;
   req.queue_id = 0;
-  req.offset = half ? st.scan_half : st.scan_op;
+  req.offset = half ? st.halves.half_cursor() : st.halves.op_cursor();
   req.max_count = st.options.batch;
   req.max_bytes = read_bytes;
-  self->request(st.dispatcher, st.options.request_timeout, std::move(req))
+  self->request(st.queue_service, st.options.request_timeout, std::move(req))
     .then([self, half](get_message_result& res) { on_read(self, half, res); },
           [self, half](caf::error& err) {
             auto& st = self->state;
@@ -266,7 +188,10 @@ void read_queue(self_ptr self, bool half) {
               half ? "reading the half queue" : "reading the op queue", err);
             // The store refuses a read that starts at a damaged record.
             if (err == errc::corrupt_data) {
-              ++(half ? st.scan_half : st.scan_op);
+              if (half)
+                st.halves.skip_half(st.halves.half_cursor());
+              else
+                st.halves.skip_op(st.halves.op_cursor());
               read_queue(self, half);
               return;
             }
@@ -359,8 +284,8 @@ void read_record(
   std::function<void()> failed) {
   auto& st = self->state;
   self
-    ->request(st.dispatcher, st.options.request_timeout, caf::get_atom::value,
-              phys)
+    ->request(st.queue_service, st.options.request_timeout,
+              caf::get_atom::value, phys)
     .then(
       [self, phys, then, failed](std::string& raw) {
         auto buf = std::make_shared<std::string>(std::move(raw));
@@ -402,9 +327,7 @@ void discard(self_ptr self, round_ptr r, pending_half e) {
             [self, r, e](put_result&) {
               auto& st = self->state;
               ++st.discarded;
-              if (auto i = st.pending.find(e.queue_offset);
-                  i != st.pending.end())
-                erase_entry(st, i);
+              st.halves.erase(e.queue_offset);
               next_item(self, r);
             },
             skip);
@@ -452,17 +375,11 @@ void check(self_ptr self, round_ptr r, pending_half e,
           copy.phys_offset = res.phys_offset;
           copy.store_timestamp = res.store_timestamp;
           copy.check_times = times;
-          auto i = st.pending.find(e.queue_offset);
-          if (i == st.pending.end()) {
+          if (!st.halves.replace(e.queue_offset, copy)) {
             // Resolved while the copy was written: so is the copy.
-            if (copy.queue_offset >= st.scan_half)
-              st.resolved_ahead.insert(copy.queue_offset);
             next_item(self, r);
             return;
           }
-          erase_entry(st, i);
-          st.by_key[copy.key] = copy.queue_offset;
-          st.pending.emplace(copy.queue_offset, copy);
           // The check carries the copy as stored.
           read_record(
             self, copy.phys_offset,
@@ -484,13 +401,13 @@ void step(self_ptr self, round_ptr r) {
   auto& st = self->state;
   while (r->next < r->items.size()) {
     auto [q, what] = r->items[r->next];
-    auto i = st.pending.find(q);
-    if (i == st.pending.end()) {
+    auto found = st.halves.find(q);
+    if (found == nullptr) {
       // Resolved since the round began.
       ++r->next;
       continue;
     }
-    auto e = i->second;
+    auto e = *found;
     if (what == action::discard) {
       discard(self, r, e);
       return;
@@ -514,7 +431,7 @@ void plan(self_ptr self) {
   auto& st = self->state;
   auto r = std::make_shared<round>();
   auto now = st.now_ms();
-  for (auto& [q, e] : st.pending) {
+  for (auto& [q, e] : st.halves.entries()) {
     if (st.options.slave)
       break;
     auto age = now - e.born_timestamp;
@@ -586,15 +503,7 @@ transaction_check_service_actor::behavior_type behavior(self_ptr self) {
       auto rp = self->make_response_promise<bool>();
       // Read what arrived first: the op record may be newer than the scan.
       scan(self, [self, rp, key, q]() mutable {
-        auto& st = self->state;
-        if (st.by_key.count(key) > 0) {
-          rp.deliver(false); // a copy of it is pending
-          return;
-        }
-        // Below the scan, a half that is not pending was resolved; above,
-        // only an op record read ahead of its half says so.
-        rp.deliver(q < st.scan_half ? st.pending.count(q) == 0
-                                    : st.resolved_ahead.count(q) > 0);
+        rp.deliver(self->state.halves.resolved(key, q));
       });
       return rp;
     },
@@ -609,46 +518,19 @@ transaction_check_service_actor::behavior_type behavior(self_ptr self) {
 } // namespace
 
 int64_t transaction_check_service_state::now_ms() const {
-  return options.wall_clock_ms ? options.wall_clock_ms()
-                               : storage::wall_clock_ms();
-}
-
-int64_t transaction_check_service_state::half_progress() const {
-  auto p = scan_half;
-  if (!pending.empty())
-    p = std::min(p, pending.begin()->first);
-  return p;
-}
-
-int64_t transaction_check_service_state::op_progress() const {
-  auto half = half_progress();
-  // An op record naming only offsets below the half progress is not
-  // needed again.
-  for (auto& [op, max_ref] : op_refs)
-    if (max_ref >= half)
-      return op;
-  return scan_op;
+  return options.wall_clock.now_ms();
 }
 
 transaction_progress transaction_check_service_state::progress() const {
   transaction_progress out;
-  out.half_offset = half_progress();
+  out.half_offset = halves.half_progress();
   out.half_max_offset = half_max;
-  out.op_offset = op_progress();
+  out.op_offset = halves.op_progress();
   out.op_max_offset = op_max;
-  out.pending = static_cast<int64_t>(pending.size());
+  out.pending = static_cast<int64_t>(halves.size());
   out.checks = checks;
   out.discarded = discarded;
-  std::map<std::string, transaction_group_pending> groups;
-  for (auto& kv : pending) {
-    auto& g = groups[kv.second.producer_group];
-    if (g.pending == 0 || kv.second.store_timestamp < g.oldest_store_timestamp)
-      g.oldest_store_timestamp = kv.second.store_timestamp;
-    g.producer_group = kv.second.producer_group;
-    ++g.pending;
-  }
-  for (auto& kv : groups)
-    out.groups.push_back(std::move(kv.second));
+  out.groups = halves.groups();
   return out;
 }
 
@@ -667,17 +549,17 @@ nlohmann::json transaction_check_service_state::dump_fields() const {
     {"half_max_offset", half_max},
     {"op_offset", p.op_offset},
     {"op_max_offset", op_max},
-    {"scan_half", scan_half},
-    {"scan_op", scan_op},
-    {"pending", pending.size()},
-    {"resolved_ahead", resolved_ahead.size()},
-    {"op_refs", op_refs.size()},
+    {"scan_half", halves.half_cursor()},
+    {"scan_op", halves.op_cursor()},
+    {"pending", halves.size()},
+    {"resolved_ahead", halves.resolved_ahead()},
+    {"op_refs", halves.op_refs()},
     {"groups", std::move(groups)},
     {"rounds", rounds},
     {"checks", checks},
     {"discarded", discarded},
     {"no_producer", no_producer},
-    {"superseded", superseded},
+    {"superseded", halves.superseded()},
     {"failures", failures},
     {"saves", saves},
     {"save_failures", save_failures},
@@ -687,21 +569,17 @@ nlohmann::json transaction_check_service_state::dump_fields() const {
   };
 }
 
-std::string transaction_offsets_json_path(const std::string& store_root) {
-  return store_root + "/config/transactionOffset.json";
-}
-
 transaction_check_service_actor::behavior_type
 transaction_check_service(transaction_check_service_actor::stateful_pointer<
                             transaction_check_service_state>
                             self,
                           transaction_check_service_options options,
-                          dispatcher_actor dispatcher,
-                          commit_log_actor commit_log,
+                          queue_service_actor queue_service,
+                          commit_log_writer_actor commit_log,
                           client_manager_actor clients) {
   auto& st = self->state;
   st.options = std::move(options);
-  st.dispatcher = std::move(dispatcher);
+  st.queue_service = std::move(queue_service);
   st.commit_log = std::move(commit_log);
   st.clients = std::move(clients);
   auto loaded = json_file::load_config(
@@ -709,24 +587,10 @@ transaction_check_service(transaction_check_service_actor::stateful_pointer<
     "both half queues are read again from 0 to rebuild the pending set "
     "(slower start, nothing lost)",
     [&](const nlohmann::json& doc) -> caf::error {
-      if (doc.is_null())
-        return {};
-      if (!doc.is_object())
-        return make_error(errc::corrupt_data, "not a JSON object");
-      auto read = [&](const char* topic) -> int64_t {
-        auto t = doc.find("offsetTable");
-        if (t == doc.end() || !t->is_object())
-          return 0;
-        auto q = t->find(table_key(topic));
-        if (q == t->end() || !q->is_object())
-          return 0;
-        auto v = q->find("0");
-        return v != q->end() && v->is_number_integer()
-                 ? std::max<int64_t>(v->get<int64_t>(), 0)
-                 : 0;
-      };
-      st.scan_half = read(trans_half_topic);
-      st.scan_op = read(trans_op_half_topic);
+      transaction_offsets read;
+      if (auto err = from_json_document(doc, read))
+        return err;
+      st.halves.start_at(read.half, read.op);
       return {};
     });
   if (loaded.blocked) {
@@ -734,8 +598,8 @@ transaction_check_service(transaction_check_service_actor::stateful_pointer<
     self->quit(make_error(errc::io_error, describe(loaded.blocked)));
     return behavior(self);
   }
-  st.saved_half = st.scan_half;
-  st.saved_op = st.scan_op;
+  st.saved_half = st.halves.half_cursor();
+  st.saved_op = st.halves.op_cursor();
   scan(self, nullptr);
   arm(self);
   return behavior(self);

@@ -14,12 +14,8 @@
 
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <map>
-#include <set>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -33,6 +29,9 @@
 #include "messages/broker/client_manager.hpp"
 #include "messages/broker/transaction_service.hpp"
 #include "messages/store/store_actors.hpp"
+#include "runtime/broker/pending_halves.hpp"
+#include "runtime/broker/transaction_offsets_file.hpp"
+#include "runtime/common/wall_clock.hpp"
 
 namespace rmq {
 
@@ -55,10 +54,9 @@ struct transaction_check_service_options {
   /// fileReservedTime (72 h): older half messages are discarded unchecked
   /// (RocketMQ needSkip), their records may be gone.
   int64_t file_reserved_ms = int64_t{72} * 3600 * 1000;
-  /// Wall clock in ms (born and store times are wall clock); empty: the
-  /// system's.
-  std::function<int64_t()> wall_clock_ms;
-  /// How long the dispatcher, the commit log and the client manager may
+  /// Born and store times are wall-clock times.
+  rmq::wall_clock wall_clock;
+  /// How long the queue service, the commit log and the client manager may
   /// take.
   caf::timespan request_timeout = std::chrono::seconds{10};
   /// Records per read of the half and op queues.
@@ -69,38 +67,15 @@ struct transaction_check_service_options {
   bool slave = false;
 };
 
-/// One unresolved half message (its newest copy).
-struct pending_half {
-  int64_t queue_offset = 0;
-  int64_t phys_offset = 0;
-  int64_t born_timestamp = 0;
-  int64_t store_timestamp = 0;
-  /// UNIQ_KEY: copies share it.
-  std::string key;
-  std::string producer_group;
-  int32_t check_times = 0;
-  int64_t immunity_ms = 0;
-};
-
 struct transaction_check_service_state {
   transaction_check_service_options options;
-  dispatcher_actor dispatcher;
-  commit_log_actor commit_log;
+  queue_service_actor queue_service;
+  commit_log_writer_actor commit_log;
   client_manager_actor clients;
-  /// Next half and op queue offsets to read.
-  int64_t scan_half = 0;
-  int64_t scan_op = 0;
+  /// The unresolved half messages and the read progress of both queues.
+  pending_halves halves;
   int64_t half_max = 0;
   int64_t op_max = 0;
-  /// Unresolved half messages by half queue offset, and the newest copy
-  /// of each transaction.
-  std::map<int64_t, pending_half> pending;
-  std::unordered_map<std::string, int64_t> by_key;
-  /// Half offsets resolved by op records before the half was read.
-  std::set<int64_t> resolved_ahead;
-  /// Op records read that may still matter after a restart: (op queue
-  /// offset, largest half offset named); the first is the op progress.
-  std::deque<std::pair<int64_t, int64_t>> op_refs;
   /// What the file holds.
   int64_t saved_half = -1;
   int64_t saved_op = -1;
@@ -118,18 +93,11 @@ struct transaction_check_service_state {
   int64_t discarded = 0;
   /// Checks skipped because no producer of the group was online.
   int64_t no_producer = 0;
-  int64_t superseded = 0;
   int64_t failures = 0;
   int64_t saves = 0;
   int64_t save_failures = 0;
 
   int64_t now_ms() const;
-
-  /// The first half offset not yet resolved or superseded.
-  int64_t half_progress() const;
-
-  /// The first op offset a restart must read again.
-  int64_t op_progress() const;
 
   transaction_progress progress() const;
 
@@ -139,20 +107,17 @@ struct transaction_check_service_state {
   static const char* name;
 };
 
-/// Returns `<store_root>/config/transactionOffset.json`.
-std::string transaction_offsets_json_path(const std::string& store_root);
-
 /// Loads the progress file and rebuilds the pending half messages from the
 /// store; the first check round is `check_interval` after the start. The
-/// broker node subscribes it to the dispatcher's arrivals for both topics.
+/// broker node subscribes it to the queue service's arrivals for both topics.
 /// Quits with io_error if the file exists but cannot be read.
 transaction_check_service_actor::behavior_type
 transaction_check_service(transaction_check_service_actor::stateful_pointer<
                             transaction_check_service_state>
                             self,
                           transaction_check_service_options options,
-                          dispatcher_actor dispatcher,
-                          commit_log_actor commit_log,
+                          queue_service_actor queue_service,
+                          commit_log_writer_actor commit_log,
                           client_manager_actor clients);
 
 } // namespace rmq

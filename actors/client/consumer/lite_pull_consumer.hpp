@@ -28,18 +28,18 @@
 #include "actors/client/instance/master_cache.hpp"
 #include "messages/client/consumer.hpp"
 #include "runtime/client/local_offset_store.hpp"
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/message/subscription_expression.hpp"
 
 namespace rmq {
 
 /// What a lite pull consumer actor needs.
-struct lite_pull_consumer_setup {
+struct lite_pull_consumer_options {
   lite_pull_consumer_config cfg;
   /// The client instance it shares (held while the consumer runs).
   std::shared_ptr<client_instance> instance;
-  /// Wall-clock ms (the default consume timestamp, subscription versions);
-  /// empty: the system clock.
-  std::function<int64_t()> wall_clock_ms;
+  /// For the default consume timestamp and subscription versions.
+  rmq::wall_clock wall_clock;
 };
 
 /// One owned queue.
@@ -47,7 +47,7 @@ struct lite_pull_queue {
   message_queue mq;
   /// Changes when the queue is (re)started or seeks: answers of older
   /// pulls are ignored.
-  uint64_t epoch = 0;
+  uint64_t generation = 0;
   /// The next pull's offset; -1 while the start offset is looked up.
   int64_t next_pull = -1;
   /// Next to poll: the offset a commit writes (-1: none yet).
@@ -81,7 +81,7 @@ struct lite_pull_queue {
 /// One pull's messages as poll() hands them out (RocketMQ ConsumeRequest).
 struct lite_pull_batch {
   message_queue mq;
-  uint64_t epoch = 0;
+  uint64_t generation = 0;
   std::vector<received_message> messages;
 };
 
@@ -91,7 +91,7 @@ struct lite_pull_poll {
 };
 
 struct lite_pull_consumer_state {
-  lite_pull_consumer_setup setup;
+  lite_pull_consumer_options opts;
   /// Assign mode: the program's queues; subscribe mode: the rebalance's.
   bool subscribe_mode = true;
   /// Parsed expressions by topic ("*" for topics without one).
@@ -104,9 +104,9 @@ struct lite_pull_consumer_state {
   int64_t buffered = 0;
   std::vector<lite_pull_poll> polls;
   /// Broadcasting: the local offsets file.
-  std::optional<local_offset_store> local;
+  std::optional<local_offset_store> local_offsets;
   caf::actor_clock::time_point next_commit;
-  uint64_t next_epoch = 1;
+  uint64_t next_generation = 1;
   bool registered = false;
   bool shutting_down = false;
   int64_t commits = 0;
@@ -122,6 +122,6 @@ struct lite_pull_consumer_state {
 
 lite_pull_consumer_actor::behavior_type lite_pull_consumer_main(
   lite_pull_consumer_actor::stateful_pointer<lite_pull_consumer_state> self,
-  lite_pull_consumer_setup setup);
+  lite_pull_consumer_options opts);
 
 } // namespace rmq

@@ -110,9 +110,9 @@ spawn_lite_pull_consumer(caf::actor_system& sys,
   auto inst = client_instance_for(sys, cfg.client);
   if (!inst)
     return inst.error();
-  lite_pull_consumer_setup setup;
-  setup.cfg = cfg;
-  setup.instance = *inst;
+  lite_pull_consumer_options opts;
+  opts.cfg = cfg;
+  opts.instance = *inst;
   auto ptr = std::make_shared<lite_pull_consumer::impl>();
   ptr->sys = &sys;
   ptr->request_timeout = cfg.client.request_timeout + std::chrono::seconds{2};
@@ -120,9 +120,9 @@ spawn_lite_pull_consumer(caf::actor_system& sys,
   // only in detached actors.
   if (cfg.model == message_model::broadcasting)
     ptr->hdl = sys.spawn<caf::detached>(lite_pull_consumer_main,
-                                        std::move(setup));
+                                        std::move(opts));
   else
-    ptr->hdl = sys.spawn(lite_pull_consumer_main, std::move(setup));
+    ptr->hdl = sys.spawn(lite_pull_consumer_main, std::move(opts));
   return lite_pull_consumer{std::move(ptr)};
 }
 

@@ -32,6 +32,7 @@
 #include "runtime/client/local_offset_store.hpp"
 #include "runtime/client/process_queue.hpp"
 #include "runtime/common/timer_set.hpp"
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/message/subscription_expression.hpp"
 
 namespace rmq {
@@ -52,9 +53,8 @@ struct push_consumer_options {
   /// queues; false: the owner sends (assign_atom, queue_assignment) itself
   /// (tests, programs that pick their queues).
   bool rebalance = true;
-  /// Wall-clock ms (the default consume timestamp, sub_version); empty:
-  /// the system clock.
-  std::function<int64_t()> wall_clock_ms;
+  /// For the default consume timestamp and sub_version.
+  rmq::wall_clock wall_clock;
   /// Bound of one offset, lock, send-back or route request.
   caf::timespan request_timeout = std::chrono::seconds{3};
   /// Shutdown waits this long for in-flight batches.

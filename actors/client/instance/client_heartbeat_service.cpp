@@ -25,7 +25,7 @@ namespace {
 constexpr const char* component = "client_heartbeat_service";
 
 using heartbeat_ptr
-  = client_heartbeat_actor::stateful_pointer<client_heartbeat_state>;
+  = client_heartbeat_service_actor::stateful_pointer<client_heartbeat_state>;
 
 int64_t ms(caf::timespan x) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(x).count();
@@ -148,7 +148,7 @@ client_heartbeat client_heartbeat_state::heartbeat() const {
   return hb;
 }
 
-client_heartbeat_actor::behavior_type
+client_heartbeat_service_actor::behavior_type
 client_heartbeat_service(heartbeat_ptr self, client_heartbeat_config cfg) {
   self->state.cfg = std::move(cfg);
   self->set_down_handler([=](caf::down_msg& dm) {

@@ -94,8 +94,8 @@ struct client_heartbeat_state {
 std::vector<std::pair<std::string, std::string>>
 heartbeat_targets(const std::vector<broker_data>& brokers, bool consumers);
 
-client_heartbeat_actor::behavior_type client_heartbeat_service(
-  client_heartbeat_actor::stateful_pointer<client_heartbeat_state> self,
+client_heartbeat_service_actor::behavior_type client_heartbeat_service(
+  client_heartbeat_service_actor::stateful_pointer<client_heartbeat_state> self,
   client_heartbeat_config cfg);
 
 } // namespace rmq

@@ -55,8 +55,8 @@ struct client_instance {
   client_config config;
   peer_directory_actor directory;
   route_cache_actor routes;
-  client_heartbeat_actor heartbeats;
-  latency_fault_actor faults;
+  client_heartbeat_service_actor heartbeats;
+  latency_fault_service_actor faults;
   /// Decides which queues each consumer of the instance owns.
   rebalance_service_actor rebalance;
   /// The requests of the instance's producers that wait for a reply.

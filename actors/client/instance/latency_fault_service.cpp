@@ -47,8 +47,8 @@ nlohmann::json latency_fault_state::dump_fields() const {
   };
 }
 
-latency_fault_actor::behavior_type latency_fault_service(
-  latency_fault_actor::stateful_pointer<latency_fault_state> self,
+latency_fault_service_actor::behavior_type latency_fault_service(
+  latency_fault_service_actor::stateful_pointer<latency_fault_state> self,
   fault_policy policy) {
   self->state.table = latency_fault_table{std::move(policy)};
   self->set_down_handler([self](const caf::down_msg& msg) {

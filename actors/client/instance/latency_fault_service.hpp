@@ -43,8 +43,8 @@ struct latency_fault_state {
 /// Spawns with `sys.spawn(latency_fault_service, policy)`. A listener that
 /// subscribes gets only later changes: it asks `fault_atom` after
 /// subscribing (one mailbox, so no change falls in between).
-latency_fault_actor::behavior_type latency_fault_service(
-  latency_fault_actor::stateful_pointer<latency_fault_state> self,
+latency_fault_service_actor::behavior_type latency_fault_service(
+  latency_fault_service_actor::stateful_pointer<latency_fault_state> self,
   fault_policy policy);
 
 } // namespace rmq

@@ -16,6 +16,7 @@
 
 #include "actors/client/instance/client_instance.hpp"
 #include "messages/client/client.hpp"
+#include "runtime/common/wall_clock.hpp"
 
 namespace rmq {
 
@@ -60,9 +61,8 @@ struct producer_config {
   /// message waited whenever a request was out (docs/client.md).
   size_t batch_partial_in_flight = 2;
   caf::timespan batch_linger = std::chrono::microseconds{0};
-  /// Wall clock (ms since the epoch) for born timestamps and UNIQ_KEYs;
-  /// empty: the system clock. Tests pass a fixed one.
-  std::function<int64_t()> wall_clock_ms;
+  /// For born timestamps and UNIQ_KEYs. Tests pass a fixed one.
+  rmq::wall_clock wall_clock;
   /// Each topic's first round-robin queue index; empty: a random one, as
   /// RocketMQ's ThreadLocalIndex, so producers do not all start on the
   /// same queue. Tests pass one for a known order.

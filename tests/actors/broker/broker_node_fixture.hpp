@@ -70,7 +70,7 @@ struct broker_node_fixture : deterministic_fixture {
     opts.namesrv_addr = namesrv_addr;
     opts.detach_io = false;
     opts.connector = spawn(fake_connector, net);
-    opts.wall_clock_ms = [this] { return now_ms(); };
+    opts.wall_clock = [this] { return now_ms(); };
     opts.seed = 42;
     return opts;
   }

@@ -57,7 +57,7 @@ struct store_clock_fixture : deterministic_fixture {
     actors = spawn_store_actors(sys, store, false, checkpoint_interval);
     track(actors.commit_log);
     track(actors.flusher);
-    track(actors.dispatcher);
+    track(actors.queue_service);
     sched.run();
   }
 

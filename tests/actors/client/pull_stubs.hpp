@@ -277,8 +277,8 @@ struct heartbeat_stub {
   std::vector<std::string> unregistered;
 };
 
-inline client_heartbeat_actor::behavior_type
-stub_heartbeats(client_heartbeat_actor::pointer,
+inline client_heartbeat_service_actor::behavior_type
+stub_heartbeats(client_heartbeat_service_actor::pointer,
                 std::shared_ptr<heartbeat_stub> st) {
   return {
     [](producer_atom, const std::string&) { return caf::ok_atom::value; },

@@ -239,8 +239,8 @@ struct heartbeat_stub_state {
   std::shared_ptr<heartbeat_book> book;
 };
 
-inline client_heartbeat_actor::behavior_type heartbeat_stub(
-  client_heartbeat_actor::stateful_pointer<heartbeat_stub_state> self,
+inline client_heartbeat_service_actor::behavior_type heartbeat_stub(
+  client_heartbeat_service_actor::stateful_pointer<heartbeat_stub_state> self,
   std::shared_ptr<heartbeat_book> book) {
   self->state.book = std::move(book);
   return {

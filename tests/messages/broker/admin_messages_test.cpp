@@ -42,7 +42,8 @@ TEST_SUITE("messages.broker_admin") {
     check(broker_runtime_info_request{}, "rmq.broker_runtime_info_request");
     check(broker_runtime_info{{{"putTps", "1.0"}, {"flushDiskType", "x"}}},
           "rmq.broker_runtime_info");
-    CHECK_EQ(name_of<broker_admin_actor>(), "rmq.broker_admin_actor");
+    CHECK_EQ(name_of<broker_admin_service_actor>(),
+             "rmq.broker_admin_service_actor");
     CHECK_EQ(name_of<broker_actor>(), "rmq.broker_actor");
   }
 

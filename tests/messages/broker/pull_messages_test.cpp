@@ -55,7 +55,7 @@ TEST_SUITE("messages.broker_pull") {
     CHECK_EQ(to_string(pull_status::no_matched_msg), "NO_MATCHED_MSG");
     CHECK_EQ(to_string(pull_status::offset_illegal), "OFFSET_ILLEGAL");
     CHECK_EQ(name_of<pull_processor_actor>(), "rmq.pull_processor_actor");
-    CHECK_EQ(name_of<pull_hold_actor>(), "rmq.pull_hold_actor");
+    CHECK_EQ(name_of<pull_hold_service_actor>(), "rmq.pull_hold_service_actor");
     CHECK_EQ(name_of<arrival_listener_actor>(), "rmq.arrival_listener_actor");
     CHECK_EQ(name_of<queue_watcher_actor>(), "rmq.queue_watcher_actor");
   }

@@ -24,7 +24,8 @@ TEST_SUITE("messages.client_instance") {
     CHECK_EQ(name_of<peer_directory_actor>(), "rmq.peer_directory_actor");
     CHECK_EQ(name_of<route_listener_actor>(), "rmq.route_listener_actor");
     CHECK_EQ(name_of<route_cache_actor>(), "rmq.route_cache_actor");
-    CHECK_EQ(name_of<client_heartbeat_actor>(), "rmq.client_heartbeat_actor");
+    CHECK_EQ(name_of<client_heartbeat_service_actor>(),
+             "rmq.client_heartbeat_service_actor");
   }
 
   TEST_CASE_FIXTURE(fixture, "a broker's handle converts to the client "

@@ -107,10 +107,10 @@ TEST_SUITE("messages.store") {
   }
 
   TEST_CASE_FIXTURE(fixture, "store actor handles are registered") {
-    CHECK_EQ(name_of<commit_log_actor>(), "rmq.commit_log_actor");
-    CHECK_EQ(name_of<flush_actor>(), "rmq.flush_actor");
-    CHECK_EQ(name_of<dispatcher_actor>(), "rmq.dispatcher_actor");
-    CHECK_EQ(name_of<warm_actor>(), "rmq.warm_actor");
+    CHECK_EQ(name_of<commit_log_writer_actor>(), "rmq.commit_log_writer_actor");
+    CHECK_EQ(name_of<flush_service_actor>(), "rmq.flush_service_actor");
+    CHECK_EQ(name_of<queue_service_actor>(), "rmq.queue_service_actor");
+    CHECK_EQ(name_of<warm_service_actor>(), "rmq.warm_service_actor");
     CHECK_EQ(name_of<std::vector<store_message>>(),
              "std::vector<rmq.store_message>");
   }

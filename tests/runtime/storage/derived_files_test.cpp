@@ -109,7 +109,7 @@ TEST_SUITE("runtime.derived_files") {
         test::flip_byte(cq_file(0), unit(rng) * 20 + byte(rng));
       auto st = test::open_store(cfg);
       check_all(*st);
-      // As the broker's dispatcher does after a read that found a unit
+      // As the broker's queue service does after a read that found a unit
       // whose size is off.
       if (st->needs_repair())
         REQUIRE(st->repair_queues());

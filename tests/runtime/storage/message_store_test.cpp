@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "messages/common/errors.hpp"
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/message/message_id.hpp"
 #include "tests/runtime/storage/store_test_util.hpp"
 
@@ -269,8 +270,8 @@ TEST_SUITE("runtime.message_store") {
     REQUIRE(st->flush(st->write_offset()));
     REQUIRE_FALSE(st->dispatch(st->write_offset()));
     REQUIRE_EQ(st->log().segment_count(), 4u);
-    CHECK_EQ(st->delete_expired(wall_clock_ms()), 0u); // not old enough
-    CHECK_EQ(st->delete_expired(wall_clock_ms() + 20 * 60'000), 3u);
+    CHECK_EQ(st->delete_expired(system_clock_ms()), 0u); // not old enough
+    CHECK_EQ(st->delete_expired(system_clock_ms() + 20 * 60'000), 3u);
     CHECK_EQ(st->min_offset(), 3 * 4096);
     st->clean_consume_queues();
     auto offs = st->offsets("T", 0);

@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/storage/checkpoint.hpp"
 #include "tests/runtime/storage/store_test_util.hpp"
 
@@ -101,7 +102,7 @@ TEST_SUITE("runtime.recovery") {
     put_some(3);
     st->prepare_checkpoint();
     auto at_prepare = st->dispatched_offset();
-    // The dispatcher's lock is free again (a held lock would hang here).
+    // The queue service's lock is free again (a held lock would hang here).
     put_some(2);
     CHECK_GT(st->dispatched_offset(), at_prepare);
     REQUIRE_FALSE(st->finish_checkpoint());
@@ -313,12 +314,12 @@ TEST_SUITE("runtime.recovery") {
     {
       auto st = open();
       st->put(test::make_message("T", 0, "once", "", "", "ID9"),
-              wall_clock_ms(), 0);
+              system_clock_ms(), 0);
       REQUIRE_FALSE(st->close());
     }
     auto st = open();
     auto again = st->put(test::make_message("T", 0, "once", "", "", "ID9"),
-                         wall_clock_ms(), 0);
+                         system_clock_ms(), 0);
     CHECK(again.duplicate);
     CHECK_EQ(again.queue_offset, 0);
   }
@@ -332,17 +333,17 @@ TEST_SUITE("runtime.recovery") {
     };
     {
       auto st = open();
-      st->put(copy("T", 0), wall_clock_ms(), 0);
-      CHECK_FALSE(st->put(copy("%RETRY%G", 1), wall_clock_ms(), 0).duplicate);
-      CHECK_FALSE(st->put(copy("%RETRY%G", 2), wall_clock_ms(), 0).duplicate);
+      st->put(copy("T", 0), system_clock_ms(), 0);
+      CHECK_FALSE(st->put(copy("%RETRY%G", 1), system_clock_ms(), 0).duplicate);
+      CHECK_FALSE(st->put(copy("%RETRY%G", 2), system_clock_ms(), 0).duplicate);
       REQUIRE_FALSE(st->close());
     }
     auto st = open();
-    CHECK(st->put(copy("T", 0), wall_clock_ms(), 0).duplicate);
-    auto again = st->put(copy("%RETRY%G", 2), wall_clock_ms(), 0);
+    CHECK(st->put(copy("T", 0), system_clock_ms(), 0).duplicate);
+    auto again = st->put(copy("%RETRY%G", 2), system_clock_ms(), 0);
     CHECK(again.duplicate);
     CHECK_EQ(again.queue_offset, 1);
-    CHECK_FALSE(st->put(copy("%RETRY%G", 3), wall_clock_ms(), 0).duplicate);
+    CHECK_FALSE(st->put(copy("%RETRY%G", 3), system_clock_ms(), 0).duplicate);
   }
 
 } // TEST_SUITE

@@ -40,13 +40,13 @@ namespace {
 // system_busy while `refusing` is set.
 struct flaky_state {
   std::shared_ptr<bool> refusing;
-  commit_log_actor real;
+  commit_log_writer_actor real;
   int64_t refused = 0;
 };
 
-commit_log_actor::behavior_type
-flaky_commit_log(commit_log_actor::stateful_pointer<flaky_state> self,
-                 std::shared_ptr<bool> refusing, commit_log_actor real) {
+commit_log_writer_actor::behavior_type
+flaky_commit_log(commit_log_writer_actor::stateful_pointer<flaky_state> self,
+                 std::shared_ptr<bool> refusing, commit_log_writer_actor real) {
   self->state.refusing = std::move(refusing);
   self->state.real = std::move(real);
   return {
@@ -73,7 +73,7 @@ struct fixture : test::store_clock_fixture {
 
   fixture() {
     sopts.offsets_path = delay_offsets_json_path(dir.path());
-    sopts.wall_clock_ms = [this] { return wall(); };
+    sopts.wall_clock = [this] { return wall(); };
     start();
   }
 
@@ -86,11 +86,11 @@ struct fixture : test::store_clock_fixture {
   /// `*refusing` holds.
   void start(std::shared_ptr<bool> refusing = nullptr) {
     open_store(1s);
-    commit_log_actor log = actors.commit_log;
+    commit_log_writer_actor log = actors.commit_log;
     if (refusing)
       log = spawn(flaky_commit_log, refusing, actors.commit_log);
-    service = spawn(schedule_service, sopts, actors.dispatcher, log);
-    caf::anon_send(actors.dispatcher, caf::subscribe_atom::value,
+    service = spawn(schedule_service, sopts, actors.queue_service, log);
+    caf::anon_send(actors.queue_service, caf::subscribe_atom::value,
                    caf::actor_cast<arrival_listener_actor>(service),
                    std::string{schedule_topic});
     sched.run();
@@ -134,7 +134,7 @@ struct fixture : test::store_clock_fixture {
   std::vector<record_view> read(const std::string& topic, int32_t queue,
                                 get_message_result& keep) {
     get_message_request req{topic, queue, 0, 1000, 1 << 22, {}};
-    keep = ask<get_message_result>(actors.dispatcher, req);
+    keep = ask<get_message_result>(actors.queue_service, req);
     if (keep.status != static_cast<uint8_t>(get_status::found))
       return {};
     auto recs = decode_pulled(keep);
@@ -360,7 +360,7 @@ TEST_SUITE("broker.schedule_service") {
     auto topics = spawn(test::topic_table_stub, topts);
     send_back_processor_options bopts;
     bopts.seed = test::test_seed();
-    auto back = spawn(send_back_processor, bopts, topics, actors.dispatcher,
+    auto back = spawn(send_back_processor, bopts, topics, actors.queue_service,
                       actors.commit_log);
     auto original = test::make_message("TopicA", 0, "payload", "TagA", "",
                                        "ID-back");
@@ -411,7 +411,7 @@ TEST_SUITE("broker.schedule_service") {
     send_processor_options popts;
     popts.seed = test::test_seed();
     popts.max_message_size = store_cfg.max_message_size;
-    popts.wall_clock_ms = [this] { return wall(); };
+    popts.wall_clock = [this] { return wall(); };
     auto proc = spawn(send_processor, popts, topics, actors.commit_log);
     send_message_request req;
     req.producer_group = "PG";

@@ -51,7 +51,7 @@ struct fixture : test::store_clock_fixture {
     store_cfg.disk_full_ratio = 0.9999;
     topts.dir = timer_store_dir(dir.path());
     topts.log_segment_entries = 16 * 1024;
-    topts.wall_clock_ms = [this] { return wall(); };
+    topts.wall_clock = [this] { return wall(); };
     start();
   }
 
@@ -62,8 +62,9 @@ struct fixture : test::store_clock_fixture {
   void start() {
     // Hourly store checkpoints: a virtual day would make 86,400 of them.
     open_store(1h);
-    service = spawn(timer_service, topts, actors.dispatcher, actors.commit_log);
-    caf::anon_send(actors.dispatcher, caf::subscribe_atom::value,
+    service = spawn(timer_service, topts, actors.queue_service,
+                    actors.commit_log);
+    caf::anon_send(actors.queue_service, caf::subscribe_atom::value,
                    caf::actor_cast<arrival_listener_actor>(service),
                    std::string{timer_topic});
     test::topic_table_stub_options stub;
@@ -74,7 +75,7 @@ struct fixture : test::store_clock_fixture {
     stub.topics["TopicT"] = tc;
     auto topics = spawn(test::topic_table_stub, stub);
     send_processor_options sopts;
-    sopts.wall_clock_ms = [this] { return wall(); };
+    sopts.wall_clock = [this] { return wall(); };
     sopts.timer = topts.timer;
     sopts.max_message_size = store_cfg.max_message_size;
     proc = spawn(send_processor, sopts, topics, actors.commit_log);
@@ -139,7 +140,7 @@ struct fixture : test::store_clock_fixture {
     int64_t from = 0;
     for (;;) {
       get_message_request req{"TopicT", 0, from, 1000, 1 << 24, {}};
-      keep.push_back(ask<get_message_result>(actors.dispatcher, req));
+      keep.push_back(ask<get_message_result>(actors.queue_service, req));
       auto& res = keep.back();
       if (res.status != static_cast<uint8_t>(get_status::found))
         return out;

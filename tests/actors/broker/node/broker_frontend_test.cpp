@@ -259,7 +259,7 @@ TEST_SUITE("broker.frontend") {
       names.insert(part.value("actor", std::string{"?"}));
     for (auto name :
          {"broker_frontend", "commit_log_writer", "flush_service",
-          "warm_service", "dispatch_service", "topic_config_table",
+          "warm_service", "queue_service", "topic_config_table",
           "consumer_offset_table", "subscription_group_table",
           "queue_lock_table", "client_manager", "send_processor",
           "send_back_processor", "pull_hold_service", "pull_processor",

@@ -34,7 +34,7 @@ struct fixture : test::deterministic_fixture {
   store_actors actors;
   topic_config_table_actor topics;
   consumer_offset_table_actor offsets;
-  pull_hold_actor hold;
+  pull_hold_service_actor hold;
   pull_processor_actor processor;
 
   explicit fixture(size_t segment_size = 64 * 1024) {
@@ -45,7 +45,7 @@ struct fixture : test::deterministic_fixture {
     actors = spawn_store_actors(sys, store, false, 0s);
     track(actors.commit_log);
     track(actors.flusher);
-    track(actors.dispatcher);
+    track(actors.queue_service);
     sched.run();
     topics = spawn(test::topic_table_stub,
                    test::topic_table_stub_options{{
@@ -53,14 +53,14 @@ struct fixture : test::deterministic_fixture {
                      {"WO", test::make_topic("WO", 4, perm::write)},
                    }});
     offsets = spawn(consumer_offset_table, consumer_offset_config{},
-                    actors.dispatcher);
-    hold = spawn(pull_hold_service, actors.dispatcher,
+                    actors.queue_service);
+    hold = spawn(pull_hold_service, actors.queue_service,
                  caf::duration{caf::infinite});
     pull_processor_config pcfg;
     // RocketMQ's cap, so that a pull of 100 stops at it.
     pcfg.max_transfer_count = 32;
-    processor = spawn(pull_processor, pcfg, topics, actors.dispatcher, offsets,
-                      hold);
+    processor = spawn(pull_processor, pcfg, topics, actors.queue_service,
+                      offsets, hold);
     sched.run();
   }
 
@@ -345,9 +345,9 @@ TEST_SUITE("broker.pull_processor") {
     auto rh = suspend(2);
     CHECK(self->mailbox().empty());
     CHECK_EQ(dump(hold)["held"], 1);
-    // The hold watches its queue at the dispatcher, which tells it when a
+    // The hold watches its queue at the queue service, which tells it when a
     // message arrives there, and only there.
-    CHECK_EQ(dump(actors.dispatcher)["queue_watches"], 1);
+    CHECK_EQ(dump(actors.queue_service)["queue_watches"], 1);
     advance_time(10s, 1s);
     CHECK(self->mailbox().empty());
     // Another queue's message does not wake it.
@@ -361,11 +361,11 @@ TEST_SUITE("broker.pull_processor") {
     auto d = dump(hold);
     CHECK_EQ(d["held"], 0);
     CHECK_EQ(d["woken_on_arrival"], 1);
-    // Answered from the read the dispatcher made when the queue moved.
+    // Answered from the read the queue service made when the queue moved.
     CHECK_EQ(d["woken_with_read"], 1);
     CHECK_EQ(d["arrivals"], 1);
     CHECK_EQ(dump(processor)["suspended"], 1);
-    CHECK_EQ(dump(actors.dispatcher)["queue_watches"], 0);
+    CHECK_EQ(dump(actors.queue_service)["queue_watches"], 0);
   }
 
   TEST_CASE_FIXTURE(fixture, "a held pull waits for a matching tag") {

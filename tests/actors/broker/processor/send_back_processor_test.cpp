@@ -30,8 +30,8 @@ namespace {
 
 // -- a stand-in commit log that refuses every message ---------------------------
 
-commit_log_actor::behavior_type refusing_commit_log(commit_log_actor::pointer,
-                                                    errc code) {
+commit_log_writer_actor::behavior_type
+refusing_commit_log(commit_log_writer_actor::pointer, errc code) {
   return {
     [=](caf::put_atom, std::vector<store_message>& batch) {
       std::vector<put_result> res(batch.size());
@@ -69,12 +69,12 @@ struct fixture : test::deterministic_fixture {
     actors = spawn_store_actors(sys, store, false, 1s);
     track(actors.commit_log);
     track(actors.flusher);
-    track(actors.dispatcher);
+    track(actors.queue_service);
     sched.run();
     test::topic_table_stub_options topts;
     topts.create_group_topics = true;
     topics = spawn(test::topic_table_stub, topts);
-    proc = spawn(send_back_processor, opts, topics, actors.dispatcher,
+    proc = spawn(send_back_processor, opts, topics, actors.queue_service,
                  actors.commit_log);
   }
 
@@ -119,7 +119,7 @@ struct fixture : test::deterministic_fixture {
   std::vector<record_view> read(const std::string& topic,
                                 get_message_result& res) {
     get_message_request req{topic, 0, 0, 1000, 1 << 20, {}};
-    res = ask<get_message_result>(actors.dispatcher, req);
+    res = ask<get_message_result>(actors.queue_service, req);
     if (res.status != static_cast<uint8_t>(get_status::found))
       return {};
     auto recs = decode_pulled(res);
@@ -134,7 +134,7 @@ struct fixture : test::deterministic_fixture {
     std::vector<record_view> out;
     for (int32_t q = 0; q < 18; ++q) {
       get_message_request req{schedule_topic, q, 0, 1000, 1 << 20, {}};
-      kept.push_back(ask<get_message_result>(actors.dispatcher, req));
+      kept.push_back(ask<get_message_result>(actors.queue_service, req));
       if (kept.back().status != static_cast<uint8_t>(get_status::found))
         continue;
       auto recs = decode_pulled(kept.back());
@@ -321,8 +321,8 @@ TEST_SUITE("broker.send_back_processor") {
           std::pair{errc::disk_full, errc::service_not_available},
           std::pair{errc::properties_size_exceeded, errc::message_illegal}}) {
       auto log = spawn(refusing_commit_log, code);
-      auto other = spawn(send_back_processor, opts, topics, actors.dispatcher,
-                         log);
+      auto other = spawn(send_back_processor, opts, topics,
+                         actors.queue_service, log);
       auto err = ask_error<caf::ok_atom>(other, back(offset));
       CHECK_EQ(err, seen);
     }

@@ -30,8 +30,8 @@ namespace {
 
 // -- a stand-in commit log that stores nothing and reports one error ----------
 
-commit_log_actor::behavior_type fake_commit_log(commit_log_actor::pointer,
-                                                errc per_message) {
+commit_log_writer_actor::behavior_type
+fake_commit_log(commit_log_writer_actor::pointer, errc per_message) {
   return {
     [=](caf::put_atom, std::vector<store_message>& batch) {
       std::vector<put_result> res;
@@ -60,8 +60,8 @@ struct stalled_flusher_state {
 
 const char* stalled_flusher_state::name = "stalled_flusher";
 
-flush_actor::behavior_type
-stalled_flusher(flush_actor::stateful_pointer<stalled_flusher_state> self) {
+flush_service_actor::behavior_type stalled_flusher(
+  flush_service_actor::stateful_pointer<stalled_flusher_state> self) {
   return {
     [=](flush_atom, int64_t) -> caf::result<int64_t> {
       auto rp = self->make_response_promise<int64_t>();
@@ -104,7 +104,7 @@ struct fixture : test::deterministic_fixture {
     opts.max_message_size = store_cfg.max_message_size;
     opts.seed = test::test_seed();
     opts.pid = 77;
-    opts.wall_clock_ms = [] { return int64_t{1'796'083'200'000}; };
+    opts.wall_clock = [] { return int64_t{1'796'083'200'000}; };
   }
 
   ~fixture() {
@@ -119,12 +119,12 @@ struct fixture : test::deterministic_fixture {
     actors = spawn_store_actors(sys, store, false, 1s);
     track(actors.commit_log);
     track(actors.flusher);
-    track(actors.dispatcher);
+    track(actors.queue_service);
     sched.run();
     start_with(actors.commit_log);
   }
 
-  void start_with(commit_log_actor log, bool silent_table = false) {
+  void start_with(commit_log_writer_actor log, bool silent_table = false) {
     test::topic_table_stub_options topts;
     for (auto tc : {make_topic("TopicA", 4, 4), make_topic("Narrow", 8, 2),
                     make_topic("ReadOnly", 4, 4, perm::read),
@@ -159,7 +159,7 @@ struct fixture : test::deterministic_fixture {
   std::vector<record_view> read(const std::string& topic, int32_t queue_id,
                                 get_message_result& res) {
     get_message_request req{topic, queue_id, 0, 1000, 1 << 20, {}};
-    res = ask<get_message_result>(actors.dispatcher, req);
+    res = ask<get_message_result>(actors.queue_service, req);
     auto recs = decode_pulled(res);
     REQUIRE(recs);
     return *recs;
@@ -543,10 +543,10 @@ TEST_SUITE("broker.send_processor") {
     store_cfg.flush = storage::flush_mode::sync;
     store = test::open_store(store_cfg);
     auto flusher = spawn(stalled_flusher);
-    actors.dispatcher = spawn(dispatch_service, store, caf::timespan{1s},
-                              dispatcher_actor{});
+    actors.queue_service = spawn(queue_service, store, caf::timespan{1s},
+                                 queue_service_actor{});
     actors.commit_log = spawn(commit_log_writer, store, flusher,
-                              actors.dispatcher, warm_actor{});
+                              actors.queue_service, warm_service_actor{});
     start_with(actors.commit_log);
     auto rh = self->request(proc, caf::infinite, request("TopicA", "slow"));
     sched.run();

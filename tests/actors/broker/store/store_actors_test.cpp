@@ -1,6 +1,6 @@
 // The store actors on the deterministic coordinator: acknowledgements under
 // both flush modes, group commit, failed syncs, back-pressure, the async
-// flush timer on the virtual clock, reads through the dispatcher, dumps.
+// flush timer on the virtual clock, reads through the queue service, dumps.
 #include "actors/broker/store/store_actors.hpp"
 
 #include <chrono>
@@ -31,7 +31,7 @@ struct fixture : test::deterministic_fixture {
     actors = spawn_store_actors(sys, store, false, 1s);
     track(actors.commit_log);
     track(actors.flusher);
-    track(actors.dispatcher);
+    track(actors.queue_service);
     track(actors.warmer);
     sched.run();
   }
@@ -90,13 +90,14 @@ struct fixture : test::deterministic_fixture {
 
   std::vector<std::string> read_all() {
     get_message_request req{"T", 0, 0, 1000, 1 << 20, {}};
-    return test::bodies(ask<get_message_result>(actors.dispatcher, req).buffer);
+    return test::bodies(
+      ask<get_message_result>(actors.queue_service, req).buffer);
   }
 };
 
 } // namespace
 
-// Counts the dispatcher's arrival notes.
+// Counts the queue service's arrival notes.
 arrival_listener_actor::behavior_type
 counting_listener(arrival_listener_actor::pointer, std::shared_ptr<int> count) {
   return {[count](arrival_atom, int64_t) { ++*count; }};
@@ -155,8 +156,8 @@ TEST_SUITE("broker.store_actors") {
     auto only_u = std::make_shared<int>(0);
     auto a = spawn(counting_listener, all);
     auto u = spawn(counting_listener, only_u);
-    caf::anon_send(actors.dispatcher, caf::subscribe_atom::value, a);
-    caf::anon_send(actors.dispatcher, caf::subscribe_atom::value, u,
+    caf::anon_send(actors.queue_service, caf::subscribe_atom::value, a);
+    caf::anon_send(actors.queue_service, caf::subscribe_atom::value, u,
                    std::string{"U"});
     sched.run();
     put(batch(2));
@@ -171,7 +172,7 @@ TEST_SUITE("broker.store_actors") {
     put(batch(1, 5));
     sched.run();
     CHECK_EQ(*only_u, 1);
-    CHECK_EQ(dump(actors.dispatcher)["topic_listeners"], 1);
+    CHECK_EQ(dump(actors.queue_service)["topic_listeners"], 1);
   }
 
   TEST_CASE_FIXTURE(fixture, "async flush acknowledges at once and flushes on "
@@ -191,7 +192,7 @@ TEST_SUITE("broker.store_actors") {
     advance_time(11s, 500ms);
     CHECK_EQ(dump(actors.commit_log)["flushed_offset"], store->write_offset());
     CHECK_GE(dump(actors.flusher)["syncs"].get<int>(), 1);
-    CHECK_GE(dump(actors.dispatcher)["checkpoints"].get<int>(), 10);
+    CHECK_GE(dump(actors.queue_service)["checkpoints"].get<int>(), 10);
   }
 
   TEST_CASE_FIXTURE(fixture, "appends that come while a dispatch note is on "
@@ -203,13 +204,13 @@ TEST_SUITE("broker.store_actors") {
       CHECK_FALSE(r.error);
     // The writer's first append sent the note; the next four found it on
     // its way, and the one dispatch covered them all.
-    CHECK_EQ(dump(actors.dispatcher)["dispatch_requests"], 1);
+    CHECK_EQ(dump(actors.queue_service)["dispatch_requests"], 1);
     CHECK_EQ(store->dispatched_offset(), store->write_offset());
     CHECK_EQ(read_all(),
              (std::vector<std::string>{"m0", "m1", "m2", "m3", "m4"}));
     // Released: the next append sends a note of its own.
     put(batch(1, 5));
-    CHECK_EQ(dump(actors.dispatcher)["dispatch_requests"], 2);
+    CHECK_EQ(dump(actors.queue_service)["dispatch_requests"], 2);
     CHECK_EQ(store->dispatched_offset(), store->write_offset());
   }
 
@@ -298,29 +299,30 @@ TEST_SUITE("broker.store_actors") {
     CHECK_EQ(dump(actors.commit_log)["duplicates"], 1);
   }
 
-  TEST_CASE_FIXTURE(fixture, "the dispatcher answers offsets, lookups and "
+  TEST_CASE_FIXTURE(fixture, "the queue_service answers offsets, lookups and "
                              "queries") {
     start(storage::flush_mode::async);
     auto msgs = batch(3);
     msgs[1] = test::make_message("T", 0, "m1", "", "K1", "U1");
     auto res = put(msgs);
-    CHECK_EQ(ask<queue_offsets>(actors.dispatcher, get_offset_request{"T", 0}),
+    CHECK_EQ(ask<queue_offsets>(actors.queue_service,
+                                get_offset_request{"T", 0}),
              queue_offsets{0, 3});
-    auto raw = ask<std::string>(actors.dispatcher, caf::get_atom::value,
+    auto raw = ask<std::string>(actors.queue_service, caf::get_atom::value,
                                 res[2].phys_offset);
     CHECK_EQ(test::bodies(raw), std::vector<std::string>{"m2"});
-    auto err = ask_error<std::string>(actors.dispatcher, caf::get_atom::value,
-                                      int64_t{1});
+    auto err = ask_error<std::string>(actors.queue_service,
+                                      caf::get_atom::value, int64_t{1});
     CHECK(err == errc::corrupt_data);
-    auto q = ask<query_message_result>(actors.dispatcher,
+    auto q = ask<query_message_result>(actors.queue_service,
                                        query_message_request{"T", "K1"});
     CHECK_EQ(test::bodies(q.buffer), std::vector<std::string>{"m1"});
-    CHECK_EQ(ask<int64_t>(actors.dispatcher, search_offset_request{"T", 0, 0}),
-             0);
-    CHECK_EQ(ask<int64_t>(actors.dispatcher, checkpoint_atom::value),
+    CHECK_EQ(
+      ask<int64_t>(actors.queue_service, search_offset_request{"T", 0, 0}), 0);
+    CHECK_EQ(ask<int64_t>(actors.queue_service, checkpoint_atom::value),
              store->dispatched_offset());
-    auto d = dump(actors.dispatcher);
-    CHECK_EQ(d["actor"], "dispatch_service");
+    auto d = dump(actors.queue_service);
+    CHECK_EQ(d["actor"], "queue_service");
     CHECK_EQ(d["consume_queues"], 1);
   }
 
@@ -338,26 +340,26 @@ TEST_SUITE("broker.store_actors") {
     start(storage::flush_mode::async);
     CHECK_EQ(dump(actors.commit_log)["recovery_corrupt_ranges"], 1);
     CHECK_EQ(dump(actors.commit_log)["recovery_torn_tail_offset"], -1);
-    CHECK_EQ(dump(actors.dispatcher)["recovery_corrupt_ranges"], 1);
+    CHECK_EQ(dump(actors.queue_service)["recovery_corrupt_ranges"], 1);
     // A read from offset 0 stops before it; a read at it is an error.
     get_message_request req{"T", 0, 0, 1000, 1 << 20, {}};
-    auto first = ask<get_message_result>(actors.dispatcher, req);
+    auto first = ask<get_message_result>(actors.queue_service, req);
     CHECK_EQ(test::bodies(first.buffer),
              (std::vector<std::string>{"m0", "m1"}));
     CHECK_EQ(first.next_begin_offset, 2);
     req.offset = 2;
-    auto err = ask_error<get_message_result>(actors.dispatcher, req);
+    auto err = ask_error<get_message_result>(actors.queue_service, req);
     CHECK_EQ(err, errc::corrupt_data);
     CHECK_NE(error_detail(err).find("next offset 3"), std::string::npos);
     req.offset = 3;
     CHECK_EQ(
-      test::bodies(ask<get_message_result>(actors.dispatcher, req).buffer),
+      test::bodies(ask<get_message_result>(actors.queue_service, req).buffer),
       (std::vector<std::string>{"m3", "m4", "m5"}));
-    CHECK_EQ(ask_error<std::string>(actors.dispatcher, caf::get_atom::value,
+    CHECK_EQ(ask_error<std::string>(actors.queue_service, caf::get_atom::value,
                                     res[2].phys_offset),
              errc::corrupt_data);
     // Every read that met it: the one stopped before it and the two refused.
-    CHECK_EQ(dump(actors.dispatcher)["corrupt_reads"], 3);
+    CHECK_EQ(dump(actors.queue_service)["corrupt_reads"], 3);
   }
 
 } // TEST_SUITE

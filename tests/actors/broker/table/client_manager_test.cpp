@@ -104,7 +104,7 @@ struct fixture : test::deterministic_fixture {
   void start(bool auto_create = true) {
     subscription_group_table_options opts;
     opts.auto_create = auto_create;
-    opts.now_ms = [] { return int64_t{1700000000000}; };
+    opts.wall_clock = [] { return int64_t{1700000000000}; };
     groups = spawn(subscription_group_table, opts);
     mgr = spawn(client_manager, client_manager_options{}, groups, topics);
   }

@@ -1,8 +1,8 @@
 // The consumer offset table on the deterministic coordinator with the real
-// dispatcher (temp dir): query and update, RocketMQ's QUERY_NOT_FOUND rule,
+// queue service (temp dir): query and update, RocketMQ's QUERY_NOT_FOUND rule,
 // listing, persistence across a restart, on exit and on the 5 s timer of
 // the virtual clock (through its file writer), a failed write; and the
-// dispatcher's arrival notes to its listeners.
+// queue service's arrival notes to its listeners.
 #include "actors/broker/table/consumer_offset_table.hpp"
 
 #include <chrono>
@@ -38,7 +38,7 @@ struct fixture : test::deterministic_fixture {
     actors = spawn_store_actors(sys, store, false, 0s);
     track(actors.commit_log);
     track(actors.flusher);
-    track(actors.dispatcher);
+    track(actors.queue_service);
     sched.run();
   }
 
@@ -52,7 +52,7 @@ struct fixture : test::deterministic_fixture {
     consumer_offset_config cfg;
     cfg.path = path;
     cfg.flush_interval = interval;
-    table = spawn(consumer_offset_table, cfg, actors.dispatcher);
+    table = spawn(consumer_offset_table, cfg, actors.queue_service);
   }
 
   void stop_table() {
@@ -239,7 +239,7 @@ TEST_SUITE("broker.consumer_offset_table") {
     CHECK(consumer_offsets_from_text("{}"));
   }
 
-  TEST_CASE_FIXTURE(fixture, "the dispatcher notes arrivals to its "
+  TEST_CASE_FIXTURE(fixture, "the queue_service notes arrivals to its "
                              "listeners") {
     auto count = std::make_shared<int>(0);
     auto last = std::make_shared<int64_t>(0);
@@ -251,11 +251,11 @@ TEST_SUITE("broker.consumer_offset_table") {
     });
     track(listener);
     sched.run();
-    caf::anon_send(actors.dispatcher, caf::subscribe_atom::value,
+    caf::anon_send(actors.queue_service, caf::subscribe_atom::value,
                    caf::actor_cast<arrival_listener_actor>(listener));
     sched.run();
     auto d = nlohmann::json::parse(
-      ask<std::string>(actors.dispatcher, dump_atom::value));
+      ask<std::string>(actors.queue_service, dump_atom::value));
     CHECK_EQ(d["listeners"], 1);
     put(2);
     CHECK_EQ(*count, 1);
@@ -266,7 +266,7 @@ TEST_SUITE("broker.consumer_offset_table") {
     caf::anon_send_exit(listener, caf::exit_reason::user_shutdown);
     sched.run();
     d = nlohmann::json::parse(
-      ask<std::string>(actors.dispatcher, dump_atom::value));
+      ask<std::string>(actors.queue_service, dump_atom::value));
     CHECK_EQ(d["listeners"], 0);
   }
 }

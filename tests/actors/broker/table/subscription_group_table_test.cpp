@@ -30,7 +30,7 @@ struct fixture : test::deterministic_fixture {
     subscription_group_table_options opts;
     opts.path = file.empty() ? path : file;
     opts.auto_create = auto_create;
-    opts.now_ms = [this] { return wall_ms; };
+    opts.wall_clock = [this] { return wall_ms; };
     table = spawn(subscription_group_table, opts);
   }
 

@@ -42,7 +42,7 @@ struct fixture : test::deterministic_fixture {
     opts.broker_name = "broker-a";
     opts.cluster_name = "DefaultCluster";
     // Each data version gets a new, predictable timestamp.
-    opts.clock = [t = now] { return (*t)++; };
+    opts.wall_clock = [t = now] { return (*t)++; };
   }
 
   void start() {

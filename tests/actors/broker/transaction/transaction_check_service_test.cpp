@@ -132,7 +132,7 @@ struct fixture : test::broker_node_fixture {
     req.queue_id = 0;
     req.max_count = 1000;
     req.max_bytes = 16 << 20;
-    auto res = ask<get_message_result>(node.store.dispatcher, req);
+    auto res = ask<get_message_result>(node.store.queue_service, req);
     if (res.status != static_cast<uint8_t>(get_status::found))
       return {};
     buffers.push_back(res.buffer);

@@ -51,7 +51,7 @@ struct fixture : test::broker_node_fixture {
 
   std::vector<std::string> buffers; // keeps decoded views valid
 
-  /// Every record of one queue, read through the dispatcher.
+  /// Every record of one queue, read through the queue service.
   std::vector<record_view> records(const std::string& topic,
                                    int32_t queue = 0) {
     get_message_request req;
@@ -59,7 +59,7 @@ struct fixture : test::broker_node_fixture {
     req.queue_id = queue;
     req.max_count = 1000;
     req.max_bytes = 16 << 20;
-    auto res = ask<get_message_result>(node.store.dispatcher, req);
+    auto res = ask<get_message_result>(node.store.queue_service, req);
     if (res.status != static_cast<uint8_t>(get_status::found))
       return {};
     buffers.push_back(res.buffer);

@@ -57,11 +57,11 @@ struct fixture : test::deterministic_fixture {
   }
 
   lite_pull_consumer_actor start() {
-    lite_pull_consumer_setup setup;
-    setup.cfg = cfg;
-    setup.instance = inst;
-    setup.wall_clock_ms = [] { return int64_t{1700000000000}; };
-    return spawn(lite_pull_consumer_main, setup);
+    lite_pull_consumer_options opts;
+    opts.cfg = cfg;
+    opts.instance = inst;
+    opts.wall_clock = [] { return int64_t{1700000000000}; };
+    return spawn(lite_pull_consumer_main, opts);
   }
 
   void add(int32_t queue, int n, const std::string& tags = "TagA") {

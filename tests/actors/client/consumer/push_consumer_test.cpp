@@ -86,7 +86,7 @@ struct fixture : test::deterministic_fixture {
     opts.instance = inst;
     opts.detached = false;
     opts.rebalance = false;
-    opts.wall_clock_ms = [] { return int64_t{1700000000000}; };
+    opts.wall_clock = [] { return int64_t{1700000000000}; };
     return opts;
   }
 

@@ -44,7 +44,7 @@ struct fixture : test::deterministic_fixture {
   std::map<std::string, std::shared_ptr<test::broker_stub>> brokers;
   peer_directory_actor directory;
   route_cache_actor routes;
-  client_heartbeat_actor heartbeats;
+  client_heartbeat_service_actor heartbeats;
 
   fixture() {
     directory = spawn(test::stub_directory, net);

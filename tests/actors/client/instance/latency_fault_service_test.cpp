@@ -27,7 +27,8 @@ fault_listener_actor::behavior_type recorder(fault_listener_actor::pointer,
 }
 
 struct fixture : test::deterministic_fixture {
-  latency_fault_actor faults = spawn(latency_fault_service, fault_policy{});
+  latency_fault_service_actor faults = spawn(latency_fault_service,
+                                             fault_policy{});
 
   std::shared_ptr<pushes> log = std::make_shared<pushes>();
 

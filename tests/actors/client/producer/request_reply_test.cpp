@@ -49,7 +49,7 @@ struct fixture : test::deterministic_fixture, stubs::instance_books {
 
   fixture() {
     pcfg.group = "PG";
-    pcfg.wall_clock_ms = [] { return int64_t{1'700'000'000'000}; };
+    pcfg.wall_clock = [] { return int64_t{1'700'000'000'000}; };
     pcfg.start_index = [] { return uint32_t{0}; };
     dir->brokers["addr-a"] = spawn(stubs::broker_stub, script);
     route("TopicA");

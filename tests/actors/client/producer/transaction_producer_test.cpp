@@ -45,7 +45,7 @@ struct fixture : test::deterministic_fixture {
 
   fixture() {
     cfg.producer.group = "PG";
-    cfg.producer.wall_clock_ms = [] { return int64_t{1'700'000'000'000}; };
+    cfg.producer.wall_clock = [] { return int64_t{1'700'000'000'000}; };
     cfg.producer.start_index = [] { return uint32_t{0}; };
     cfg.detached = false;
     // Two brokers of one queue each: a round robin alternates them.

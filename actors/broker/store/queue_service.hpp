@@ -1,4 +1,4 @@
-// The dispatcher: builds consume queues and the index from the commit log
+// The queue service: builds consume queues and the index from the commit log
 // (RocketMQ ReputMessageService + IndexService), checkpoints them every
 // second, and serves every read, because it owns what reads need.
 //
@@ -8,7 +8,7 @@
 // runs detached: dispatching a record that needs a new consume-queue or
 // index file, the checkpoint's fdatasyncs, reads of records not likely in
 // memory, lookups by offset, time and key, and topic deletion. While the
-// helper works (it holds the store's dispatcher lock), everything else that
+// helper works (it holds the store's queue service lock), everything else that
 // touches the store goes to it too, in order, so this thread never waits
 // for that lock. Without a helper (the tests' attached actors) it does all
 // of it itself.
@@ -66,7 +66,7 @@ struct dispatch_state {
   };
   std::map<std::pair<std::string, int32_t>, std::vector<queue_watch>> watches;
   /// Does what may block; none: do it here.
-  dispatcher_actor helper;
+  queue_service_actor helper;
   /// Requests to the helper not answered yet.
   int helper_busy = 0;
   /// A checkpoint prepared here is being finished by the helper.
@@ -91,11 +91,11 @@ struct dispatch_state {
   static const char* name;
 };
 
-/// `helper`: a dispatcher of the same store that may block (linked to
+/// `helper`: a queue service of the same store that may block (linked to
 /// this one), or none.
-dispatcher_actor::behavior_type
-dispatch_service(network_pointer<dispatcher_actor, dispatch_state> self,
-                 std::shared_ptr<storage::message_store> store,
-                 caf::timespan checkpoint_interval, dispatcher_actor helper);
+queue_service_actor::behavior_type
+queue_service(network_pointer<queue_service_actor, dispatch_state> self,
+              std::shared_ptr<storage::message_store> store,
+              caf::timespan checkpoint_interval, queue_service_actor helper);
 
 } // namespace rmq

@@ -1,4 +1,4 @@
-#include "actors/broker/store/dispatch_service.hpp"
+#include "actors/broker/store/queue_service.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -13,7 +13,7 @@
 
 namespace rmq {
 
-const char* dispatch_state::name = "dispatch_service";
+const char* dispatch_state::name = "queue_service";
 
 namespace {
 
@@ -21,7 +21,7 @@ int64_t to_ms(caf::timespan x) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(x).count();
 }
 
-using self_ptr = network_pointer<dispatcher_actor, dispatch_state>;
+using self_ptr = network_pointer<queue_service_actor, dispatch_state>;
 
 // Tells `w` that queue (topic, qid) reaches `max`; a watch with a read
 // gets that read's result too (a failed read: the plain note, and the
@@ -227,10 +227,10 @@ caf::result<T> by_helper(self_ptr self, Ts&&... xs) {
 
 } // namespace
 
-dispatcher_actor::behavior_type
-dispatch_service(network_pointer<dispatcher_actor, dispatch_state> self,
-                 std::shared_ptr<storage::message_store> store,
-                 caf::timespan checkpoint_interval, dispatcher_actor helper) {
+queue_service_actor::behavior_type
+queue_service(network_pointer<queue_service_actor, dispatch_state> self,
+              std::shared_ptr<storage::message_store> store,
+              caf::timespan checkpoint_interval, queue_service_actor helper) {
   auto& st = self->state;
   st.store = std::move(store);
   st.helper = std::move(helper);
@@ -354,7 +354,7 @@ dispatch_service(network_pointer<dispatcher_actor, dispatch_state> self,
         // sync takes the store's lock, so that dispatches (and the pulls
         // held for them) go on here meanwhile: with the whole checkpoint
         // at the helper they waited for its fdatasyncs, a few ms a second
-        // (docs/broker.md, "The dispatcher and its helper").
+        // (docs/broker.md, "The queue service and its helper").
         st.store->prepare_checkpoint();
         st.finishing_checkpoint = true;
         self

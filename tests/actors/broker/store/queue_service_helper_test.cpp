@@ -1,9 +1,9 @@
-// The dispatcher with a helper, on the deterministic coordinator: records
+// The queue service with a helper, on the deterministic coordinator: records
 // that need a new consume-queue file and the checkpoint go to the helper;
 // while it works, reads and watches wait for it instead of touching the
 // store; listeners, watches and waiting dispatch requests are told once it
 // is done.
-#include "actors/broker/store/dispatch_service.hpp"
+#include "actors/broker/store/queue_service.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -23,7 +23,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Counts the dispatcher's arrival notes.
+// Counts the queue service's arrival notes.
 arrival_listener_actor::behavior_type
 note_counter(arrival_listener_actor::pointer, std::shared_ptr<int> count) {
   return {[count](arrival_atom, int64_t) { ++*count; }};
@@ -43,13 +43,13 @@ struct fixture : test::deterministic_fixture {
   test::temp_dir dir;
   storage::store_config scfg = test::small_config(dir.path());
   std::shared_ptr<storage::message_store> store = test::open_store(scfg);
-  dispatcher_actor helper;
-  dispatcher_actor disp;
+  queue_service_actor helper;
+  queue_service_actor disp;
 
   fixture() {
-    helper = sys.spawn(dispatch_service, store, caf::timespan{0},
-                       dispatcher_actor{});
-    disp = spawn(dispatch_service, store, caf::timespan{1s}, helper);
+    helper = sys.spawn(queue_service, store, caf::timespan{0},
+                       queue_service_actor{});
+    disp = spawn(queue_service, store, caf::timespan{1s}, helper);
   }
 
   ~fixture() {
@@ -77,7 +77,7 @@ struct fixture : test::deterministic_fixture {
 
 } // namespace
 
-TEST_SUITE("broker.dispatch_helper") {
+TEST_SUITE("broker.queue_service_helper") {
   TEST_CASE_FIXTURE(fixture, "a record that needs a new queue file goes to "
                              "the helper; the rest is dispatched here") {
     auto notes = std::make_shared<int>(0);
@@ -112,7 +112,7 @@ TEST_SUITE("broker.dispatch_helper") {
     put(0, 2);
     auto max = std::make_shared<int64_t>(-1);
     auto watcher = spawn(watch_counter, max);
-    // The note and the read are both in the dispatcher's mailbox when it
+    // The note and the read are both in the queue service's mailbox when it
     // runs: the note hands the dispatch to the helper, so the read must
     // not touch the store here.
     caf::anon_send(disp, dispatch_atom::value);
@@ -148,9 +148,9 @@ TEST_SUITE("broker.dispatch_helper") {
     sched.run();
     store.reset();
     store = test::open_store(scfg);
-    helper = sys.spawn(dispatch_service, store, caf::timespan{0},
-                       dispatcher_actor{});
-    disp = spawn(dispatch_service, store, caf::timespan{1s}, helper);
+    helper = sys.spawn(queue_service, store, caf::timespan{0},
+                       queue_service_actor{});
+    disp = spawn(queue_service, store, caf::timespan{1s}, helper);
     CHECK_EQ(read_count(0), 3u);
     CHECK_EQ(dump()["helper_requests"], 1);
   }
@@ -173,11 +173,11 @@ TEST_SUITE("broker.dispatch_helper") {
     ask<int64_t>(disp, dispatch_atom::value, store->write_offset());
     REQUIRE(store->flush(store->write_offset()));
     auto before = store->dispatched_offset();
-    // The tick: the dispatcher notes what to sync and hands the syncs to
+    // The tick: the queue service notes what to sync and hands the syncs to
     // the helper, whose turn has not come yet.
     sched.advance_time(1s);
     while (sched.prioritize(disp) && sched.try_run_once()) {
-      // only the dispatcher's turns
+      // only the queue service's turns
     }
     put(0, 2);
     caf::anon_send(disp, dispatch_atom::value);
