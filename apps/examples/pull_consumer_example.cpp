@@ -30,10 +30,10 @@
 
 #include "caf/actor_system.hpp"
 
-#include "example_start.hpp"
 #include <rmq/consumer.hpp>
 #include <rmq/errors.hpp>
 #include <rmq/node_config.hpp>
+#include <rmq/program_start.hpp>
 
 namespace {
 
@@ -85,11 +85,10 @@ std::vector<rmq::message_queue> parse_queues(const std::string& topic,
 
 // Not CAF_MAIN: CAF 0.17's exec_main drops caf_main's exit code.
 int main(int argc, char** argv) {
-  // Before CAF starts its threads (apps/examples/example_start.hpp).
-  auto signals = rmq::examples::block_shutdown_signals();
+  // Before CAF starts its threads (<rmq/program_start.hpp>).
+  auto signals = rmq::block_shutdown_signals();
   config cfg;
-  if (auto rc = rmq::examples::read_config(cfg, argc, argv,
-                                           "pull_consumer_example");
+  if (auto rc = rmq::read_config(cfg, argc, argv, "pull_consumer_example");
       rc >= 0)
     return rc;
   std::vector<rmq::message_queue> queues;

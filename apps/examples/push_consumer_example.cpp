@@ -33,10 +33,10 @@
 
 #include "caf/actor_system.hpp"
 
-#include "example_start.hpp"
 #include <rmq/consumer.hpp>
 #include <rmq/errors.hpp>
 #include <rmq/node_config.hpp>
+#include <rmq/program_start.hpp>
 
 namespace {
 
@@ -83,11 +83,10 @@ struct config : rmq::node_config {
 
 // Not CAF_MAIN: CAF 0.17's exec_main drops caf_main's exit code.
 int main(int argc, char** argv) {
-  // Before CAF starts its threads (apps/examples/example_start.hpp).
-  auto signals = rmq::examples::block_shutdown_signals();
+  // Before CAF starts its threads (<rmq/program_start.hpp>).
+  auto signals = rmq::block_shutdown_signals();
   config cfg;
-  if (auto rc = rmq::examples::read_config(cfg, argc, argv,
-                                           "push_consumer_example");
+  if (auto rc = rmq::read_config(cfg, argc, argv, "push_consumer_example");
       rc >= 0)
     return rc;
   caf::actor_system sys{cfg};

@@ -33,11 +33,11 @@
 
 #include "caf/actor_system.hpp"
 
-#include "example_start.hpp"
 #include <rmq/consumer.hpp>
 #include <rmq/errors.hpp>
 #include <rmq/node_config.hpp>
 #include <rmq/producer.hpp>
+#include <rmq/program_start.hpp>
 #include <rmq/reply_message.hpp>
 
 namespace {
@@ -123,7 +123,7 @@ int requester(caf::actor_system& sys, const config& cfg) {
 }
 
 int replier(caf::actor_system& sys, const config& cfg) {
-  auto signals = rmq::examples::shutdown_signals();
+  auto signals = rmq::shutdown_signals();
   rmq::producer_config pc;
   pc.group = cfg.group + "-replier";
   pc.client.namesrv = cfg.namesrv;
@@ -190,12 +190,11 @@ int replier(caf::actor_system& sys, const config& cfg) {
 
 // Not CAF_MAIN: CAF 0.17's exec_main drops caf_main's exit code.
 int main(int argc, char** argv) {
-  // Before CAF starts its threads (apps/examples/example_start.hpp); both
+  // Before CAF starts its threads (<rmq/program_start.hpp>); both
   // roles wait on the same set later (shutdown_signals).
-  rmq::examples::block_shutdown_signals();
+  rmq::block_shutdown_signals();
   config cfg;
-  if (auto rc = rmq::examples::read_config(cfg, argc, argv,
-                                           "request_reply_example");
+  if (auto rc = rmq::read_config(cfg, argc, argv, "request_reply_example");
       rc >= 0)
     return rc;
   if (cfg.role != "requester" && cfg.role != "replier") {

@@ -35,10 +35,10 @@
 #include "caf/send.hpp"
 
 #include "actors/broker/node/namesrv_registrar.hpp"
-#include "apps/examples/example_start.hpp"
 #include "messages/common/errors.hpp"
 #include "runtime/net/host_port.hpp"
 #include "runtime/process/node_config.hpp"
+#include "runtime/process/program_start.hpp"
 
 namespace {
 
@@ -124,11 +124,10 @@ rmq::namesrv_registrar_options make_options(const config& cfg,
 
 // Not CAF_MAIN: CAF 0.17's exec_main drops caf_main's exit code.
 int main(int argc, char** argv) {
-  // Before CAF starts its threads (apps/examples/example_start.hpp).
-  auto signals = rmq::examples::block_shutdown_signals();
+  // Before CAF starts its threads (runtime/process/program_start.hpp).
+  auto signals = rmq::block_shutdown_signals();
   config cfg;
-  if (auto rc = rmq::examples::read_config(cfg, argc, argv, "standin-broker",
-                                           false);
+  if (auto rc = rmq::read_config(cfg, argc, argv, "standin-broker", false);
       rc >= 0)
     return rc;
   auto addrs = rmq::parse_host_port_list(cfg.namesrv);

@@ -1,9 +1,11 @@
-// The commit-log actor: the single writer of the message store (RocketMQ
+// The commit-log writer: the single writer of the message store (RocketMQ
 // CommitLog#asyncPutMessages). Takes batches, appends them, tells the
-// queue service, and acknowledges under the flush mode: async at once, sync only
-// after an fdatasync that covers the batch (group commit through the flush
-// actor). Refuses sends with system_busy above the backlog watermark. Runs
-// detached: appends touch mapped memory and allocate segment files.
+// queue service, and acknowledges under the flush mode: async at once, sync
+// only after an fdatasync that covers the batch (group commit through the
+// flush service). Refuses sends with system_busy above the backlog
+// watermark. The broker runs it on the shared scheduler: an append copies
+// into mapped memory; the blocking work (fdatasync, warming) is the flush
+// and warm services' (actors/broker/store/store_actors.hpp).
 #pragma once
 
 #include <cstdint>

@@ -8,7 +8,7 @@
 // runs detached: dispatching a record that needs a new consume-queue or
 // index file, the checkpoint's fdatasyncs, reads of records not likely in
 // memory, lookups by offset, time and key, and topic deletion. While the
-// helper works (it holds the store's queue service lock), everything else that
+// helper works (it holds the store's reader lock), everything else that
 // touches the store goes to it too, in order, so this thread never waits
 // for that lock. Without a helper (the tests' attached actors) it does all
 // of it itself.

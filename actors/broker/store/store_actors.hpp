@@ -1,7 +1,8 @@
 // Spawns the message store's actors around one opened store. Real use runs
-// the flush service, the queue service and the warm service detached (each on
-// its own thread: they block on fdatasync, file creation and checkpoints,
-// which must not stall CAF's shared scheduler). The commit-log writer only
+// the flush service, the warm service and the queue service's helper
+// detached (each on its own thread: they block on fdatasync, file creation
+// and checkpoints, which must not stall CAF's shared scheduler); the queue
+// service itself runs on the scheduler and hands what blocks to its helper. The commit-log writer only
 // copies records into mapped memory, so the broker runs it on the
 // scheduler: a send then crosses no thread inside the broker, which made
 // 1-in-flight sends 56 % -> 90 % of the CAF echo (docs/benchmarks.md,

@@ -1,9 +1,9 @@
-// The start of the examples that run until a signal: block SIGINT and
-// SIGTERM before CAF starts its threads, so that only the main thread's
-// sigtimedwait() or sigwait() sees them, then read the command line (CAF
-// config options, `--help`) and the network settings (TLS) into the
-// example's config. What an example does with rmq's API stays in its own
-// file.
+// The start of a program that runs until a signal (the examples, the
+// stand-in broker): block SIGINT and SIGTERM before CAF starts its threads,
+// so that only the main thread's sigtimedwait() or sigwait() sees them,
+// then read the command line (CAF config options, `--help`) and the network
+// settings (TLS) into the program's config. Public as
+// <rmq/program_start.hpp>.
 #pragma once
 
 #include <pthread.h>
@@ -14,7 +14,7 @@
 
 #include "caf/actor_system_config.hpp"
 
-namespace rmq::examples {
+namespace rmq {
 
 /// Returns the set of SIGINT and SIGTERM.
 inline sigset_t shutdown_signals() {
@@ -55,4 +55,4 @@ int read_config(Config& cfg, int argc, char** argv, const char* name,
   return -1;
 }
 
-} // namespace rmq::examples
+} // namespace rmq
