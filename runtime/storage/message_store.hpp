@@ -148,8 +148,11 @@ public:
   /// many it rebuilt.
   caf::expected<size_t> repair_queues();
 
-  /// Whether a read found a damaged consume queue not rebuilt yet.
-  bool needs_repair();
+  /// Whether a read found a damaged consume queue not rebuilt yet. Asked
+  /// after every read, so it takes no lock.
+  bool needs_repair() const {
+    return repair_wanted_.load(std::memory_order_acquire);
+  }
 
   /// Queues rebuilt by repair_queues so far.
   int64_t repaired_queues() const {
@@ -353,6 +356,13 @@ private:
   std::atomic<int64_t> corrupt_reads_{0};
   // Queues a read found damaged (reader_mtx_), and how many were rebuilt.
   std::set<std::pair<std::string, int32_t>> needs_repair_;
+  // !needs_repair_.empty(), for readers without the lock.
+  std::atomic<bool> repair_wanted_{false};
+  // Under reader_mtx_: `queue` is rebuilt at the next repair_queues.
+  void want_repair(const std::pair<std::string, int32_t>& queue) {
+    needs_repair_.insert(queue);
+    repair_wanted_.store(true, std::memory_order_release);
+  }
   // Offsets whose read led to a rebuild: failing again, their record is
   // the damaged one.
   std::set<std::tuple<std::string, int32_t, int64_t>> repaired_at_;

@@ -123,7 +123,7 @@ message_store::get_messages(const get_message_request& req, bool* far_back) {
           && static_cast<int32_t>(
                get_be32(res.buffer.data() + before + pos_total_size))
                != u.size)
-        needs_repair_.insert(queue);
+        want_repair(queue);
       auto where = std::make_tuple(req.topic, req.queue_id, offset);
       // The unit names no record of its queue and offset (past the log's
       // end, mid-record, another queue's): derived data, rebuilt from the
@@ -133,7 +133,7 @@ message_store::get_messages(const get_message_request& req, bool* far_back) {
           && (needs_repair_.count(queue) != 0
               || repaired_at_.count(where) == 0)) {
         res.buffer.resize(before);
-        needs_repair_.insert(queue);
+        want_repair(queue);
         repaired_at_.insert(where);
         if (!res.phys_offsets.empty())
           break;
@@ -337,15 +337,11 @@ query_message_result message_store::query(const query_message_request& req) {
   return res;
 }
 
-bool message_store::needs_repair() {
-  std::lock_guard<std::mutex> guard{reader_mtx_};
-  return !needs_repair_.empty();
-}
-
 caf::expected<size_t> message_store::repair_queues() {
   std::lock_guard<std::mutex> guard{reader_mtx_};
   auto todo = std::move(needs_repair_);
   needs_repair_.clear();
+  repair_wanted_.store(false, std::memory_order_release);
   std::map<std::pair<std::string, int32_t>, consume_queue*> queues;
   for (auto& [topic, qid] : todo)
     if (auto cq = find_queue(topic, qid)) {
