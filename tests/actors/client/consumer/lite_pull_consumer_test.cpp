@@ -1,4 +1,4 @@
-// The lite pull consumer on the virtual clock against stub brokers: poll
+// The lite pull consumer on the virtual clock against fake brokers: poll
 // order, long polls, offsets (start, commit, auto-commit, seek), rebalance
 // changes, the buffer bound, the client-side tag re-check, back-off and
 // shutdown.
@@ -12,9 +12,9 @@
 
 #include "caf/send.hpp"
 
-#include "tests/actors/client/client_stubs.hpp"
-#include "tests/actors/client/pull_stubs.hpp"
+#include "tests/actors/client/fake_client_instance.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/fake_broker.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace rmq;
@@ -29,28 +29,29 @@ message_queue q(int32_t id, const std::string& broker = "broker-a") {
 }
 
 struct fixture : test::deterministic_fixture {
-  std::shared_ptr<test::stub_net> net = std::make_shared<test::stub_net>();
-  std::shared_ptr<test::route_cache_stub> routes_st
-    = std::make_shared<test::route_cache_stub>();
-  std::shared_ptr<test::consumer_broker_stub> broker
-    = std::make_shared<test::consumer_broker_stub>();
-  std::shared_ptr<test::heartbeat_stub> hb
-    = std::make_shared<test::heartbeat_stub>();
-  std::shared_ptr<test::rebalance_stub> rb
-    = std::make_shared<test::rebalance_stub>();
+  std::shared_ptr<test::fake_directory> net
+    = std::make_shared<test::fake_directory>();
+  std::shared_ptr<test::fake_route_cache> routes_st
+    = std::make_shared<test::fake_route_cache>();
+  std::shared_ptr<test::fake_broker> broker
+    = std::make_shared<test::fake_broker>();
+  std::shared_ptr<test::fake_heartbeats> hb
+    = std::make_shared<test::fake_heartbeats>();
+  std::shared_ptr<test::fake_rebalance> rb
+    = std::make_shared<test::fake_rebalance>();
   std::shared_ptr<client_instance> inst = std::make_shared<client_instance>();
   lite_pull_consumer_config cfg;
-  test::consumer_broker_stub_actor broker_hdl;
+  test::fake_broker_actor broker_hdl;
 
   fixture() {
     inst->client_id = "10.1.1.1@c1";
-    inst->directory = spawn(test::stub_directory, net);
-    inst->routes = spawn(test::stub_route_cache, routes_st);
-    inst->heartbeats = spawn(test::stub_heartbeats, hb);
-    inst->rebalance = spawn(test::stub_rebalance, rb);
+    inst->directory = spawn(test::play_directory, net);
+    inst->routes = spawn(test::play_route_cache, routes_st);
+    inst->heartbeats = spawn(test::play_heartbeats, hb);
+    inst->rebalance = spawn(test::play_rebalance, rb);
     routes_st->routes["TopicA"] = test::route_over({"broker-a"});
-    broker_hdl = spawn(test::stub_consumer_broker, broker);
-    net->brokers["a:10911"] = caf::actor_cast<client_broker_actor>(broker_hdl);
+    broker_hdl = spawn(test::play_broker, broker);
+    net->brokers["a:10911"] = broker_hdl;
     cfg.group = "G";
     cfg.from_where = consume_from_where::consume_from_first_offset;
     cfg.assigned = {q(0)};
@@ -66,8 +67,8 @@ struct fixture : test::deterministic_fixture {
 
   void add(int32_t queue, int n, const std::string& tags = "TagA") {
     for (int i = 0; i < n; ++i)
-      broker->add("TopicA", queue, {tags, "k", "body"});
-    caf::anon_send(broker_hdl, caf::update_atom::value);
+      broker->append("TopicA", queue, "body", tags, "k");
+    caf::anon_send(broker_hdl, caf::tick_atom::value);
     sched.run();
   }
 
@@ -119,9 +120,9 @@ TEST_SUITE("client.lite_pull_consumer") {
     CHECK_EQ(xs[0].tags, "TagA");
     // The next pull waits at the broker: a message arriving answers it.
     REQUIRE_EQ(broker->parked.size(), 1u);
-    CHECK_EQ(broker->parked[0].first.queue_offset, 5);
-    CHECK_NE(broker->parked[0].first.sys_flag & pull_sys_flag::suspend, 0);
-    CHECK_EQ(broker->parked[0].first.suspend_timeout_ms, 20000);
+    CHECK_EQ(broker->parked[0].req.queue_offset, 5);
+    CHECK_NE(broker->parked[0].req.sys_flag & pull_sys_flag::suspend, 0);
+    CHECK_EQ(broker->parked[0].req.suspend_timeout_ms, 20000);
     add(0, 3);
     CHECK_EQ(offsets(poll(c)), std::vector<int64_t>{5, 6, 7});
   }
@@ -266,8 +267,8 @@ TEST_SUITE("client.lite_pull_consumer") {
     cfg.subscriptions = {{"TopicA", "TagA || TagB"}};
     auto c = start();
     CHECK_EQ(routes_st->asked["TopicA"], 1);
-    REQUIRE_EQ(hb->registered.size(), 1u);
-    auto& cd = hb->registered[0];
+    REQUIRE_EQ(hb->consumers.size(), 1u);
+    auto& cd = hb->consumers[0];
     CHECK_EQ(cd.group_name, "G");
     CHECK_EQ(cd.type, consume_type::consume_actively);
     CHECK_EQ(cd.model, message_model::clustering);
@@ -402,19 +403,19 @@ TEST_SUITE("client.lite_pull_consumer") {
                              "connection is lost") {
     auto c = start();
     sched.run();
-    auto connects = net->connects;
+    auto connects = net->connects.size();
     add(0, 2);
     CHECK_EQ(offsets(poll(c)), (std::vector<int64_t>{0, 1}));
     // The pull after the answer went to the known master: no connect.
     CHECK_GE(broker->pulls.size(), 2u);
-    CHECK_EQ(net->connects, connects);
+    CHECK_EQ(net->connects.size(), connects);
     CHECK_EQ(dump(c)["masters"], 1);
     caf::anon_send(c, peer_lost_atom::value, std::string{"a:10911"});
     sched.run();
     CHECK_EQ(dump(c)["masters"], 0);
     // The pull after the back-off resolves it again.
     advance_time(3s, 1s);
-    CHECK_GT(net->connects, connects);
+    CHECK_GT(net->connects.size(), connects);
     CHECK_EQ(dump(c)["masters"], 1);
   }
 
@@ -440,10 +441,10 @@ TEST_SUITE("client.lite_pull_consumer") {
                              "shutdown; no rebalance") {
     auto c = start();
     sched.run();
-    REQUIRE_EQ(hb->registered.size(), 1u);
-    CHECK_EQ(hb->registered[0].group_name, "G");
-    CHECK_EQ(hb->registered[0].type, consume_type::consume_actively);
-    CHECK(hb->registered[0].subscriptions.empty());
+    REQUIRE_EQ(hb->consumers.size(), 1u);
+    CHECK_EQ(hb->consumers[0].group_name, "G");
+    CHECK_EQ(hb->consumers[0].type, consume_type::consume_actively);
+    CHECK(hb->consumers[0].subscriptions.empty());
     CHECK(rb->registered.empty());
     CHECK(dump(c)["registered"].get<bool>());
     ask<caf::ok_atom>(c, shutdown_atom::value);
@@ -502,11 +503,11 @@ TEST_SUITE("client.lite_pull_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "an undecodable record and a record damaged "
                              "in the store are skipped, the rest polled") {
-    broker->add("TopicA", 0, {"TagA", "k", "first"});
-    broker->add("TopicA", 0, {"TagA", "k", "not zlib", true});
-    broker->add("TopicA", 0, {"TagA", "k", "third"});
-    broker->add("TopicA", 0, {"TagA", "k", "damaged"});
-    broker->add("TopicA", 0, {"TagA", "k", "fifth"});
+    broker->append("TopicA", 0, "first", "TagA", "k");
+    broker->append("TopicA", 0, "not zlib", "TagA", "k", true);
+    broker->append("TopicA", 0, "third", "TagA", "k");
+    broker->append("TopicA", 0, "damaged", "TagA", "k");
+    broker->append("TopicA", 0, "fifth", "TagA", "k");
     broker->damaged.insert({"TopicA", 0, 3});
     auto c = start();
     std::vector<int64_t> got;

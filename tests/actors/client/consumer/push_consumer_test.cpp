@@ -1,4 +1,4 @@
-// The push consumer on the virtual clock against a stub broker: long
+// The push consumer on the virtual clock against a fake broker: long
 // polling, start offsets, offsets committed on schedule and never past an
 // unprocessed message, flow control, send-back and local retries, dropped
 // queues, shutdown; orderly: locks, one batch at a time in order, suspend.
@@ -19,9 +19,9 @@
 #include "runtime/client/local_offset_store.hpp"
 #include "runtime/message/log_format.hpp"
 #include "runtime/message/retry_topic.hpp"
-#include "tests/actors/client/client_stubs.hpp"
-#include "tests/actors/client/push_consumer_stubs.hpp"
+#include "tests/actors/client/fake_client_instance.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/fake_broker.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace rmq;
@@ -32,29 +32,30 @@ namespace {
 constexpr const char* topic = "TopicA";
 
 struct fixture : test::deterministic_fixture {
-  std::shared_ptr<test::stub_net> net = std::make_shared<test::stub_net>();
-  std::shared_ptr<test::namesrv_stub> namesrv
-    = std::make_shared<test::namesrv_stub>();
-  std::shared_ptr<test::push_broker_stub> broker
-    = std::make_shared<test::push_broker_stub>();
+  std::shared_ptr<test::fake_directory> net
+    = std::make_shared<test::fake_directory>();
+  std::shared_ptr<test::fake_namesrv> namesrv
+    = std::make_shared<test::fake_namesrv>();
+  std::shared_ptr<test::fake_broker> broker
+    = std::make_shared<test::fake_broker>();
   std::shared_ptr<client_instance> inst;
-  caf::actor broker_hdl;
-  std::shared_ptr<test::push_broker_stub> slave
-    = std::make_shared<test::push_broker_stub>();
-  caf::actor slave_hdl;
+  test::fake_broker_actor broker_hdl;
+  std::shared_ptr<test::fake_broker> slave
+    = std::make_shared<test::fake_broker>();
+  test::fake_broker_actor slave_hdl;
   /// What the listener was given, batch by batch.
   std::vector<std::vector<received_message>> batches;
 
   fixture() {
-    auto dir = spawn(test::stub_directory, net);
+    auto dir = spawn(test::play_directory, net);
     namesrv->routes[topic] = test::route_over({"broker-a"}, 2);
-    net->namesrvs["10.0.0.1:9876"] = spawn(test::stub_namesrv, namesrv);
-    broker_hdl = spawn(test::push_stub_broker, broker);
-    net->brokers["a:10911"] = caf::actor_cast<client_broker_actor>(broker_hdl);
+    net->namesrvs["10.0.0.1:9876"] = spawn(test::play_namesrv, namesrv);
+    broker_hdl = spawn(test::play_broker, broker);
+    net->brokers["a:10911"] = broker_hdl;
     // The slave only hears heartbeats (consumers send them to every
     // address); the rest goes to the master.
-    slave_hdl = spawn(test::push_stub_broker, slave);
-    net->brokers["a:10921"] = caf::actor_cast<client_broker_actor>(slave_hdl);
+    slave_hdl = spawn(test::play_broker, slave);
+    net->brokers["a:10921"] = slave_hdl;
     client_config cc;
     cc.namesrv = "10.0.0.1:9876";
     cc.directory = dir;
@@ -124,7 +125,7 @@ struct fixture : test::deterministic_fixture {
   push_consumer_actor concurrent_on_queue0(
     std::function<consume_status(const std::vector<received_message>&)> f,
     push_consumer_config cfg) {
-    broker->committed[{topic, 0}] = 0;
+    broker->offsets[{"G", topic, 0}] = 0;
     auto c = start_concurrent(std::move(f), std::move(cfg));
     assign(c, {0});
     return c;
@@ -134,7 +135,7 @@ struct fixture : test::deterministic_fixture {
   push_consumer_actor orderly_on_queue0(
     std::function<orderly_status(const std::vector<received_message>&)> f,
     push_consumer_config cfg) {
-    broker->committed[{topic, 0}] = 0;
+    broker->offsets[{"G", topic, 0}] = 0;
     auto c = start_orderly(std::move(f), std::move(cfg));
     assign(c, {0});
     return c;
@@ -155,7 +156,7 @@ struct fixture : test::deterministic_fixture {
     wake();
   }
 
-  /// The stub answers its held pulls that can be answered now.
+  /// The fake broker answers its parked pulls that can be answered now.
   void wake() {
     caf::anon_send(broker_hdl, caf::tick_atom::value);
     sched.run();
@@ -177,7 +178,7 @@ struct fixture : test::deterministic_fixture {
   /// The last commit of queue `id`, -1 if none.
   int64_t last_commit(int32_t id) const {
     int64_t off = -1;
-    for (auto& c : broker->commits)
+    for (auto& c : broker->updates)
       if (c.topic == topic && c.queue_id == id)
         off = c.commit_offset;
     return off;
@@ -185,7 +186,7 @@ struct fixture : test::deterministic_fixture {
 
   size_t commits_of(int32_t id) const {
     size_t n = 0;
-    for (auto& c : broker->commits)
+    for (auto& c : broker->updates)
       if (c.topic == topic && c.queue_id == id)
         ++n;
     return n;
@@ -223,7 +224,7 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "the rebalance service gives it its queues "
                              "after the first heartbeat; shutdown leaves it") {
-    broker->members = {inst->client_id};
+    broker->members["G"] = {inst->client_id};
     auto opts = options(config());
     opts.rebalance = true;
     opts.concurrent = ok;
@@ -232,7 +233,7 @@ TEST_SUITE("client.push_consumer") {
     REQUIRE_EQ(d["queues"].size(), 2u);
     CHECK_EQ(d["queues"][0]["queue"]["queue_id"], 0);
     CHECK_EQ(d["queues"][1]["queue"]["queue_id"], 1);
-    CHECK_EQ(broker->held.size(), 2u);
+    CHECK_EQ(broker->parked.size(), 2u);
     auto rb = nlohmann::json::parse(
       ask<std::string>(inst->rebalance, dump_atom::value));
     CHECK_EQ(rb["consumers"].size(), 1u);
@@ -253,15 +254,15 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(p.suspend_timeout_ms, 15000);
     CHECK_NE(p.sys_flag & pull_sys_flag::suspend, 0);
     CHECK_NE(p.sys_flag & pull_sys_flag::subscription, 0);
-    REQUIRE_EQ(broker->held.size(), 1u);
+    REQUIRE_EQ(broker->parked.size(), 1u);
     CHECK(batches.empty());
     put(0, "hello");
     REQUIRE_EQ(batches.size(), 1u);
     CHECK_EQ(batches[0][0].body, "hello");
     CHECK_EQ(batches[0][0].broker_name, "broker-a");
     // The next pull waits at offset 1.
-    REQUIRE_EQ(broker->held.size(), 1u);
-    CHECK_EQ(broker->held[0].req.queue_offset, 1);
+    REQUIRE_EQ(broker->parked.size(), 1u);
+    CHECK_EQ(broker->parked[0].req.queue_offset, 1);
   }
 
   TEST_CASE_FIXTURE(fixture, "a lost connection fails the pull in flight at "
@@ -269,11 +270,11 @@ TEST_SUITE("client.push_consumer") {
                              "late answer to the old pull is ignored") {
     auto c = concurrent_on_queue0(ok, config());
     REQUIRE_EQ(broker->pulls.size(), 1u);
-    REQUIRE_EQ(broker->held.size(), 1u);
+    REQUIRE_EQ(broker->parked.size(), 1u);
     caf::anon_send(c, peer_lost_atom::value, std::string{"a:10911"});
     sched.run();
     CHECK_EQ(dump(c)["queues"][0]["pull_errors"], 1);
-    // The old long poll is still parked at the stub; its answer comes
+    // The old long poll is still parked at the broker; its answer comes
     // while the queue backs off and must not be consumed twice.
     put(0, "hello");
     CHECK(batches.empty());
@@ -299,7 +300,7 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(dump(c)["queues"][0]["pull_errors"], 0);
     advance_time(1s, 1s);
     CHECK_EQ(dump(c)["queues"][0]["pull_errors"], 1);
-    // The stub still holds the old pull: its answer must not count.
+    // The broker still holds the old pull: its answer must not count.
     put(0, "hello");
     CHECK(batches.empty());
     advance_time(3s, 500ms);
@@ -312,12 +313,12 @@ TEST_SUITE("client.push_consumer") {
   TEST_CASE_FIXTURE(fixture, "pulls reuse the resolved master: no connect "
                              "per pull") {
     auto c = concurrent_on_queue0(ok, config());
-    auto connects = net->connects;
+    auto connects = net->connects.size();
     for (int i = 0; i < 5; ++i)
       put(0, "m" + std::to_string(i));
     CHECK_EQ(consumed().size(), 5u);
     CHECK_GE(broker->pulls.size(), 6u);
-    CHECK_EQ(net->connects, connects);
+    CHECK_EQ(net->connects.size(), connects);
     CHECK_EQ(dump(c)["masters"], 1);
   }
 
@@ -325,14 +326,14 @@ TEST_SUITE("client.push_consumer") {
                              "queue's max offset") {
     for (int i = 0; i < 3; ++i)
       broker->append(topic, 1, "old");
-    broker->committed[{topic, 0}] = 0;
+    broker->offsets[{"G", topic, 0}] = 0;
     auto c = start_concurrent(ok, config());
     assign(c, {0, 1});
     CHECK_EQ(broker->queries.size(), 2u);
-    REQUIRE_EQ(broker->held.size(), 2u);
+    REQUIRE_EQ(broker->parked.size(), 2u);
     // Queue 1 has no group offset: CONSUME_FROM_LAST_OFFSET skips the
     // three old messages.
-    for (auto& h : broker->held)
+    for (auto& h : broker->parked)
       CHECK_EQ(h.req.queue_offset, h.req.queue_id == 1 ? 3 : 0);
     CHECK(batches.empty());
   }
@@ -403,7 +404,7 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(last_commit(0), 5);
     // Pulls and commits go to the master only.
     CHECK(slave->pulls.empty());
-    CHECK(slave->commits.empty());
+    CHECK(slave->updates.empty());
   }
 
   TEST_CASE_FIXTURE(fixture, "reconsume_later sends the message back with "
@@ -510,8 +511,7 @@ TEST_SUITE("client.push_consumer") {
       config());
     broker->append(topic, 0, "first");
     // A COMPRESSED body that is no zlib stream: its header holds.
-    broker->append(topic, 0, "not zlib");
-    broker->queues[{topic, 0}].back().sys_flag = sys_flag::compressed;
+    broker->append(topic, 0, "not zlib", {}, {}, true);
     broker->append(topic, 0, "third");
     wake();
     CHECK_EQ(consumed(), std::vector<int64_t>{0, 2});
@@ -560,7 +560,7 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "flow control pauses the pull and consumption "
                              "resumes it") {
-    broker->committed[{topic, 0}] = 0;
+    broker->offsets[{"G", topic, 0}] = 0;
     broker->fail_send_back = true;
     bool healthy = false;
     auto cfg = config();
@@ -590,7 +590,7 @@ TEST_SUITE("client.push_consumer") {
   }
 
   TEST_CASE_FIXTURE(fixture, "a dropped queue commits at once") {
-    broker->committed[{topic, 0}] = 0;
+    broker->offsets[{"G", topic, 0}] = 0;
     auto c = start_concurrent(ok, config());
     assign(c, {0, 1});
     put(0, "a");
@@ -607,13 +607,13 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "an illegal offset moves to the broker's next "
                              "offset and commits it") {
-    broker->committed[{topic, 0}] = 7; // past the queue's end
+    broker->offsets[{"G", topic, 0}] = 7; // past the queue's end
     broker->append(topic, 0, "a");
     auto c = start_concurrent(ok, config());
     assign(c, {0});
     CHECK_EQ(last_commit(0), 1);
-    REQUIRE_EQ(broker->held.size(), 1u);
-    CHECK_EQ(broker->held[0].req.queue_offset, 1);
+    REQUIRE_EQ(broker->parked.size(), 1u);
+    CHECK_EQ(broker->parked[0].req.queue_offset, 1);
     (void)c;
   }
 
@@ -651,7 +651,7 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(batches.size(), 2u);
     CHECK(broker->send_backs.empty());
     advance_time(5s, 500ms);
-    CHECK(broker->commits.empty());
+    CHECK(broker->updates.empty());
     local_offset_store file{
       local_offset_path(dir.path(), inst->client_id, "G")};
     REQUIRE_FALSE(file.load());
@@ -733,7 +733,7 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "orderly: a queue dropped while its batch is "
                              "at a worker is unlocked only after the batch") {
-    broker->committed[{topic, 0}] = 0;
+    broker->offsets[{"G", topic, 0}] = 0;
     push_consumer_actor c;
     bool dropped = false;
     size_t unlocks_during_batch = 0;
@@ -761,7 +761,7 @@ TEST_SUITE("client.push_consumer") {
   TEST_CASE_FIXTURE(fixture, "orderly: a queue dropped and owned again while "
                              "its batch is at a worker consumes only after "
                              "that batch") {
-    broker->committed[{topic, 0}] = 0;
+    broker->offsets[{"G", topic, 0}] = 0;
     push_consumer_actor c;
     int depth = 0;
     int max_depth = 0;
@@ -806,7 +806,7 @@ TEST_SUITE("client.push_consumer") {
 
   TEST_CASE_FIXTURE(fixture, "orderly: suspend delivers the same messages "
                              "again after 1 s, before any later one") {
-    broker->committed[{topic, 0}] = 0;
+    broker->offsets[{"G", topic, 0}] = 0;
     broker->append(topic, 0, "a");
     broker->append(topic, 0, "b");
     auto cfg = config();
@@ -860,7 +860,7 @@ TEST_SUITE("client.push_consumer") {
   }
 
   TEST_CASE_FIXTURE(fixture, "orderly: shutdown unlocks the queues") {
-    broker->committed[{topic, 0}] = 0;
+    broker->offsets[{"G", topic, 0}] = 0;
     auto c = start_orderly(orderly_ok, config());
     assign(c, {0, 1});
     ask<caf::ok_atom>(c, shutdown_atom::value);

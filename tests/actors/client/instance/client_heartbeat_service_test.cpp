@@ -1,5 +1,5 @@
-// The heartbeat sender with a real route cache over stub NameServers and
-// stub brokers, on the virtual clock: who gets heartbeats and when, the
+// The heartbeat sender with a real route cache over fake NameServers and
+// fake brokers, on the virtual clock: who gets heartbeats and when, the
 // answer after the first round, unregistration, and the brokers'
 // consumer_ids_changed passed on.
 #include "actors/client/instance/client_heartbeat_service.hpp"
@@ -15,8 +15,9 @@
 #include "caf/event_based_actor.hpp"
 
 #include "actors/client/instance/route_cache.hpp"
-#include "tests/actors/client/client_stubs.hpp"
+#include "tests/actors/client/fake_client_instance.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/fake_broker.hpp"
 
 using namespace rmq;
 using namespace std::chrono_literals;
@@ -38,22 +39,23 @@ caf::behavior recorder(caf::event_based_actor*,
 }
 
 struct fixture : test::deterministic_fixture {
-  std::shared_ptr<test::stub_net> net = std::make_shared<test::stub_net>();
-  std::shared_ptr<test::namesrv_stub> namesrv
-    = std::make_shared<test::namesrv_stub>();
-  std::map<std::string, std::shared_ptr<test::broker_stub>> brokers;
+  std::shared_ptr<test::fake_directory> net
+    = std::make_shared<test::fake_directory>();
+  std::shared_ptr<test::fake_namesrv> namesrv
+    = std::make_shared<test::fake_namesrv>();
+  std::map<std::string, std::shared_ptr<test::fake_broker>> brokers;
   peer_directory_actor directory;
   route_cache_actor routes;
   client_heartbeat_service_actor heartbeats;
 
   fixture() {
-    directory = spawn(test::stub_directory, net);
+    directory = spawn(test::play_directory, net);
     namesrv->routes["TopicA"] = test::route_over({"broker-a", "broker-b"});
-    net->namesrvs[ns] = spawn(test::stub_namesrv, namesrv);
+    net->namesrvs[ns] = spawn(test::play_namesrv, namesrv);
     for (auto& addr : {"a:10911", "a:10921", "b:10911", "b:10921"}) {
-      auto st = std::make_shared<test::broker_stub>();
+      auto st = std::make_shared<test::fake_broker>();
       brokers[addr] = st;
-      net->brokers[addr] = spawn(test::stub_broker, st);
+      net->brokers[addr] = spawn(test::play_broker, st);
     }
     route_cache_config rc;
     rc.namesrv_addrs = {ns};

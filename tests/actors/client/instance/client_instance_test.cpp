@@ -15,7 +15,7 @@
 #include "caf/send.hpp"
 
 #include "messages/common/errors.hpp"
-#include "tests/actors/client/client_stubs.hpp"
+#include "tests/actors/client/fake_client_instance.hpp"
 #include "tests/support/deterministic_fixture.hpp"
 
 using namespace rmq;
@@ -24,15 +24,16 @@ using namespace std::chrono_literals;
 namespace {
 
 struct fixture : test::deterministic_fixture {
-  std::shared_ptr<test::stub_net> net = std::make_shared<test::stub_net>();
-  std::shared_ptr<test::namesrv_stub> namesrv
-    = std::make_shared<test::namesrv_stub>();
+  std::shared_ptr<test::fake_directory> net
+    = std::make_shared<test::fake_directory>();
+  std::shared_ptr<test::fake_namesrv> namesrv
+    = std::make_shared<test::fake_namesrv>();
   peer_directory_actor directory;
 
   fixture() {
-    directory = spawn(test::stub_directory, net);
+    directory = spawn(test::play_directory, net);
     namesrv->routes["TopicA"] = test::route_over({"broker-a"});
-    net->namesrvs["10.0.0.1:9876"] = spawn(test::stub_namesrv, namesrv);
+    net->namesrvs["10.0.0.1:9876"] = spawn(test::play_namesrv, namesrv);
   }
 
   client_config config(const std::string& namesrv) {

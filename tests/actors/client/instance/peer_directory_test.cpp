@@ -21,8 +21,9 @@
 #include "caf/sec.hpp"
 
 #include "messages/common/errors.hpp"
-#include "tests/actors/client/client_stubs.hpp"
+#include "tests/actors/client/fake_client_instance.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/fake_broker.hpp"
 #include "tests/support/fake_connector.hpp"
 
 using namespace rmq;
@@ -52,8 +53,8 @@ struct fixture : test::deterministic_fixture {
     cfg.connector = spawn(test::fake_connector, net);
     cfg.connect_timeout = 3s;
     directory = spawn(peer_directory, cfg);
-    broker = spawn(test::stub_broker, std::make_shared<test::broker_stub>());
-    namesrv = spawn(test::stub_namesrv, std::make_shared<test::namesrv_stub>());
+    broker = spawn(test::play_broker, std::make_shared<test::fake_broker>());
+    namesrv = spawn(test::play_namesrv, std::make_shared<test::fake_namesrv>());
     net->publish(broker_addr, broker);
     net->publish(namesrv_addr, namesrv);
   }
@@ -149,8 +150,8 @@ TEST_SUITE("client.peer_directory") {
     CHECK_EQ(*lost, std::vector<std::string>{broker_addr});
     CHECK(dump()["peers"].empty());
     // The next connect opens a new connection.
-    auto again = spawn(test::stub_broker,
-                       std::make_shared<test::broker_stub>());
+    auto again = spawn(test::play_broker,
+                       std::make_shared<test::fake_broker>());
     net->publish(broker_addr, again);
     CHECK_EQ(connect_broker(broker_addr), again);
     CHECK_EQ(net->connects, 2);

@@ -13,9 +13,9 @@
 
 #include "caf/send.hpp"
 
-#include "tests/actors/client/client_stubs.hpp"
-#include "tests/actors/client/pull_stubs.hpp"
+#include "tests/actors/client/fake_client_instance.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/fake_broker.hpp"
 
 using namespace rmq;
 using namespace std::chrono_literals;
@@ -23,24 +23,25 @@ using namespace std::chrono_literals;
 namespace {
 
 struct fixture : test::deterministic_fixture {
-  std::shared_ptr<test::stub_net> net = std::make_shared<test::stub_net>();
-  std::shared_ptr<test::route_cache_stub> routes_st
-    = std::make_shared<test::route_cache_stub>();
-  std::shared_ptr<test::consumer_broker_stub> broker_a
-    = std::make_shared<test::consumer_broker_stub>();
-  std::shared_ptr<test::consumer_broker_stub> broker_b
-    = std::make_shared<test::consumer_broker_stub>();
+  std::shared_ptr<test::fake_directory> net
+    = std::make_shared<test::fake_directory>();
+  std::shared_ptr<test::fake_route_cache> routes_st
+    = std::make_shared<test::fake_route_cache>();
+  std::shared_ptr<test::fake_broker> broker_a
+    = std::make_shared<test::fake_broker>();
+  std::shared_ptr<test::fake_broker> broker_b
+    = std::make_shared<test::fake_broker>();
   peer_directory_actor directory;
   route_cache_actor routes;
 
   fixture() {
-    directory = spawn(test::stub_directory, net);
-    routes = spawn(test::stub_route_cache, routes_st);
+    directory = spawn(test::play_directory, net);
+    routes = spawn(test::play_route_cache, routes_st);
     routes_st->routes["TopicA"] = test::route_over({"broker-a", "broker-b"});
     net->brokers["a:10911"] = caf::actor_cast<client_broker_actor>(
-      spawn(test::stub_consumer_broker, broker_a));
+      spawn(test::play_broker, broker_a));
     net->brokers["b:10911"] = caf::actor_cast<client_broker_actor>(
-      spawn(test::stub_consumer_broker, broker_b));
+      spawn(test::play_broker, broker_b));
     set_members({"c1", "c2"});
   }
 

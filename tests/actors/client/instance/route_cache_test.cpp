@@ -1,4 +1,4 @@
-// The route cache against stub NameServers behind a stub directory, on the
+// The route cache against fake NameServers behind a fake directory, on the
 // virtual clock: one fetch per topic however many ask, a refresh every
 // poll interval, rotation past a failed NameServer, the last good route
 // while all are down, pushes only on change.
@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "messages/common/errors.hpp"
-#include "tests/actors/client/client_stubs.hpp"
+#include "tests/actors/client/fake_client_instance.hpp"
 #include "tests/support/deterministic_fixture.hpp"
 
 using namespace rmq;
@@ -40,19 +40,20 @@ recording_listener(route_listener_actor::pointer, std::shared_ptr<pushes> out) {
 }
 
 struct fixture : test::deterministic_fixture {
-  std::shared_ptr<test::stub_net> net = std::make_shared<test::stub_net>();
-  std::map<std::string, std::shared_ptr<test::namesrv_stub>> stubs;
+  std::shared_ptr<test::fake_directory> net
+    = std::make_shared<test::fake_directory>();
+  std::map<std::string, std::shared_ptr<test::fake_namesrv>> stubs;
   peer_directory_actor directory;
   route_cache_actor cache;
 
   fixture() {
-    directory = spawn(test::stub_directory, net);
+    directory = spawn(test::play_directory, net);
     for (auto& addr : {ns1, ns2, ns3}) {
-      auto st = std::make_shared<test::namesrv_stub>();
+      auto st = std::make_shared<test::fake_namesrv>();
       st->routes["TopicA"] = test::route_over({"broker-a"});
       st->routes["TopicB"] = test::route_over({"broker-b"});
       stubs[addr] = st;
-      net->namesrvs[addr] = spawn(test::stub_namesrv, st);
+      net->namesrvs[addr] = spawn(test::play_namesrv, st);
     }
   }
 
@@ -201,8 +202,8 @@ TEST_SUITE("client.route_cache") {
       [&](const caf::error& err) { FAIL(sys.render(err)); });
     CHECK_EQ(current(), second);
     // The stuck connection is dropped so that the next connect is fresh.
-    REQUIRE_EQ(net->deleted.size(), 1u);
-    CHECK_EQ(net->deleted[0], first);
+    REQUIRE_EQ(net->forgotten.size(), 1u);
+    CHECK_EQ(net->forgotten[0], first);
   }
 
   TEST_CASE_FIXTURE(fixture, "with every NameServer down the last good route "

@@ -1,7 +1,7 @@
-// The blocking producer facade in a threaded actor system, against stub
-// brokers and a stub client instance (tests/actors/client/send_loop_stubs.hpp):
-// sync, batch, queue and ordered sends, async callbacks, facade-side
-// back-pressure and shutdown.
+// The blocking producer facade in a threaded actor system, against fake
+// brokers (tests/support/fake_broker.hpp) and a fake client instance
+// (tests/actors/client/fake_client_instance.hpp): sync, batch, queue and
+// ordered sends, async callbacks, facade-side back-pressure and shutdown.
 #include "actors/client/producer/producer.hpp"
 
 #include <atomic>
@@ -20,21 +20,20 @@
 #include "actors/client/instance/latency_fault_service.hpp"
 #include "messages/common/errors.hpp"
 #include "runtime/process/node_config.hpp"
-#include "tests/actors/client/send_loop_stubs.hpp"
+#include "tests/actors/client/fake_client_instance.hpp"
+#include "tests/support/fake_broker.hpp"
 #include "tests/support/wait_until.hpp"
 
 using namespace rmq;
 using namespace std::chrono_literals;
 
-namespace stubs = rmq::test::send_stubs;
-
 namespace {
 
-struct fixture : stubs::instance_books {
+struct fixture : test::instance_books {
   node_config cfg;
   caf::actor_system sys{cfg};
-  std::map<std::string, std::shared_ptr<stubs::broker_script>> brokers;
-  std::map<std::string, stubs::broker_stub_actor> broker_handles;
+  std::map<std::string, std::shared_ptr<test::fake_broker>> brokers;
+  std::map<std::string, test::fake_broker_actor> broker_handles;
   std::vector<caf::actor> spawned;
   client_instance inst;
   producer_config pcfg;
@@ -42,20 +41,19 @@ struct fixture : stubs::instance_books {
   fixture() {
     pcfg.group = "PG";
     pcfg.start_index = [] { return uint32_t{0}; };
-    std::vector<stubs::broker_spec> specs;
+    std::vector<std::string> names;
     for (auto x : {"a", "b"}) {
-      auto script = std::make_shared<stubs::broker_script>();
+      auto script = std::make_shared<test::fake_broker>();
       brokers[x] = script;
-      auto hdl = sys.spawn(stubs::broker_stub, script);
+      auto hdl = sys.spawn(test::play_broker, script);
       broker_handles[x] = hdl;
-      dir->brokers[std::string{"addr-"} + x] = hdl;
+      dir->brokers[std::string{x} + ":10911"] = hdl;
       spawned.push_back(caf::actor_cast<caf::actor>(hdl));
-      specs.push_back(
-        {std::string{"broker-"} + x, std::string{"addr-"} + x, 2});
+      names.push_back(std::string{"broker-"} + x);
     }
-    routes->routes["TopicA"] = stubs::make_route(specs);
+    routes->routes["TopicA"] = test::route_over(names, 2);
     inst.client_id = "10.0.0.9@facade";
-    spawn_instance(inst, stubs::spawn_into(sys, spawned));
+    spawn_instance(inst, test::spawn_into(sys, spawned));
   }
 
   ~fixture() {
@@ -70,7 +68,7 @@ struct fixture : stubs::instance_books {
   }
 
   void release(const std::string& x) {
-    caf::anon_send(broker_handles.at(x), stubs::release_atom::value);
+    caf::anon_send(broker_handles.at(x), test::release_atom::value);
   }
 
   static client_message msg(std::string body = "hello") {
@@ -144,8 +142,8 @@ TEST_SUITE("client.producer") {
 
   TEST_CASE_FIXTURE(fixture, "async sends fail, never hang, once the send "
                              "loop is gone") {
-    brokers["a"]->how = stubs::broker_script::mode::hold;
-    brokers["b"]->how = stubs::broker_script::mode::hold;
+    brokers["a"]->how = test::fake_broker::mode::hold;
+    brokers["b"]->how = test::fake_broker::mode::hold;
     auto p = make();
     std::atomic<int> failed{0};
     auto cb = [&](caf::expected<client_send_result> res) {
@@ -155,7 +153,8 @@ TEST_SUITE("client.producer") {
     for (int i = 0; i < 3; ++i)
       p.send_async(msg("m" + std::to_string(i)), cb);
     REQUIRE(test::wait_until(
-      [&] { return brokers["a"]->count + brokers["b"]->count >= 1; }, 10s));
+      [&] { return brokers["a"]->send_count + brokers["b"]->send_count >= 1; },
+      10s));
     caf::anon_send_exit(p.handle(), caf::exit_reason::kill);
     CHECK(test::wait_until([&] { return failed.load() == 3; }, 10s));
     // A send after it is gone fails too.
@@ -166,8 +165,8 @@ TEST_SUITE("client.producer") {
   TEST_CASE_FIXTURE(fixture, "past the bound, send_async waits for room") {
     pcfg.max_async_messages = 1;
     pcfg.send_timeout = 10s;
-    brokers["a"]->how = stubs::broker_script::mode::hold;
-    brokers["b"]->how = stubs::broker_script::mode::hold;
+    brokers["a"]->how = test::fake_broker::mode::hold;
+    brokers["b"]->how = test::fake_broker::mode::hold;
     auto p = make();
     std::atomic<int> done{0};
     auto cb = [&](caf::expected<client_send_result> res) {
@@ -175,7 +174,8 @@ TEST_SUITE("client.producer") {
       ++done;
     };
     p.send_async(msg("m0"), cb);
-    REQUIRE(test::wait_until([&] { return brokers["a"]->count == 1; }, 10s));
+    REQUIRE(
+      test::wait_until([&] { return brokers["a"]->send_count == 1; }, 10s));
     std::atomic<bool> returned{false};
     std::thread second{[&] {
       p.send_async(msg("m1"), cb);
@@ -188,7 +188,8 @@ TEST_SUITE("client.producer") {
     second.join();
     CHECK(returned.load());
     REQUIRE(test::wait_until(
-      [&] { return brokers["a"]->count + brokers["b"]->count == 2; }, 10s));
+      [&] { return brokers["a"]->send_count + brokers["b"]->send_count == 2; },
+      10s));
     release("a");
     release("b");
     REQUIRE(test::wait_until([&] { return done == 2; }, 10s));

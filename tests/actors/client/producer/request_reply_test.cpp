@@ -26,14 +26,14 @@
 #include "messages/common/errors.hpp"
 #include "runtime/message/message_record.hpp"
 #include "runtime/message/reply_message.hpp"
-#include "tests/actors/client/send_loop_stubs.hpp"
+#include "tests/actors/client/fake_client_instance.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/fake_broker.hpp"
 #include "tests/support/test_seed.hpp"
 
 using namespace rmq;
 using namespace std::chrono_literals;
-namespace stubs = rmq::test::send_stubs;
-using stubs::broker_script;
+using test::fake_broker;
 
 namespace {
 
@@ -41,8 +41,8 @@ std::string prop(const send_message_request& req, const char* key) {
   return std::string{find_property(req.properties, key)};
 }
 
-struct fixture : test::deterministic_fixture, stubs::instance_books {
-  std::shared_ptr<broker_script> script = std::make_shared<broker_script>();
+struct fixture : test::deterministic_fixture, test::instance_books {
+  std::shared_ptr<fake_broker> script = std::make_shared<fake_broker>();
   client_instance inst;
   producer_config pcfg;
   producer_actor producer;
@@ -51,7 +51,7 @@ struct fixture : test::deterministic_fixture, stubs::instance_books {
     pcfg.group = "PG";
     pcfg.wall_clock = [] { return int64_t{1'700'000'000'000}; };
     pcfg.start_index = [] { return uint32_t{0}; };
-    dir->brokers["addr-a"] = spawn(stubs::broker_stub, script);
+    dir->brokers["a:10911"] = spawn(test::play_broker, script);
     route("TopicA");
     route(reply_topic("DefaultCluster"));
     inst.client_id = "10.0.0.9@requester";
@@ -64,7 +64,7 @@ struct fixture : test::deterministic_fixture, stubs::instance_books {
   }
 
   void route(const std::string& topic) {
-    routes->routes[topic] = stubs::make_route({{"broker-a", "addr-a", 1}});
+    routes->routes[topic] = test::route_over({"broker-a"}, 1);
   }
 
   static client_message msg(std::string body = "question") {
@@ -112,8 +112,8 @@ struct fixture : test::deterministic_fixture, stubs::instance_books {
 TEST_SUITE("client.request_reply") {
   TEST_CASE_FIXTURE(fixture, "a pushed reply completes its request") {
     auto rh = start_request(msg(), 3s);
-    REQUIRE_EQ(script->received.size(), 1u);
-    auto& req = script->received[0];
+    REQUIRE_EQ(script->sends.size(), 1u);
+    auto& req = script->sends[0];
     CHECK_EQ(req.topic, "TopicA");
     CHECK_EQ(prop(req, property_reply_to_client), "10.0.0.9@requester");
     CHECK_EQ(prop(req, property_message_ttl), "3000");
@@ -144,8 +144,8 @@ TEST_SUITE("client.request_reply") {
   TEST_CASE_FIXTURE(fixture, "a request without reply times out at its "
                              "deadline and a late reply is dropped") {
     auto rh = start_request(msg(), 2s);
-    REQUIRE_EQ(script->received.size(), 1u);
-    auto req = script->received[0];
+    REQUIRE_EQ(script->sends.size(), 1u);
+    auto req = script->sends[0];
     sched.advance_time(1999ms);
     sched.run();
     CHECK(self->mailbox().empty());
@@ -194,9 +194,9 @@ TEST_SUITE("client.request_reply") {
     std::vector<decltype(start_request(msg(), 1s))> handles;
     for (int i = 0; i < n; ++i)
       handles.push_back(start_request(msg("q" + std::to_string(i)), 10s));
-    REQUIRE_EQ(script->received.size(), static_cast<size_t>(n));
+    REQUIRE_EQ(script->sends.size(), static_cast<size_t>(n));
     // Answered in a random order, each with its request's body.
-    auto reqs = script->received;
+    auto reqs = script->sends;
     std::mt19937 rng{test::test_seed()};
     std::shuffle(reqs.begin(), reqs.end(), rng);
     for (auto& req : reqs)
@@ -240,7 +240,7 @@ TEST_SUITE("client.request_reply") {
 
   TEST_CASE_FIXTURE(fixture, "a failed send ends its request with the send's "
                              "error") {
-    script->how = broker_script::mode::fail;
+    script->how = fake_broker::mode::fail;
     script->error = make_error(errc::message_illegal, "refused");
     auto rh = start_request(msg(), 3s);
     REQUIRE_FALSE(self->mailbox().empty());
@@ -267,7 +267,7 @@ TEST_SUITE("client.request_reply") {
     CHECK_EQ(reply->topic, "DefaultCluster_REPLY_TOPIC");
     CHECK(is_reply_message(*reply));
     ask<client_send_result>(producer, send_atom::value, *reply);
-    CHECK(script->received.empty());
+    CHECK(script->sends.empty());
     REQUIRE_EQ(script->replies.size(), 1u);
     auto& sent = script->replies[0];
     CHECK_EQ(sent.topic, "DefaultCluster_REPLY_TOPIC");

@@ -1,5 +1,6 @@
-// The producer's send loop on the virtual clock, against stub brokers and
-// a stub client instance (tests/actors/client/send_loop_stubs.hpp) with the real
+// The producer's send loop on the virtual clock, against fake brokers
+// (tests/support/fake_broker.hpp) and a fake client instance
+// (tests/actors/client/fake_client_instance.hpp) with the real
 // latency-fault service: retries over brokers, fault avoidance, time
 // budgets, auto-batching, back-pressure, validation and compression.
 #include "actors/client/producer/send_loop.hpp"
@@ -13,6 +14,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "caf/event_based_actor.hpp"
 #include "caf/exit_reason.hpp"
 #include "caf/sec.hpp"
 #include "caf/send.hpp"
@@ -21,22 +23,22 @@
 #include "messages/common/errors.hpp"
 #include "runtime/message/body_compression.hpp"
 #include "runtime/message/message_record.hpp"
-#include "tests/actors/client/send_loop_stubs.hpp"
+#include "tests/actors/client/fake_client_instance.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/fake_broker.hpp"
 
 using namespace rmq;
 using namespace std::chrono_literals;
-namespace stubs = rmq::test::send_stubs;
-using stubs::broker_script;
+using test::fake_broker;
 
 namespace {
 
 // RocketMQ MessageSysFlag.COMPRESSED_FLAG.
 constexpr int32_t compressed_flag = 0x1;
 
-struct fixture : test::deterministic_fixture, stubs::instance_books {
-  std::map<std::string, std::shared_ptr<broker_script>> brokers;
-  std::map<std::string, stubs::broker_stub_actor> broker_handles;
+struct fixture : test::deterministic_fixture, test::instance_books {
+  std::map<std::string, std::shared_ptr<fake_broker>> brokers;
+  std::map<std::string, test::fake_broker_actor> broker_handles;
   client_instance inst;
   producer_config pcfg;
   producer_actor producer;
@@ -47,27 +49,27 @@ struct fixture : test::deterministic_fixture, stubs::instance_books {
     pcfg.start_index = [] { return uint32_t{0}; };
   }
 
-  /// A stub broker "broker-x" at "addr-x".
-  broker_script& add_broker(const std::string& x) {
-    auto script = std::make_shared<broker_script>();
+  /// A fake broker "broker-x" at "x:10911".
+  fake_broker& add_broker(const std::string& x) {
+    auto script = std::make_shared<fake_broker>();
     brokers[x] = script;
-    auto hdl = spawn(stubs::broker_stub, script);
+    auto hdl = spawn(test::play_broker, script);
     broker_handles[x] = hdl;
-    dir->brokers["addr-" + x] = hdl;
+    dir->brokers[x + ":10911"] = hdl;
     return *script;
   }
 
-  /// A stub broker "broker-x" that fails every send with `err`.
-  broker_script& add_failing_broker(const std::string& x, caf::error err) {
+  /// A fake broker "broker-x" that fails every send with `err`.
+  fake_broker& add_failing_broker(const std::string& x, caf::error err) {
     auto& s = add_broker(x);
-    s.how = broker_script::mode::fail;
+    s.how = fake_broker::mode::fail;
     s.error = std::move(err);
     return s;
   }
 
   /// Lets broker x answer what it holds (at the next run).
   void release(const std::string& x) {
-    self->send(broker_handles.at(x), stubs::release_atom::value);
+    self->send(broker_handles.at(x), test::release_atom::value);
   }
 
   /// Lets broker x answer what it holds, and runs until all is quiet.
@@ -76,17 +78,17 @@ struct fixture : test::deterministic_fixture, stubs::instance_books {
     sched.run();
   }
 
-  broker_script& broker(const std::string& x) {
+  fake_broker& broker(const std::string& x) {
     return *brokers.at(x);
   }
 
   /// Routes `topic` to the given brokers, `queues` queues each.
   void route(const std::string& topic, const std::vector<std::string>& xs,
              int32_t queues = 1) {
-    std::vector<stubs::broker_spec> specs;
+    std::vector<std::string> names;
     for (auto& x : xs)
-      specs.push_back({"broker-" + x, "addr-" + x, queues});
-    routes->routes[topic] = stubs::make_route(specs);
+      names.push_back("broker-" + x);
+    routes->routes[topic] = test::route_over(names, queues);
   }
 
   /// Broker a fails every send with `err`, broker b answers; TopicA has a
@@ -137,14 +139,14 @@ struct fixture : test::deterministic_fixture, stubs::instance_books {
   /// Broker a never answers, broker b does; sends have 3 s, an attempt
   /// 1 s. Starts the send loop and a send, which goes to broker a.
   auto send_to_silent_a_then_b() {
-    add_broker("a").how = broker_script::mode::silent;
+    add_broker("a").how = fake_broker::mode::silent;
     add_broker("b");
     route("TopicA", {"a", "b"});
     pcfg.send_timeout = 3s;
     pcfg.attempt_timeout = 1s;
     start();
     auto rh = pending(send_atom::value, msg());
-    CHECK(broker("b").received.empty());
+    CHECK(broker("b").sends.empty());
     return rh;
   }
 
@@ -164,7 +166,7 @@ struct fixture : test::deterministic_fixture, stubs::instance_books {
   size_t received_total() {
     size_t n = 0;
     for (auto& [x, s] : brokers)
-      n += s->received.size();
+      n += s->sends.size();
     return n;
   }
 };
@@ -183,20 +185,20 @@ TEST_SUITE("client.send_loop") {
     start();
     CHECK_EQ(hb->producers, std::vector<std::string>{"PG"});
     auto res = send_ok(msg());
-    REQUIRE_EQ(broker("a").received.size(), 1u);
-    auto& req = broker("a").received[0];
+    REQUIRE_EQ(broker("a").sends.size(), 1u);
+    auto& req = broker("a").sends[0];
     CHECK_EQ(req.topic, "TopicA");
     CHECK_EQ(req.producer_group, "PG");
     CHECK_EQ(req.body, "hello");
     CHECK_EQ(req.born_timestamp, 1'700'000'000'000);
-    auto keys = stubs::uniq_keys_of(req);
+    auto keys = test::uniq_keys_of(req);
     REQUIRE_EQ(keys.size(), 1u);
     CHECK_EQ(keys[0].size(), 32u);
     CHECK_EQ(res.msg_id, keys[0]);
     CHECK_EQ(res.queue.broker_name, "broker-a");
     CHECK_EQ(res.queue.topic, "TopicA");
     CHECK_EQ(res.queue.queue_id, req.queue_id);
-    CHECK_EQ(dir->connects, std::vector<std::string>{"addr-a"});
+    CHECK_EQ(dir->connects, std::vector<std::string>{"a:10911"});
     // The handle is kept: the next send asks the directory nothing.
     send_ok(msg());
     CHECK_EQ(dir->connects.size(), 1u);
@@ -208,10 +210,10 @@ TEST_SUITE("client.send_loop") {
     start_failing_a_then_b(busy());
     auto res = send_ok(msg());
     CHECK_EQ(res.queue.broker_name, "broker-b");
-    REQUIRE_EQ(broker("a").received.size(), 1u);
-    REQUIRE_EQ(broker("b").received.size(), 1u);
-    CHECK_EQ(stubs::uniq_keys_of(broker("a").received[0]),
-             stubs::uniq_keys_of(broker("b").received[0]));
+    REQUIRE_EQ(broker("a").sends.size(), 1u);
+    REQUIRE_EQ(broker("b").sends.size(), 1u);
+    CHECK_EQ(test::uniq_keys_of(broker("a").sends[0]),
+             test::uniq_keys_of(broker("b").sends[0]));
     CHECK_EQ(dump()["counters"]["retried"], 1);
   }
 
@@ -219,11 +221,11 @@ TEST_SUITE("client.send_loop") {
                              "duration and is used again after it") {
     start_failing_a_then_b(busy());
     send_ok(msg());
-    broker("a").how = broker_script::mode::answer;
+    broker("a").how = fake_broker::mode::answer;
     // An isolated broker is out for 10 s (RocketMQ's isolation latency).
     for (int i = 0; i < 4; ++i)
       CHECK_EQ(send_ok(msg()).queue.broker_name, "broker-b");
-    CHECK_EQ(broker("a").received.size(), 1u);
+    CHECK_EQ(broker("a").sends.size(), 1u);
     advance_time(9s, 1s);
     CHECK_EQ(send_ok(msg()).queue.broker_name, "broker-b");
     advance_time(2s, 1s);
@@ -231,7 +233,7 @@ TEST_SUITE("client.send_loop") {
     for (int i = 0; i < 2; ++i)
       used.insert(send_ok(msg()).queue.broker_name);
     CHECK(used.count("broker-a") == 1);
-    CHECK_EQ(broker("a").received.size(), 2u);
+    CHECK_EQ(broker("a").sends.size(), 2u);
   }
 
   TEST_CASE_FIXTURE(fixture, "three single-queue brokers and two retries "
@@ -246,7 +248,7 @@ TEST_SUITE("client.send_loop") {
              "Send [3] times, still failed, cost [0]ms, Topic: TopicA, "
              "BrokersSent: [broker-a, broker-b, broker-c]");
     for (auto x : {"a", "b", "c"})
-      CHECK_EQ(broker(x).received.size(), 1u);
+      CHECK_EQ(broker(x).sends.size(), 1u);
     CHECK_EQ(dump()["counters"]["failed"], 1);
   }
 
@@ -259,7 +261,7 @@ TEST_SUITE("client.send_loop") {
     start();
     auto res = send_ok(msg());
     CHECK_EQ(res.status, broker("a").status);
-    CHECK(broker("b").received.empty());
+    CHECK(broker("b").sends.empty());
   }
 
   TEST_CASE_FIXTURE(fixture, "with retry_another_broker_when_not_store_ok, "
@@ -274,7 +276,7 @@ TEST_SUITE("client.send_loop") {
     auto res = send_ok(msg());
     CHECK_EQ(res.status, broker("a").status);
     CHECK_EQ(res.queue.broker_name, "broker-a");
-    CHECK_EQ(broker("b").received.size(), 1u);
+    CHECK_EQ(broker("b").sends.size(), 1u);
   }
 
   TEST_CASE_FIXTURE(fixture, "an error that is not retryable returns at "
@@ -283,17 +285,17 @@ TEST_SUITE("client.send_loop") {
     auto err = send_error(msg());
     CHECK(err == errc::message_illegal);
     CHECK_EQ(error_detail(err), "too big");
-    CHECK(broker("b").received.empty());
+    CHECK(broker("b").sends.empty());
   }
 
   TEST_CASE_FIXTURE(fixture, "a silent broker's attempt ends at the cap, the "
                              "retry goes elsewhere") {
     auto rh = send_to_silent_a_then_b();
     advance_time(900ms, 100ms);
-    CHECK(broker("b").received.empty());
+    CHECK(broker("b").sends.empty());
     CHECK(self->mailbox().empty());
     advance_time(100ms, 100ms);
-    REQUIRE_EQ(broker("b").received.size(), 1u);
+    REQUIRE_EQ(broker("b").sends.size(), 1u);
     REQUIRE_FALSE(self->mailbox().empty());
     CHECK_EQ(result_of(rh).queue.broker_name, "broker-b");
     // The silent broker did not answer: kept out, and known unreachable.
@@ -312,11 +314,11 @@ TEST_SUITE("client.send_loop") {
                              "the retry goes elsewhere before the cap") {
     auto rh = send_to_silent_a_then_b();
     advance_time(100ms, 100ms);
-    CHECK(broker("b").received.empty());
+    CHECK(broker("b").sends.empty());
     // The peer directory reports the connection to broker-a closed.
-    caf::anon_send(producer, peer_lost_atom::value, std::string{"addr-a"});
+    caf::anon_send(producer, peer_lost_atom::value, std::string{"a:10911"});
     sched.run();
-    REQUIRE_EQ(broker("b").received.size(), 1u);
+    REQUIRE_EQ(broker("b").sends.size(), 1u);
     REQUIRE_FALSE(self->mailbox().empty());
     CHECK_EQ(result_of(rh).queue.broker_name, "broker-b");
   }
@@ -324,17 +326,17 @@ TEST_SUITE("client.send_loop") {
   TEST_CASE_FIXTURE(fixture, "silent brokers: each attempt within its cap, "
                              "the whole send ends by send_timeout") {
     for (auto x : {"a", "b", "c"})
-      add_broker(x).how = broker_script::mode::silent;
+      add_broker(x).how = fake_broker::mode::silent;
     route("TopicA", {"a", "b", "c"});
     pcfg.send_timeout = 3s;
     pcfg.attempt_timeout = 2s;
     start();
     auto rh = pending(send_atom::value, msg());
     advance_time(1900ms, 100ms);
-    CHECK(broker("b").received.empty());
+    CHECK(broker("b").sends.empty());
     advance_time(100ms, 100ms);
     // The second attempt has only 1 s left, and no third one starts.
-    CHECK_EQ(broker("b").received.size(), 1u);
+    CHECK_EQ(broker("b").sends.size(), 1u);
     advance_time(900ms, 100ms);
     CHECK(self->mailbox().empty());
     advance_time(100ms, 100ms);
@@ -343,30 +345,30 @@ TEST_SUITE("client.send_loop") {
                [](const caf::error& err) {
                  CHECK(err == caf::sec::request_timeout);
                });
-    CHECK(broker("c").received.empty());
+    CHECK(broker("c").sends.empty());
   }
 
   TEST_CASE_FIXTURE(fixture, "auto-batching packs concurrent async sends "
                              "into one request and answers each caller") {
-    add_broker("a").how = broker_script::mode::hold;
+    add_broker("a").how = fake_broker::mode::hold;
     route("TopicA", {"a"});
     // One request out makes the next sends wait (the default lets two go).
     pcfg.batch_partial_in_flight = 1;
     start();
     auto first = pending(async_atom::value, msg("m0"));
-    REQUIRE_EQ(broker("a").received.size(), 1u);
+    REQUIRE_EQ(broker("a").sends.size(), 1u);
     std::vector<decltype(first)> rest;
     for (int i = 1; i <= 3; ++i)
       rest.push_back(pending(async_atom::value, msg("m" + std::to_string(i))));
     // They wait for the request in flight.
-    CHECK_EQ(broker("a").received.size(), 1u);
+    CHECK_EQ(broker("a").sends.size(), 1u);
     CHECK_EQ(dump()["brokers"]["broker-a"]["queued"], 3);
     answer_held("a");
     CHECK_EQ(result_of(first).queue_offset, 0);
-    REQUIRE_EQ(broker("a").received.size(), 2u);
-    auto& batch = broker("a").received[1];
+    REQUIRE_EQ(broker("a").sends.size(), 2u);
+    auto& batch = broker("a").sends[1];
     CHECK(batch.batch);
-    auto keys = stubs::uniq_keys_of(batch);
+    auto keys = test::uniq_keys_of(batch);
     REQUIRE_EQ(keys.size(), 3u);
     answer_held("a");
     for (size_t i = 0; i < rest.size(); ++i) {
@@ -385,23 +387,23 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "by default a second async send goes at once "
                              "while one is in flight; the third waits") {
-    add_broker("a").how = broker_script::mode::hold;
+    add_broker("a").how = fake_broker::mode::hold;
     route("TopicA", {"a"});
     start();
     CHECK_EQ(dump()["config"]["batch_partial_in_flight"], 2);
     auto r0 = pending(async_atom::value, msg("m0"));
     auto r1 = pending(async_atom::value, msg("m1"));
-    REQUIRE_EQ(broker("a").received.size(), 2u);
-    CHECK_FALSE(broker("a").received[1].batch);
+    REQUIRE_EQ(broker("a").sends.size(), 2u);
+    CHECK_FALSE(broker("a").sends[1].batch);
     auto r2 = pending(async_atom::value, msg("m2"));
     auto r3 = pending(async_atom::value, msg("m3"));
-    CHECK_EQ(broker("a").received.size(), 2u);
+    CHECK_EQ(broker("a").sends.size(), 2u);
     CHECK_EQ(dump()["brokers"]["broker-a"]["queued"], 2);
     // One answer frees a place: both waiting ones go as one batch.
     answer_held("a");
-    REQUIRE_EQ(broker("a").received.size(), 3u);
-    CHECK(broker("a").received[2].batch);
-    CHECK_EQ(stubs::uniq_keys_of(broker("a").received[2]).size(), 2u);
+    REQUIRE_EQ(broker("a").sends.size(), 3u);
+    CHECK(broker("a").sends[2].batch);
+    CHECK_EQ(test::uniq_keys_of(broker("a").sends[2]).size(), 2u);
     answer_held("a");
     answer_held("a");
     for (auto* rh : {&r0, &r1, &r2, &r3})
@@ -410,7 +412,7 @@ TEST_SUITE("client.send_loop") {
   }
 
   TEST_CASE_FIXTURE(fixture, "timed async sends are never auto-batched") {
-    add_broker("a").how = broker_script::mode::hold;
+    add_broker("a").how = fake_broker::mode::hold;
     route("TopicA", {"a"});
     start();
     auto first = pending(async_atom::value, msg("m0"));
@@ -423,7 +425,7 @@ TEST_SUITE("client.send_loop") {
     for (int i = 0; i < 3; ++i) {
       answer_held("a");
     }
-    auto& got = broker("a").received;
+    auto& got = broker("a").sends;
     REQUIRE_EQ(got.size(), 3u);
     for (auto& req : got)
       CHECK_FALSE(req.batch);
@@ -438,7 +440,7 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "full auto-batches go while fewer than "
                              "batch_max_in_flight requests are in flight") {
-    add_broker("a").how = broker_script::mode::hold;
+    add_broker("a").how = fake_broker::mode::hold;
     route("TopicA", {"a"});
     pcfg.batch_max_messages = 2;
     pcfg.batch_max_in_flight = 2;
@@ -447,22 +449,22 @@ TEST_SUITE("client.send_loop") {
     start();
     std::vector<decltype(pending(async_atom::value, msg()))> rhs;
     rhs.push_back(pending(async_atom::value, msg("m0")));
-    REQUIRE_EQ(broker("a").received.size(), 1u);
+    REQUIRE_EQ(broker("a").sends.size(), 1u);
     // m1 waits (a partial batch waits for an answer); m2 fills the batch,
     // which goes at once: one request in flight, room for two.
     rhs.push_back(pending(async_atom::value, msg("m1")));
-    CHECK_EQ(broker("a").received.size(), 1u);
+    CHECK_EQ(broker("a").sends.size(), 1u);
     rhs.push_back(pending(async_atom::value, msg("m2")));
-    REQUIRE_EQ(broker("a").received.size(), 2u);
-    CHECK(broker("a").received[1].batch);
+    REQUIRE_EQ(broker("a").sends.size(), 2u);
+    CHECK(broker("a").sends[1].batch);
     // Two in flight: the next full batch waits.
     rhs.push_back(pending(async_atom::value, msg("m3")));
     rhs.push_back(pending(async_atom::value, msg("m4")));
-    CHECK_EQ(broker("a").received.size(), 2u);
+    CHECK_EQ(broker("a").sends.size(), 2u);
     CHECK_EQ(dump()["brokers"]["broker-a"]["queued"], 2);
     answer_held("a");
-    REQUIRE_EQ(broker("a").received.size(), 3u);
-    CHECK_EQ(stubs::uniq_keys_of(broker("a").received[2]).size(), 2u);
+    REQUIRE_EQ(broker("a").sends.size(), 3u);
+    CHECK_EQ(test::uniq_keys_of(broker("a").sends[2]).size(), 2u);
     answer_held("a");
     for (auto& rh : rhs)
       result_of(rh);
@@ -474,17 +476,17 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "an answer after its attempt's deadline is "
                              "dropped; the retry's answer is the result") {
-    add_broker("a").how = broker_script::mode::hold;
-    add_broker("b").how = broker_script::mode::hold;
+    add_broker("a").how = fake_broker::mode::hold;
+    add_broker("b").how = fake_broker::mode::hold;
     route("TopicA", {"a", "b"});
     pcfg.send_timeout = 3s;
     pcfg.attempt_timeout = 1s;
     start();
     auto rh = pending(send_atom::value, msg());
-    REQUIRE_EQ(broker("a").received.size(), 1u);
+    REQUIRE_EQ(broker("a").sends.size(), 1u);
     CHECK_EQ(dump()["in_flight"]["attempts"], 1);
     advance_time(1s, 100ms);
-    REQUIRE_EQ(broker("b").received.size(), 1u);
+    REQUIRE_EQ(broker("b").sends.size(), 1u);
     // Broker a answers late: its attempt has ended, nothing changes.
     answer_held("a");
     CHECK(self->mailbox().empty());
@@ -518,11 +520,11 @@ TEST_SUITE("client.send_loop") {
     start();
     auto r0 = pending(async_atom::value, msg("m0"));
     auto r1 = pending(async_atom::value, msg("m1"));
-    CHECK(broker("a").received.empty());
+    CHECK(broker("a").sends.empty());
     CHECK_EQ(dump()["lingering"].size(), 1u);
     advance_time(5ms, 1ms);
-    REQUIRE_EQ(broker("a").received.size(), 1u);
-    CHECK(broker("a").received[0].batch);
+    REQUIRE_EQ(broker("a").sends.size(), 1u);
+    CHECK(broker("a").sends[0].batch);
     for (auto* rh : {&r0, &r1})
       result_of(*rh);
     CHECK(dump()["lingering"].empty());
@@ -536,15 +538,15 @@ TEST_SUITE("client.send_loop") {
     start();
     auto r0 = pending(async_atom::value, msg("m0"));
     auto r1 = pending(async_atom::value, msg("m1"));
-    REQUIRE_EQ(broker("a").received.size(), 1u);
-    CHECK_EQ(stubs::uniq_keys_of(broker("a").received[0]).size(), 2u);
+    REQUIRE_EQ(broker("a").sends.size(), 1u);
+    CHECK_EQ(test::uniq_keys_of(broker("a").sends[0]).size(), 2u);
     for (auto* rh : {&r0, &r1})
       result_of(*rh);
   }
 
   TEST_CASE_FIXTURE(fixture, "a failed auto-batch retries on another broker, "
                              "one result per message") {
-    add_broker("a").how = broker_script::mode::hold;
+    add_broker("a").how = fake_broker::mode::hold;
     add_broker("b");
     route("TopicA", {"a"});
     // One request out makes the next sends wait (the default lets two go).
@@ -554,21 +556,20 @@ TEST_SUITE("client.send_loop") {
     std::vector<decltype(first)> rest;
     for (int i = 1; i <= 3; ++i)
       rest.push_back(pending(async_atom::value, msg("m" + std::to_string(i))));
-    REQUIRE_EQ(broker("a").received.size(), 1u);
+    REQUIRE_EQ(broker("a").sends.size(), 1u);
     // broker-b joins the route; broker-a fails the batch.
     self->send(producer, route_atom::value, std::string{"TopicA"},
-               stubs::make_route(
-                 {{"broker-a", "addr-a", 1}, {"broker-b", "addr-b", 1}}));
+               test::route_over({"broker-a", "broker-b"}, 1));
     release("a");
-    broker("a").how = broker_script::mode::fail;
+    broker("a").how = fake_broker::mode::fail;
     broker("a").error = busy();
     sched.run();
     result_of(first);
-    REQUIRE_EQ(broker("a").received.size(), 2u);
-    CHECK(broker("a").received[1].batch);
-    REQUIRE_EQ(broker("b").received.size(), 1u);
-    CHECK(broker("b").received[0].batch);
-    auto keys = stubs::uniq_keys_of(broker("b").received[0]);
+    REQUIRE_EQ(broker("a").sends.size(), 2u);
+    CHECK(broker("a").sends[1].batch);
+    REQUIRE_EQ(broker("b").sends.size(), 1u);
+    CHECK(broker("b").sends[0].batch);
+    auto keys = test::uniq_keys_of(broker("b").sends[0]);
     REQUIRE_EQ(keys.size(), 3u);
     for (size_t i = 0; i < rest.size(); ++i) {
       auto res = result_of(rest[i]);
@@ -581,7 +582,7 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "a tagged async send is answered one-way, "
                              "with its tag, also when refused") {
-    add_broker("a").how = broker_script::mode::hold;
+    add_broker("a").how = fake_broker::mode::hold;
     route("TopicA", {"a"});
     pcfg.max_async_messages = 1;
     start();
@@ -612,11 +613,11 @@ TEST_SUITE("client.send_loop") {
     REQUIRE_EQ(got->size(), 2u);
     CHECK_EQ((*got)[1].tag, 7u);
     CHECK_FALSE((*got)[1].err);
-    CHECK_EQ((*got)[1].msg_id, stubs::uniq_keys_of(broker("a").received[0])[0]);
+    CHECK_EQ((*got)[1].msg_id, test::uniq_keys_of(broker("a").sends[0])[0]);
   }
 
   TEST_CASE_FIXTURE(fixture, "back-pressure engages at the bound") {
-    add_broker("a").how = broker_script::mode::hold;
+    add_broker("a").how = fake_broker::mode::hold;
     route("TopicA", {"a"});
     pcfg.max_async_messages = 2;
     pcfg.max_async_bytes = 100;
@@ -628,7 +629,7 @@ TEST_SUITE("client.send_loop") {
     auto err = ask_error<client_send_result>(producer, async_atom::value,
                                              msg("m2"));
     CHECK(err == errc::system_busy);
-    CHECK_EQ(broker("a").received.size(), 1u);
+    CHECK_EQ(broker("a").sends.size(), 1u);
     answer_held("a");
     answer_held("a");
     for (auto* rh : {&r0, &r1})
@@ -673,14 +674,14 @@ TEST_SUITE("client.send_loop") {
     auto body = std::string(10000, 'x');
     send_ok(msg(body));
     send_ok(msg("small"));
-    REQUIRE_EQ(broker("a").received.size(), 2u);
-    auto& big = broker("a").received[0];
+    REQUIRE_EQ(broker("a").sends.size(), 2u);
+    auto& big = broker("a").sends[0];
     CHECK((big.sys_flag & compressed_flag) != 0);
     CHECK_LT(big.body.size(), body.size());
     auto inflated = decompress_body(big.body, pcfg.max_message_size);
     REQUIRE(inflated);
     CHECK_EQ(*inflated, body);
-    CHECK((broker("a").received[1].sys_flag & compressed_flag) == 0);
+    CHECK((broker("a").sends[1].sys_flag & compressed_flag) == 0);
   }
 
   TEST_CASE_FIXTURE(fixture, "a topic without a route goes to the default "
@@ -692,7 +693,7 @@ TEST_SUITE("client.send_loop") {
     CHECK_EQ(res.queue.broker_name, "broker-a");
     CHECK_EQ(res.queue.topic, "NewTopic");
     CHECK_LT(res.queue.queue_id, 4);
-    auto& req = broker("a").received.at(0);
+    auto& req = broker("a").sends.at(0);
     CHECK_EQ(req.topic, "NewTopic");
     CHECK_EQ(req.default_topic, "TBW102");
     auto topics = dump()["topics"];
@@ -728,7 +729,7 @@ TEST_SUITE("client.send_loop") {
     caf::anon_send_exit(broker_handles["a"], caf::exit_reason::kill);
     sched.run();
     CHECK_EQ(send_ok(msg()).queue.broker_name, "broker-b");
-    CHECK_EQ(dir->forgotten, std::vector<std::string>{"addr-a"});
+    CHECK_EQ(dir->forgotten, std::vector<std::string>{"a:10911"});
     CHECK_EQ(routes->refreshed, std::vector<std::string>{"TopicA"});
   }
 
@@ -741,12 +742,12 @@ TEST_SUITE("client.send_loop") {
     auto err = send_error(msg(), message_queue{"TopicA", "broker-a", 3});
     CHECK(err == errc::system_busy);
     CHECK_EQ(error_detail(err), "busy");
-    REQUIRE_EQ(broker("a").received.size(), 1u);
-    CHECK_EQ(broker("a").received[0].queue_id, 3);
-    CHECK(broker("b").received.empty());
+    REQUIRE_EQ(broker("a").sends.size(), 1u);
+    CHECK_EQ(broker("a").sends[0].queue_id, 3);
+    CHECK(broker("b").sends.empty());
     auto res = send_ok(msg(), message_queue{"TopicA", "broker-b", 2});
     CHECK_EQ(res.queue.queue_id, 2);
-    CHECK_EQ(broker("b").received.at(0).queue_id, 2);
+    CHECK_EQ(broker("b").sends.at(0).queue_id, 2);
   }
 
   TEST_CASE_FIXTURE(fixture, "a batch is one request, retried like one "
@@ -756,9 +757,9 @@ TEST_SUITE("client.send_loop") {
     auto res = send_ok(msgs);
     CHECK_EQ(res.queue.broker_name, "broker-b");
     REQUIRE_EQ(res.entries.size(), 3u);
-    REQUIRE_EQ(broker("b").received.size(), 1u);
-    CHECK(broker("b").received[0].batch);
-    CHECK_EQ(stubs::uniq_keys_of(broker("b").received[0]).size(), 3u);
+    REQUIRE_EQ(broker("b").sends.size(), 1u);
+    CHECK(broker("b").sends[0].batch);
+    CHECK_EQ(test::uniq_keys_of(broker("b").sends[0]).size(), 3u);
   }
 
   TEST_CASE_FIXTURE(fixture, "a oneway send has one attempt and no "
@@ -766,8 +767,8 @@ TEST_SUITE("client.send_loop") {
     start_failing_a_then_b(busy());
     self->send(producer, oneway_atom::value, msg());
     sched.run();
-    CHECK_EQ(broker("a").received.size(), 1u);
-    CHECK(broker("b").received.empty());
+    CHECK_EQ(broker("a").sends.size(), 1u);
+    CHECK(broker("b").sends.empty());
     CHECK(self->mailbox().empty());
   }
 
@@ -795,14 +796,14 @@ TEST_SUITE("client.send_loop") {
     start();
     send_ok(msg());
     self->send(producer, route_atom::value, std::string{"TopicA"},
-               stubs::make_route({{"broker-b", "addr-b", 1}}));
+               test::route_over({"broker-b"}, 1));
     sched.run();
     CHECK_EQ(send_ok(msg()).queue.broker_name, "broker-b");
   }
 
   TEST_CASE_FIXTURE(fixture, "shutdown waits for sends in flight, "
                              "unregisters the group, then quits") {
-    add_broker("a").how = broker_script::mode::hold;
+    add_broker("a").how = fake_broker::mode::hold;
     route("TopicA", {"a"});
     start();
     auto s = pending(send_atom::value, msg());
@@ -821,7 +822,7 @@ TEST_SUITE("client.send_loop") {
 
   TEST_CASE_FIXTURE(fixture, "the dump shows config, in-flight counts, "
                              "queues, topics and counters") {
-    add_broker("a").how = broker_script::mode::hold;
+    add_broker("a").how = fake_broker::mode::hold;
     route("TopicA", {"a"});
     // One request out makes the next sends wait (the default lets two go).
     pcfg.batch_partial_in_flight = 1;

@@ -1,6 +1,7 @@
 // The transaction producer's blocking facade in a threaded actor system,
-// with its workers detached, against the stub brokers of
-// transaction_stubs.hpp and the send loop's stub client instance.
+// with its workers detached, against a fake broker
+// (tests/support/fake_broker.hpp) and a fake client instance
+// (tests/actors/client/fake_client_instance.hpp).
 #include "actors/client/producer/transaction_producer.hpp"
 
 #include <chrono>
@@ -17,36 +18,35 @@
 #include "actors/client/instance/latency_fault_service.hpp"
 #include "messages/common/errors.hpp"
 #include "runtime/process/node_config.hpp"
-#include "tests/actors/client/send_loop_stubs.hpp"
-#include "tests/actors/client/transaction_stubs.hpp"
+#include "tests/actors/client/fake_client_instance.hpp"
+#include "tests/actors/client/producer/scripted_transaction.hpp"
+#include "tests/support/fake_broker.hpp"
 #include "tests/support/wait_until.hpp"
 
 using namespace rmq;
 using namespace std::chrono_literals;
-namespace stubs = rmq::test::send_stubs;
-namespace txn = rmq::test::txn_stubs;
 
 namespace {
 
-struct fixture : stubs::instance_books {
+struct fixture : test::instance_books {
   node_config cfg;
   caf::actor_system sys{cfg};
-  std::shared_ptr<txn::broker_script> broker
-    = std::make_shared<txn::broker_script>();
-  std::shared_ptr<txn::scripted_listener> listener
-    = std::make_shared<txn::scripted_listener>();
+  std::shared_ptr<test::fake_broker> broker
+    = std::make_shared<test::fake_broker>();
+  std::shared_ptr<test::scripted_listener> listener
+    = std::make_shared<test::scripted_listener>();
   std::vector<caf::actor> spawned;
   client_instance inst;
   transaction_producer_config tcfg;
 
   fixture() {
     tcfg.producer.group = "PG";
-    auto b = sys.spawn(txn::broker, broker);
-    dir->brokers["addr-a"] = b;
-    routes->routes["TopicA"] = stubs::make_route({{"broker-a", "addr-a", 2}});
+    auto b = sys.spawn(test::play_broker, broker);
+    dir->brokers["a:10911"] = b;
+    routes->routes["TopicA"] = test::route_over({"broker-a"}, 2);
     inst.client_id = "10.0.0.9@facade";
     spawned.push_back(caf::actor_cast<caf::actor>(b));
-    spawn_instance(inst, stubs::spawn_into(sys, spawned));
+    spawn_instance(inst, test::spawn_into(sys, spawned));
   }
 
   ~fixture() {

@@ -1,6 +1,7 @@
-// The transaction producer on the virtual clock, against stub brokers that
-// store half messages and record END_TRANSACTION (transaction_stubs.hpp),
-// the send loop's stub route cache and directory, and the real heartbeat
+// The transaction producer on the virtual clock, against fake brokers that
+// store half messages and record END_TRANSACTION
+// (tests/support/fake_broker.hpp), a fake route cache and directory
+// (tests/actors/client/fake_client_instance.hpp), and the real heartbeat
 // sender (the brokers' channel for check-backs).
 #include "actors/client/producer/transaction_producer.hpp"
 
@@ -17,13 +18,12 @@
 #include "actors/client/instance/latency_fault_service.hpp"
 #include "messages/common/errors.hpp"
 #include "runtime/message/log_format.hpp"
-#include "tests/actors/client/send_loop_stubs.hpp"
-#include "tests/actors/client/transaction_stubs.hpp"
+#include "tests/actors/client/fake_client_instance.hpp"
+#include "tests/actors/client/producer/scripted_transaction.hpp"
 #include "tests/support/deterministic_fixture.hpp"
+#include "tests/support/fake_broker.hpp"
 
 using namespace rmq;
-namespace stubs = rmq::test::send_stubs;
-namespace txn = rmq::test::txn_stubs;
 
 namespace {
 
@@ -32,13 +32,13 @@ uint8_t u8(transaction_state x) {
 }
 
 struct fixture : test::deterministic_fixture {
-  std::shared_ptr<stubs::route_book> routes
-    = std::make_shared<stubs::route_book>();
-  std::shared_ptr<stubs::directory_book> dir
-    = std::make_shared<stubs::directory_book>();
-  std::map<std::string, std::shared_ptr<txn::broker_script>> brokers;
-  std::shared_ptr<txn::scripted_listener> listener
-    = std::make_shared<txn::scripted_listener>();
+  std::shared_ptr<test::fake_route_cache> routes
+    = std::make_shared<test::fake_route_cache>();
+  std::shared_ptr<test::fake_directory> dir
+    = std::make_shared<test::fake_directory>();
+  std::map<std::string, std::shared_ptr<test::fake_broker>> brokers;
+  std::shared_ptr<test::scripted_listener> listener
+    = std::make_shared<test::scripted_listener>();
   client_instance inst;
   transaction_producer_config cfg;
   transaction_producer_actor producer;
@@ -50,15 +50,14 @@ struct fixture : test::deterministic_fixture {
     cfg.detached = false;
     // Two brokers of one queue each: a round robin alternates them.
     for (auto x : {"a", "b"}) {
-      auto script = std::make_shared<txn::broker_script>();
-      brokers[x] = script;
-      dir->brokers["addr-" + std::string{x}] = spawn(txn::broker, script);
+      auto fake = std::make_shared<test::fake_broker>();
+      brokers[x] = fake;
+      dir->brokers[std::string{x} + ":10911"] = spawn(test::play_broker, fake);
     }
-    routes->routes["TopicA"] = stubs::make_route(
-      {{"broker-a", "addr-a", 1}, {"broker-b", "addr-b", 1}});
+    routes->routes["TopicA"] = test::route_over({"broker-a", "broker-b"}, 1);
     inst.client_id = "10.0.0.9@test";
-    inst.directory = spawn(stubs::directory_stub, dir);
-    inst.routes = spawn(stubs::route_stub, routes);
+    inst.directory = spawn(test::play_directory, dir);
+    inst.routes = spawn(test::play_route_cache, routes);
     client_heartbeat_config hc;
     hc.client_id = inst.client_id;
     hc.routes = inst.routes;
@@ -112,16 +111,16 @@ struct fixture : test::deterministic_fixture {
     check_transaction_state chk;
     chk.producer_group = group;
     chk.broker_name = "broker-b";
-    chk.broker_addr = "addr-b";
+    chk.broker_addr = "b:10911";
     chk.tran_state_table_offset = 42;
     chk.commit_log_offset = 98765;
     chk.msg_id = "AC1100010001000000000000000000AB";
     chk.transaction_id = chk.msg_id;
-    chk.offset_msg_id = encode_offset_msg_id(txn::store_ip, txn::store_port,
-                                             chk.commit_log_offset);
-    chk.record = txn::half_record("TopicA", body, chk.msg_id, group,
-                                  chk.tran_state_table_offset,
-                                  chk.commit_log_offset);
+    chk.offset_msg_id = encode_offset_msg_id(
+      test::fake_store_ip, test::fake_store_port, chk.commit_log_offset);
+    chk.record = test::half_record("TopicA", body, chk.msg_id, group,
+                                   chk.tran_state_table_offset,
+                                   chk.commit_log_offset);
     return chk;
   }
 
@@ -146,8 +145,8 @@ TEST_SUITE("client.transaction_producer") {
     REQUIRE_EQ(b.sends.size(), 1u);
     // The half message: TRAN_MSG, PGROUP and the prepared sys flag.
     auto& half = b.sends.front();
-    CHECK_EQ(txn::property_of(half.properties, "TRAN_MSG"), "true");
-    CHECK_EQ(txn::property_of(half.properties, "PGROUP"), "PG");
+    CHECK_EQ(test::property_of(half.properties, "TRAN_MSG"), "true");
+    CHECK_EQ(test::property_of(half.properties, "PGROUP"), "PG");
     CHECK_EQ(half.sys_flag & sys_flag::transaction_mask,
              sys_flag::transaction_prepared);
     // The listener saw the message and the argument.
@@ -163,10 +162,10 @@ TEST_SUITE("client.transaction_producer") {
     CHECK_FALSE(end.from_transaction_check);
     CHECK_EQ(end.tran_state_table_offset, res.send.queue_offset);
     CHECK_EQ(end.commit_log_offset,
-             txn::commit_offset_of(res.send.queue_offset));
+             test::commit_offset_of(res.send.queue_offset));
     CHECK_EQ(end.msg_id, res.send.msg_id);
     CHECK_EQ(end.transaction_id, res.send.msg_id);
-    CHECK_EQ(end.msg_id, txn::property_of(half.properties, "UNIQ_KEY"));
+    CHECK_EQ(end.msg_id, test::property_of(half.properties, "UNIQ_KEY"));
     CHECK_EQ(dump()["committed"], 1);
   }
 
@@ -195,7 +194,7 @@ TEST_SUITE("client.transaction_producer") {
       CHECK_EQ(j->state, u8(want));
       CHECK_EQ(j->tran_state_table_offset, res.send.queue_offset);
       CHECK_EQ(j->commit_log_offset,
-               txn::commit_offset_of(res.send.queue_offset));
+               test::commit_offset_of(res.send.queue_offset));
       CHECK_FALSE(j->from_transaction_check);
     }
     // Both brokers stored halves; each got only its own ends.
@@ -211,8 +210,10 @@ TEST_SUITE("client.transaction_producer") {
   TEST_CASE_FIXTURE(fixture, "a failed half send never calls the listener "
                              "and returns the error") {
     start();
-    for (auto& [x, b] : brokers)
+    for (auto& [x, b] : brokers) {
+      b->how = test::fake_broker::mode::fail;
       b->error = make_error(errc::system_error, "disk full");
+    }
     auto err = ask_error<transaction_send_result>(producer, send_atom::value,
                                                   transaction_atom::value,
                                                   msg("commit"), std::string{});
@@ -263,7 +264,7 @@ TEST_SUITE("client.transaction_producer") {
     auto res = ask<transaction_send_result>(
       producer, send_atom::value, transaction_atom::value, m, std::string{});
     auto& half = brokers[stored_at(res)]->sends.front();
-    CHECK(txn::property_of(half.properties, "DELAY").empty());
+    CHECK(test::property_of(half.properties, "DELAY").empty());
     CHECK_EQ(res.local_state, u8(transaction_state::commit));
   }
 
