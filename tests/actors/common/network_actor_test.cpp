@@ -74,10 +74,18 @@ struct two_systems {
     return server->middleman().backend().thread_id();
   }
 
+  // A probe on the server, handing on to `next` if set. Lazily
+  // initialized: a probe spawned eagerly is scheduled once at spawn, and
+  // a request that reaches it before that run is over (a loaded machine)
+  // is served by the scheduler thread already running it.
+  probe_actor spawn_probe(probe_actor next = {}) {
+    return server->spawn<caf::lazy_init>(probe, network_thread(), next);
+  }
+
   // A probe on the server (handing on to `next`, if set) and the client's
   // handle of it.
   std::pair<probe_actor, probe_actor> served_probe(probe_actor next = {}) {
-    auto x = server->spawn(probe, network_thread(), next);
+    auto x = spawn_probe(next);
     return {x, remote(x)};
   }
 
@@ -149,7 +157,7 @@ TEST_SUITE("broker.network_actor") {
   TEST_CASE("a plain delegate stays on the network thread, "
             "delegate_to_scheduler leaves it") {
     two_systems t;
-    auto back = t.server->spawn(probe, t.network_thread(), probe_actor{});
+    auto back = t.spawn_probe();
     auto [front, hdl] = t.served_probe(back);
     CHECK(two_systems::ask(*t.client, hdl, where_atom::value));
     CHECK_FALSE(two_systems::ask(*t.client, hdl, via_sched_atom::value));
