@@ -2,7 +2,8 @@
 # map"). Layers: apps -> actors -> runtime -> messages, never the other way.
 # Sides: client code (runtime/client, actors/client) and server code (the
 # broker's, the store's and the NameServer's) never include each other; they
-# share only messages/, the message format (runtime/message) and common code.
+# share only messages/, the message format (runtime/message), the remoting
+# wire codec (runtime/remoting) and common code.
 set(client "runtime/client|actors/client")
 set(server "runtime/broker|runtime/storage|runtime/namesrv|actors/broker|actors/namesrv")
 set(below_sides "${client}|${server}")
@@ -15,6 +16,7 @@ set(rules
   "runtime/message|runtime/net|runtime/process|${below_sides}"
   "runtime/net|runtime/process|${below_sides}"
   "runtime/process|${below_sides}"
+  "runtime/remoting|runtime/process|${below_sides}"
   "runtime/storage|runtime/net|runtime/process|runtime/broker|runtime/namesrv|runtime/client"
   "actors/common|${below_sides}"
   "runtime/client|${server}"

@@ -6,37 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/remoting/route_body.hpp"
+
 namespace rmq::admin {
 
 namespace {
 
 using json = nlohmann::json;
-
-// RocketMQ serializes broker ids as JSON object keys ("0": "addr").
-json addrs_json(const std::map<int64_t, std::string>& addrs) {
-  auto out = json::object();
-  for (auto& [id, addr] : addrs)
-    out[std::to_string(id)] = addr;
-  return out;
-}
-
-json broker_data_json(const broker_data& bd) {
-  json out{{"cluster", bd.cluster},
-           {"brokerName", bd.broker_name},
-           {"brokerAddrs", addrs_json(bd.broker_addrs)},
-           {"enableActingMaster", bd.enable_acting_master}};
-  if (!bd.zone_name.empty())
-    out["zoneName"] = bd.zone_name;
-  return out;
-}
-
-json queue_data_json(const queue_data& qd) {
-  return {{"brokerName", qd.broker_name},
-          {"readQueueNums", qd.read_queue_nums},
-          {"writeQueueNums", qd.write_queue_nums},
-          {"perm", qd.perm},
-          {"topicSysFlag", qd.topic_sys_flag}};
-}
 
 std::string row(const std::string& cluster, const std::string& broker,
                 const std::string& bid, const std::string& addr) {
@@ -52,19 +28,7 @@ std::string row(const std::string& cluster, const std::string& broker,
 } // namespace
 
 std::string format_topic_route(const topic_route_data& route) {
-  json out;
-  if (!route.order_topic_conf.empty())
-    out["orderTopicConf"] = route.order_topic_conf;
-  out["queueDatas"] = json::array();
-  for (auto& qd : route.queue_datas)
-    out["queueDatas"].push_back(queue_data_json(qd));
-  out["brokerDatas"] = json::array();
-  for (auto& bd : route.broker_datas)
-    out["brokerDatas"].push_back(broker_data_json(bd));
-  out["filterServerTable"] = json::object();
-  for (auto& [addr, servers] : route.filter_server_table)
-    out["filterServerTable"][addr] = servers;
-  return out.dump(2) + '\n';
+  return remoting::to_json(route).dump(2) + '\n';
 }
 
 std::string format_cluster_list(const cluster_info& info) {
@@ -87,7 +51,7 @@ std::string format_cluster_list(const cluster_info& info) {
 std::string format_member_group(const broker_member_group& group) {
   json out{{"cluster", group.cluster},
            {"brokerName", group.broker_name},
-           {"brokerAddrs", addrs_json(group.broker_addrs)}};
+           {"brokerAddrs", remoting::broker_addrs_json(group.broker_addrs)}};
   return out.dump(2) + '\n';
 }
 

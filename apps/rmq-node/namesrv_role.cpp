@@ -5,7 +5,9 @@
 #include "caf/actor_system.hpp"
 #include "caf/io/middleman.hpp"
 
+#include "actors/common/remoting_server.hpp"
 #include "actors/namesrv/namesrv_node.hpp"
+#include "actors/namesrv/namesrv_remoting.hpp"
 #include "apps/rmq-node/node_options.hpp"
 #include "messages/common/errors.hpp"
 #include "runtime/common/log.hpp"
@@ -38,6 +40,31 @@ int run_namesrv(caf::actor_system& sys, const options& cfg,
   }
   // Tests and scripts read this line to learn the port.
   std::cout << "namesrv listening on " << cfg.host << ":" << *port << std::endl;
+  caf::actor remoting;
+  if (cfg.remoting_port >= 0) {
+    remoting_server_options ropts;
+    ropts.name = "namesrv";
+    if (cfg.max_frame_bytes > 0)
+      ropts.max_frame = static_cast<size_t>(cfg.max_frame_bytes);
+    ropts.idle_timeout
+      = std::chrono::milliseconds{cfg.remoting_idle_timeout_ms};
+    ropts.stall_timeout
+      = std::chrono::milliseconds{cfg.remoting_stall_timeout_ms};
+    auto started = start_remoting_server(
+      sys, cfg.host, static_cast<uint16_t>(cfg.remoting_port), ropts,
+      namesrv_remoting(node.frontend));
+    if (!started) {
+      std::cerr << "rmq-node: cannot listen on " << cfg.host << ":"
+                << cfg.remoting_port
+                << " (remoting): " << sys.render(started.error()) << std::endl;
+      sys.middleman().unpublish(node.frontend, *port);
+      node.stop(sys);
+      return 1;
+    }
+    remoting = started->first;
+    std::cout << "namesrv remoting on " << cfg.host << ":" << started->second
+              << std::endl;
+  }
   RMQ_INFO("namesrv", "listening on " << cfg.host << ":" << *port
                                       << (cfg.tls() ? " (mutual TLS)" : "")
                                       << ", KV config at '"
@@ -45,6 +72,8 @@ int run_namesrv(caf::actor_system& sys, const options& cfg,
   stop_watch watch{sys, node.supervisor};
   auto sig = watch.wait(signals, "namesrv");
   sys.middleman().unpublish(node.frontend, *port);
+  if (remoting)
+    caf::anon_send_exit(remoting, caf::exit_reason::user_shutdown);
   node.stop(sys);
   if (sig == SIGUSR1) {
     RMQ_ERROR("namesrv", "node failed (" << watch.failure() << "): exiting");

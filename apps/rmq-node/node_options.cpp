@@ -16,6 +16,15 @@ options::options() {
     .add(port, "port,p",
          "port to listen on; 0 picks a free one; default 9876 (namesrv), "
          "10911 (broker)")
+    .add(remoting_port, "remoting-port",
+         "port of RocketMQ's remoting protocol, for RocketMQ clients and "
+         "tools; 0 picks a free one; -1 (default): off")
+    .add(remoting_idle_timeout_ms, "remoting-idle-timeout-ms",
+         "a remoting connection without a byte either way this long is "
+         "closed (RocketMQ serverChannelMaxIdleTimeSeconds)")
+    .add(remoting_stall_timeout_ms, "remoting-stall-timeout-ms",
+         "a remoting frame begun and not finished within this closes its "
+         "connection")
     .add(log_level, "log-level", "debug, info, warn, error or off")
     .add(max_connections, "max-connections",
          "accepted connections at most (and what the open-files limit "

@@ -20,6 +20,13 @@ struct options : rmq::node_config {
   std::string host = "127.0.0.1";
   /// -1: the role's default (namesrv 9876, broker 10911).
   int32_t port = -1;
+  /// Port of RocketMQ's remoting protocol (docs/remoting.md); -1: off,
+  /// 0 picks a free one.
+  int32_t remoting_port = -1;
+  /// Remoting connections: silent this long, or stalled mid-frame this
+  /// long, are closed.
+  int64_t remoting_idle_timeout_ms = 120'000;
+  int64_t remoting_stall_timeout_ms = 10'000;
   std::string log_level = "info";
   /// Accepted connections at most (also bounded by the descriptor limit);
   /// a connection without a first whole frame this long is closed; a frame

@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <openssl/ssl.h>
 
@@ -39,6 +40,8 @@ struct conn {
   std::string peer;
   clock_type::time_point since;
   bool framed = false; // a whole first frame arrived
+  // Accepted on a listener of another protocol: counted, not parsed.
+  bool foreign = false;
   unsigned char header[basp_header];
   size_t header_got = 0;
   uint64_t payload_left = 0;
@@ -50,6 +53,8 @@ struct guard {
   std::condition_variable cv;
   rmq::connection_guard::settings cfg;
   std::unordered_map<int, conn> conns;
+  // Listening sockets whose connections speak their own protocol.
+  std::unordered_set<int> foreign_listeners;
   int reserve_fd = -1;
   int64_t refused = 0;
   int64_t idle_closed = 0;
@@ -152,6 +157,8 @@ bool on_bytes(int fd, const void* data, size_t n) {
   if (i == x.conns.end())
     return true;
   auto& c = i->second;
+  if (c.foreign)
+    return true;
   auto p = static_cast<const unsigned char*>(data);
   while (n > 0) {
     if (c.payload_left > 0) {
@@ -237,6 +244,8 @@ int accept(int fd, sockaddr* addr, socklen_t* len) {
   c = conn{};
   c.peer = peer_of(addr);
   c.since = clock_type::now();
+  if (x.foreign_listeners.count(fd) > 0)
+    c.foreign = c.framed = true;
   return r;
 }
 
@@ -245,6 +254,7 @@ int close(int fd) {
   if (x.on.load(std::memory_order_relaxed)) {
     std::lock_guard<std::mutex> lock{x.mtx};
     x.conns.erase(fd);
+    x.foreign_listeners.erase(fd);
   }
   return real_close(fd);
 }
@@ -284,6 +294,12 @@ void enable(settings cfg, size_t reserve) {
     std::thread{watch_loop}.detach();
   }
   x.on = true;
+}
+
+void not_basp(int listener_fd) {
+  auto& x = g();
+  std::lock_guard<std::mutex> lock{x.mtx};
+  x.foreign_listeners.insert(listener_fd);
 }
 
 counters stats() {

@@ -34,6 +34,11 @@ struct settings {
 /// descriptor limit leaves after `reserve` descriptors for files.
 void enable(settings cfg, size_t reserve = 128);
 
+/// Connections accepted on `listener_fd` speak another protocol than
+/// BASP (a remoting port): they count towards `max_connections`, and
+/// their server applies its own frame limits and timeouts.
+void not_basp(int listener_fd);
+
 /// What the guard did so far.
 struct counters {
   size_t open = 0;     ///< Accepted connections open now.

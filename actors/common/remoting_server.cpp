@@ -1,0 +1,202 @@
+#include "actors/common/remoting_server.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "caf/actor_clock.hpp"
+#include "caf/actor_system.hpp"
+#include "caf/deep_to_string.hpp"
+#include "caf/io/broker.hpp"
+#include "caf/io/middleman.hpp"
+#include "caf/scoped_actor.hpp"
+
+#include "messages/common/common.hpp"
+#include "runtime/common/log.hpp"
+#include "runtime/net/connection_guard.hpp"
+#include "runtime/remoting/stall_watch.hpp"
+
+namespace rmq {
+
+namespace {
+
+using listen_atom = caf::atom_constant<caf::atom("listen")>;
+using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
+
+// Bytes asked of a connection per read: a frame arrives in several reads,
+// and the reader never holds more than one frame beyond them.
+constexpr size_t read_chunk = 64 * 1024;
+
+struct connection {
+  remoting::frame_reader reader;
+  std::string peer;
+  uint64_t requests = 0;
+  /// Last byte read or written.
+  caf::actor_clock::time_point active;
+  remoting::stall_watch<caf::actor_clock::time_point> stall;
+};
+
+struct server_state {
+  remoting_server_options opts;
+  remoting_handler handler;
+  std::map<caf::io::connection_handle, connection> connections;
+  uint64_t refused = 0;
+};
+
+void write_frame(caf::io::broker* self, server_state& st,
+                 caf::io::connection_handle hdl,
+                 const remoting::remoting_command& cmd) {
+  auto i = st.connections.find(hdl);
+  if (i == st.connections.end())
+    return;
+  i->second.active = self->clock().now();
+  auto frame = remoting::encode_frame(cmd);
+  self->write(hdl, frame.size(), frame.data());
+  self->flush(hdl);
+}
+
+void drop(caf::io::broker* self, server_state& st,
+          caf::io::connection_handle hdl, const std::string& why) {
+  auto i = st.connections.find(hdl);
+  if (i == st.connections.end())
+    return;
+  RMQ_WARN(st.opts.name.c_str(), "remoting: closing the connection of "
+                                   << i->second.peer << ": " << why);
+  ++st.refused;
+  self->close(hdl);
+  st.connections.erase(i);
+}
+
+// Closes the connections that stalled mid-frame or went silent.
+void sweep(caf::io::broker* self, server_state& st) {
+  auto now = self->clock().now();
+  std::vector<std::pair<caf::io::connection_handle, std::string>> stale;
+  for (auto& [hdl, conn] : st.connections) {
+    auto& begun = conn.stall.begun();
+    if (begun && now - *begun >= st.opts.stall_timeout)
+      stale.emplace_back(hdl, "a frame unfinished after "
+                                + caf::deep_to_string(st.opts.stall_timeout));
+    else if (now - conn.active >= st.opts.idle_timeout)
+      stale.emplace_back(hdl, "silent for "
+                                + caf::deep_to_string(st.opts.idle_timeout));
+  }
+  for (auto& [hdl, why] : stale)
+    drop(self, st, hdl, why);
+}
+
+void on_data(caf::io::broker* self, std::shared_ptr<server_state> st,
+             const caf::io::new_data_msg& msg) {
+  auto i = st->connections.find(msg.handle);
+  if (i == st->connections.end())
+    return;
+  auto& conn = i->second;
+  conn.active = self->clock().now();
+  conn.reader.feed(std::string_view{msg.buf.data(), msg.buf.size()});
+  size_t decoded = 0;
+  while (auto cmd = conn.reader.next()) {
+    ++decoded;
+    // Responses to our own calls to a client are not sent yet: a stray
+    // one is dropped.
+    if (cmd->is_response())
+      continue;
+    ++conn.requests;
+    auto hdl = msg.handle;
+    bool oneway = cmd->is_oneway();
+    // The connection may be gone by the time the answer comes: write
+    // only while it is known.
+    auto reply = [self, st, hdl, oneway](remoting::remoting_command res) {
+      if (!oneway)
+        write_frame(self, *st, hdl, res);
+    };
+    st->handler(self, std::move(*cmd), std::move(reply));
+  }
+  // The handler may have closed connections: look this one up again.
+  i = st->connections.find(msg.handle);
+  if (i == st->connections.end())
+    return;
+  if (i->second.reader.failed())
+    return drop(self, *st, msg.handle, i->second.reader.error());
+  i->second.stall.after_read(i->second.reader, decoded, i->second.active);
+}
+
+caf::behavior remoting_server(caf::io::broker* self,
+                              std::shared_ptr<server_state> st) {
+  auto sweep_every = std::min(st->opts.idle_timeout, st->opts.stall_timeout)
+                     / 4;
+  self->delayed_send(self, sweep_every, sweep_atom::value);
+  return {
+    [=](sweep_atom) {
+      sweep(self, *st);
+      self->delayed_send(self, sweep_every, sweep_atom::value);
+    },
+    [=](listen_atom, const std::string& host,
+        uint16_t port) -> caf::result<uint16_t> {
+      // SO_REUSEADDR, as publish() does for the CAF port.
+      auto res = self->add_tcp_doorman(port, host.c_str(), true);
+      if (!res)
+        return std::move(res.error());
+      // The guard of the CAF ports must not read these frames as BASP.
+      // CAF 0.17's default multiplexer names a doorman by its socket.
+      connection_guard::not_basp(static_cast<int>(res->first.id()));
+      return res->second;
+    },
+    [=](const caf::io::new_connection_msg& msg) {
+      connection conn{remoting::frame_reader{st->opts.max_frame},
+                      self->remote_addr(msg.handle) + ":"
+                        + std::to_string(self->remote_port(msg.handle)),
+                      0,
+                      self->clock().now(),
+                      {}};
+      st->connections.emplace(msg.handle, std::move(conn));
+      self->configure_read(msg.handle,
+                           caf::io::receive_policy::at_most(read_chunk));
+    },
+    [=](const caf::io::new_data_msg& msg) { on_data(self, st, msg); },
+    [=](const caf::io::connection_closed_msg& msg) {
+      st->connections.erase(msg.handle);
+    },
+    [=](const caf::io::acceptor_closed_msg&) {
+      RMQ_WARN(st->opts.name.c_str(), "remoting: the listening socket closed");
+    },
+    [=](dump_atom) {
+      nlohmann::json out;
+      out["connections"] = nlohmann::json::array();
+      for (auto& [hdl, conn] : st->connections)
+        out["connections"].push_back({{"peer", conn.peer},
+                                      {"requests", conn.requests},
+                                      {"buffered", conn.reader.buffered()}});
+      out["refusedConnections"] = st->refused;
+      out["maxFrame"] = st->opts.max_frame;
+      return out.dump();
+    },
+  };
+}
+
+} // namespace
+
+caf::expected<std::pair<caf::actor, uint16_t>>
+start_remoting_server(caf::actor_system& sys, const std::string& host,
+                      uint16_t port, remoting_server_options opts,
+                      remoting_handler handler) {
+  auto st = std::make_shared<server_state>();
+  st->opts = std::move(opts);
+  st->handler = std::move(handler);
+  auto server = sys.middleman().spawn_broker(remoting_server, st);
+  caf::scoped_actor self{sys};
+  caf::expected<std::pair<caf::actor, uint16_t>> out{
+    caf::make_error(caf::sec::runtime_error)};
+  self->request(server, caf::infinite, listen_atom::value, host, port)
+    .receive([&](uint16_t bound) { out = std::make_pair(server, bound); },
+             [&](caf::error& err) {
+               self->send_exit(server, caf::exit_reason::user_shutdown);
+               out = std::move(err);
+             });
+  return out;
+}
+
+} // namespace rmq
