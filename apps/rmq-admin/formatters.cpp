@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/remoting/route_body.hpp"
+#include "runtime/remoting/namesrv_body.hpp"
 
 namespace rmq::admin {
 

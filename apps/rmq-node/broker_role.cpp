@@ -145,6 +145,13 @@ int run_broker(caf::actor_system& sys, const options& cfg,
     std::cerr << "rmq-node: " << describe(opts.error()) << std::endl;
     return 2;
   }
+  // Said plainly rather than ignored (docs/remoting.md, "Ports").
+  if (cfg.remoting_port >= 0) {
+    std::cerr << "rmq-node: --remoting-port: a broker serves only its CAF "
+                 "port; the NameServer serves remoting"
+              << std::endl;
+    return 2;
+  }
   uint16_t port = 10911;
   if (cfg.port == 0) {
     auto picked = pick_free_port(cfg.host);

@@ -62,6 +62,14 @@ int run_namesrv(caf::actor_system& sys, const options& cfg,
       return 1;
     }
     remoting = started->first;
+    // Its death is the node's failure, as any other part's: the
+    // supervisor stops, and the process exits 1 for its own supervisor.
+    remoting->attach_functor([sup = node.supervisor](const caf::error& why) {
+      if (why && why != caf::exit_reason::user_shutdown) {
+        RMQ_ERROR("namesrv", "the remoting server exited: " << describe(why));
+        caf::anon_send_exit(sup, caf::exit_reason::unhandled_exception);
+      }
+    });
     std::cout << "namesrv remoting on " << cfg.host << ":" << started->second
               << std::endl;
   }

@@ -1,8 +1,37 @@
 #include "runtime/remoting/remoting_command.hpp"
 
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <utility>
 
 namespace rmq::remoting {
+
+std::optional<int64_t>
+remoting_command::long_field(const std::string& key) const {
+  auto x = field(key);
+  if (!x || x->empty())
+    return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  auto v = std::strtoll(x->c_str(), &end, 10);
+  if (errno != 0 || end == nullptr || *end != '\0')
+    return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+
+bool remoting_command::bool_field(const std::string& key, bool fallback) const {
+  auto x = field(key);
+  if (!x)
+    return fallback;
+  if (x->size() != 4)
+    return false;
+  std::string lower;
+  for (char c : *x)
+    lower.push_back(
+      static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return lower == "true";
+}
 
 remoting_command make_response(const remoting_command& request, int32_t code,
                                std::optional<std::string> remark) {

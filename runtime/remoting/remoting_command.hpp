@@ -57,6 +57,13 @@ struct remoting_command {
     auto i = ext_fields.find(key);
     return i == ext_fields.end() ? nullptr : &i->second;
   }
+
+  /// extFields `key` as a Java long: nullopt when absent or no number.
+  std::optional<int64_t> long_field(const std::string& key) const;
+
+  /// extFields `key` as Java's Boolean.parseBoolean reads it ("true" in
+  /// any case); `fallback` when absent.
+  bool bool_field(const std::string& key, bool fallback = false) const;
 };
 
 /// The response to `request` with `code`: same opaque and serialization,

@@ -3,14 +3,21 @@
 // queries in both header serializations, an unknown code, a oneway
 // request, and connections that send bad frames, which are closed while
 // the others keep being served.
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "runtime/message/crc32.hpp"
+#include "runtime/remoting/namesrv_body.hpp"
 #include "runtime/remoting/remoting_client.hpp"
 #include "runtime/remoting/remoting_codes.hpp"
+#include "tests/support/frame_bytes.hpp"
+#include "tests/support/wait_until.hpp"
 #include "tests/system/namesrv_system_support.hpp"
 
 using namespace rmq::test;
@@ -36,11 +43,12 @@ remoting_command route_query(const std::string& topic, serialize_type how,
   return req;
 }
 
-std::string be32(uint32_t x) {
-  std::string out(4, '\0');
-  for (int i = 0; i < 4; ++i)
-    out[i] = static_cast<char>(x >> (24 - 8 * i));
-  return out;
+// A NameServer serving remoting on a free port, with `extra` flags.
+namesrv_process start_remoting_namesrv(std::vector<std::string> extra = {}) {
+  namesrv_launch how;
+  how.remoting = true;
+  how.extra = std::move(extra);
+  return start_namesrv(how);
 }
 
 } // namespace
@@ -48,9 +56,7 @@ std::string be32(uint32_t x) {
 TEST_SUITE("system.namesrv.remoting") {
   TEST_CASE("route queries in both serializations, answered in the "
             "request's") {
-    namesrv_launch how;
-    how.remoting = true;
-    auto ns = start_namesrv(how);
+    auto ns = start_remoting_namesrv();
     auto broker = start_broker({ns.addr()});
     auto c = connect_to(ns.remoting_port);
     for (auto how : {serialize_type::json, serialize_type::rocketmq}) {
@@ -78,9 +84,7 @@ TEST_SUITE("system.namesrv.remoting") {
 
   TEST_CASE("an unknown topic, an unknown code, a missing field and a "
             "oneway request") {
-    namesrv_launch how;
-    how.remoting = true;
-    auto ns = start_namesrv(how);
+    auto ns = start_remoting_namesrv();
     auto c = connect_to(ns.remoting_port);
     auto res = c.call(route_query("NoSuchTopic", serialize_type::json), 10s);
     REQUIRE(res);
@@ -116,10 +120,7 @@ TEST_SUITE("system.namesrv.remoting") {
   }
 
   TEST_CASE("bad frames close their connection, others go on") {
-    namesrv_launch how;
-    how.remoting = true;
-    how.extra = {"--max-frame-bytes=4096"};
-    auto ns = start_namesrv(how);
+    auto ns = start_remoting_namesrv({"--max-frame-bytes=4096"});
     auto good = connect_to(ns.remoting_port);
     auto closed_after = [&](const std::string& bytes) {
       auto bad = connect_to(ns.remoting_port);
@@ -143,11 +144,8 @@ TEST_SUITE("system.namesrv.remoting") {
   }
 
   TEST_CASE("a peer that stalls mid-frame or goes silent is closed") {
-    namesrv_launch how;
-    how.remoting = true;
-    how.extra = {"--remoting-stall-timeout-ms=300",
-                 "--remoting-idle-timeout-ms=1500"};
-    auto ns = start_namesrv(how);
+    auto ns = start_remoting_namesrv(
+      {"--remoting-stall-timeout-ms=300", "--remoting-idle-timeout-ms=1500"});
     auto stalled = connect_to(ns.remoting_port);
     REQUIRE(stalled.send_raw(be32(100) + "abc"));
     auto silent = connect_to(ns.remoting_port);
@@ -159,5 +157,188 @@ TEST_SUITE("system.namesrv.remoting") {
     REQUIRE_MESSAGE(res, good.error());
     CHECK_FALSE(silent.receive(10s));
     CHECK(silent.peer_closed());
+  }
+
+  TEST_CASE("KV config, cluster info, topic lists, write perm, member "
+            "group, topic registration and config, as mqadmin sends them") {
+    auto ns = start_remoting_namesrv();
+    auto broker = start_broker({ns.addr()});
+    auto c = connect_to(ns.remoting_port);
+    auto call = [&](int32_t code, std::map<std::string, std::string> fields,
+                    std::string body = {}) {
+      remoting_command req;
+      req.code = code;
+      req.language = "JAVA";
+      req.ext_fields = std::move(fields);
+      req.body = std::move(body);
+      auto res = c.call(req, 10s);
+      REQUIRE_MESSAGE(res, c.error());
+      return *res;
+    };
+    // KV config.
+    auto res = call(request_code::put_kv_config,
+                    {{"namespace", "NS"}, {"key", "k"}, {"value", "v1"}});
+    CHECK_EQ(res.code, response_code::success);
+    res = call(request_code::get_kv_config,
+               {{"namespace", "NS"}, {"key", "k"}});
+    CHECK_EQ(res.code, response_code::success);
+    CHECK_EQ(*res.field("value"), "v1");
+    res = call(request_code::get_kvlist_by_namespace, {{"namespace", "NS"}});
+    CHECK_EQ(nlohmann::json::parse(res.body)["table"]["k"], "v1");
+    res = call(request_code::delete_kv_config,
+               {{"namespace", "NS"}, {"key", "k"}});
+    CHECK_EQ(res.code, response_code::success);
+    res = call(request_code::get_kv_config,
+               {{"namespace", "NS"}, {"key", "k"}});
+    CHECK_EQ(res.code, response_code::query_not_found);
+    CHECK_EQ(res.remark, std::optional<std::string>{
+                           "No config item, Namespace: NS Key: k"});
+    res = call(request_code::get_kv_config, {{"namespace", "NS"}});
+    CHECK_EQ(res.code, response_code::system_error);
+    // Cluster info.
+    res = call(request_code::get_broker_cluster_info, {});
+    REQUIRE_EQ(res.code, response_code::success);
+    auto info = nlohmann::json::parse(res.body);
+    CHECK_EQ(info["clusterAddrTable"]["DefaultCluster"][0], "broker-a");
+    CHECK_EQ(info["brokerAddrTable"]["broker-a"]["brokerName"], "broker-a");
+    CHECK(info["brokerAddrTable"]["broker-a"]["brokerAddrs"].contains("0"));
+    // Topic lists.
+    res = call(request_code::get_all_topic_list_from_nameserver, {});
+    auto all = nlohmann::json::parse(res.body)["topicList"];
+    CHECK_NE(std::find(all.begin(), all.end(), "TopicA"), all.end());
+    res = call(request_code::get_topics_by_cluster,
+               {{"cluster", "DefaultCluster"}});
+    CHECK_EQ(nlohmann::json::parse(res.body)["topicList"].size(), 2u);
+    res = call(request_code::get_system_topic_list_from_ns, {});
+    auto sys = nlohmann::json::parse(res.body);
+    CHECK_NE(std::find(sys["topicList"].begin(), sys["topicList"].end(),
+                       "broker-a"),
+             sys["topicList"].end());
+    CHECK(sys.contains("brokerAddr"));
+    // Member group.
+    res = call(request_code::get_broker_member_group,
+               {{"clusterName", "DefaultCluster"}, {"brokerName", "broker-a"}});
+    CHECK_EQ(nlohmann::json::parse(res.body)["brokerMemberGroup"]["brokerName"],
+             "broker-a");
+    // Write perm: wiped, then added back.
+    res = call(request_code::wipe_write_perm_of_broker,
+               {{"brokerName", "broker-a"}});
+    CHECK_EQ(res.code, response_code::success);
+    CHECK_EQ(*res.field("wipeTopicCount"), "2");
+    res = call(request_code::get_routeinfo_by_topic, {{"topic", "TopicA"}});
+    CHECK_EQ(nlohmann::json::parse(res.body)["queueDatas"][0]["perm"], 4);
+    res = call(request_code::add_write_perm_of_broker,
+               {{"brokerName", "broker-a"}});
+    CHECK_EQ(*res.field("addTopicCount"), "2");
+    // A topic registered with a route body, then deleted.
+    res = call(request_code::register_topic_in_namesrv, {{"topic", "TopicNew"}},
+               R"({"queueDatas":[{"brokerName":"broker-a","perm":6,)"
+               R"("readQueueNums":2,"writeQueueNums":2,"topicSysFlag":0}],)"
+               R"("brokerDatas":[]})");
+    CHECK_EQ(res.code, response_code::success);
+    res = call(request_code::get_routeinfo_by_topic, {{"topic", "TopicNew"}});
+    REQUIRE_EQ(res.code, response_code::success);
+    CHECK_EQ(nlohmann::json::parse(res.body)["queueDatas"][0]["readQueueNums"],
+             2);
+    res = call(request_code::register_topic_in_namesrv, {{"topic", "TopicBad"}},
+               "{not json");
+    CHECK_EQ(res.code, response_code::system_error);
+    res = call(request_code::delete_topic_in_namesrv, {{"topic", "TopicNew"}});
+    CHECK_EQ(res.code, response_code::success);
+    res = call(request_code::get_routeinfo_by_topic, {{"topic", "TopicNew"}});
+    CHECK_EQ(res.code, response_code::topic_not_exist);
+    // The node's config as properties text, and a change to it.
+    res = call(request_code::get_namesrv_config, {});
+    CHECK_NE(res.body.find("orderMessageEnable=false\n"), std::string::npos);
+    res = call(request_code::update_namesrv_config, {},
+               "# a comment\norderMessageEnable = true\n");
+    CHECK_EQ(res.code, response_code::success);
+    res = call(request_code::get_namesrv_config, {});
+    CHECK_NE(res.body.find("orderMessageEnable=true\n"), std::string::npos);
+  }
+
+  TEST_CASE("a RocketMQ broker registers, is routed, is asked for its data "
+            "version and leaves") {
+    auto ns = start_remoting_namesrv();
+    auto c = connect_to(ns.remoting_port);
+    rmq::register_broker_request reg;
+    reg.version.counter = 7;
+    reg.version.timestamp = 1795935358330;
+    rmq::topic_config tc;
+    tc.topic_name = "TopicFromJava";
+    tc.read_queue_nums = tc.write_queue_nums = 8;
+    reg.topics.push_back(tc);
+    auto body = register_body_json(reg).dump();
+    remoting_command req;
+    req.code = request_code::register_broker;
+    req.language = "JAVA";
+    req.ext_fields
+      = {{"brokerName", "broker-java"},
+         {"brokerAddr", "127.0.0.1:30911"},
+         {"clusterName", "JavaCluster"},
+         {"haServerAddr", "127.0.0.1:30912"},
+         {"brokerId", "0"},
+         {"compressed", "false"},
+         {"bodyCrc32", std::to_string(rmq::crc32_of(body) & 0x7FFFFFFF)}};
+    req.body = body;
+    auto res = c.call(req, 10s);
+    REQUIRE_MESSAGE(res, c.error());
+    CHECK_EQ(res->code, response_code::success);
+    res = c.call(route_query("TopicFromJava", serialize_type::json), 10s);
+    REQUIRE(res);
+    REQUIRE_EQ(res->code, response_code::success);
+    auto route = nlohmann::json::parse(res->body);
+    CHECK_EQ(route["brokerDatas"][0]["brokerAddrs"]["0"], "127.0.0.1:30911");
+    CHECK_EQ(route["queueDatas"][0]["writeQueueNums"], 8);
+    // Same data version: unchanged.
+    remoting_command q;
+    q.code = request_code::query_data_version;
+    q.ext_fields = {{"brokerName", "broker-java"},
+                    {"brokerAddr", "127.0.0.1:30911"},
+                    {"clusterName", "JavaCluster"},
+                    {"brokerId", "0"}};
+    q.body = to_json(reg.version).dump();
+    res = c.call(q, 10s);
+    REQUIRE(res);
+    CHECK_EQ(*res->field("changed"), "false");
+    // A body that does not match its CRC, and the compressed variant.
+    auto bad = req;
+    bad.ext_fields["bodyCrc32"] = "12345";
+    res = c.call(bad, 10s);
+    REQUIRE(res);
+    CHECK_EQ(res->remark, std::optional<std::string>{"crc32 not match"});
+    bad = req;
+    bad.ext_fields["compressed"] = "true";
+    res = c.call(bad, 10s);
+    REQUIRE(res);
+    CHECK_EQ(res->code, response_code::system_error);
+    bad = req;
+    bad.ext_fields["brokerId"] = "zero";
+    res = c.call(bad, 10s);
+    REQUIRE(res);
+    CHECK_EQ(res->code, response_code::system_error);
+    // A oneway heartbeat, then UNREGISTER_BROKER: the route goes (the
+    // NameServer applies unregistrations in batches).
+    remoting_command hb = q;
+    hb.code = request_code::broker_heartbeat;
+    hb.flag = command_flag::oneway;
+    hb.body.clear();
+    REQUIRE(c.send(hb));
+    remoting_command unreg = q;
+    unreg.code = request_code::unregister_broker;
+    unreg.body.clear();
+    res = c.call(unreg, 10s);
+    REQUIRE(res);
+    CHECK_EQ(res->code, response_code::success);
+    int32_t last = -1;
+    wait_until(
+      [&] {
+        auto r = c.call(route_query("TopicFromJava", serialize_type::json),
+                        10s);
+        last = r ? r->code : -1;
+        return last == response_code::topic_not_exist;
+      },
+      10s);
+    CHECK_EQ(last, response_code::topic_not_exist);
   }
 }

@@ -11,38 +11,14 @@
 
 #include "runtime/remoting/header_codec.hpp"
 #include "runtime/remoting/remoting_codes.hpp"
+#include "tests/support/frame_bytes.hpp"
 #include "tests/support/test_seed.hpp"
 
 using namespace rmq::remoting;
+using rmq::test::be32;
+using rmq::test::bytes;
 
 namespace {
-
-// Bytes from hex, spaces ignored; `"text"` spans are taken literally.
-std::string bytes(const std::string& spec) {
-  std::string out;
-  for (size_t i = 0; i < spec.size();) {
-    char c = spec[i];
-    if (c == ' ') {
-      ++i;
-    } else if (c == '"') {
-      auto end = spec.find('"', i + 1);
-      out += spec.substr(i + 1, end - i - 1);
-      i = end + 1;
-    } else {
-      out.push_back(
-        static_cast<char>(std::stoi(spec.substr(i, 2), nullptr, 16)));
-      i += 2;
-    }
-  }
-  return out;
-}
-
-std::string be32(uint32_t x) {
-  std::string out(4, '\0');
-  for (int i = 0; i < 4; ++i)
-    out[i] = static_cast<char>(x >> (24 - 8 * i));
-  return out;
-}
 
 // A JSON frame around `header` and `body`, as a Java client frames it.
 std::string json_frame(const std::string& header,
