@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
@@ -340,5 +342,40 @@ TEST_SUITE("system.namesrv.remoting") {
       },
       10s);
     CHECK_EQ(last, response_code::topic_not_exist);
+  }
+
+  TEST_CASE("a NameServer with 256 descriptors survives 300 idle remoting "
+            "peers") {
+    namesrv_launch how;
+    how.remoting = true;
+    how.prefix = {"/usr/bin/prlimit", "--nofile=256:256"};
+    how.extra = {"--remoting-idle-timeout-ms=2000"};
+    how.log_to_stdout = true;
+    auto ns = start_namesrv(how);
+    auto good = connect_to(ns.remoting_port);
+    REQUIRE(good.call(route_query("NoSuchTopic", serialize_type::json), 10s));
+    std::vector<int> idle;
+    for (int i = 0; i < 300; ++i)
+      if (auto fd = raw_connect(ns.remoting_port); fd >= 0)
+        idle.push_back(fd);
+    MESSAGE("idle connections opened: " << idle.size());
+    // The connection it had is served on while the flood sits there.
+    auto res = good.call(route_query("NoSuchTopic", serialize_type::json), 10s);
+    REQUIRE_MESSAGE(res, good.error());
+    CHECK_EQ(res->code, response_code::topic_not_exist);
+    // Every idle peer is closed: refused at once over the cap, or at its
+    // idle timeout.
+    int closed = 0;
+    for (int fd : idle) {
+      closed += wait_closed_by_peer(fd, 15s) ? 1 : 0;
+      ::close(fd);
+    }
+    CHECK_EQ(closed, static_cast<int>(idle.size()));
+    CHECK_EQ(ns.proc->wait(0ms), -1);
+    // Room again: a new client gets in.
+    auto later = connect_to(ns.remoting_port);
+    res = later.call(route_query("NoSuchTopic", serialize_type::rocketmq), 10s);
+    REQUIRE_MESSAGE(res, later.error());
+    CHECK_EQ(res->code, response_code::topic_not_exist);
   }
 }
