@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include <arpa/inet.h>
+
 #include <nlohmann/json.hpp>
 
 #include "caf/actor_clock.hpp"
@@ -34,7 +36,7 @@ constexpr size_t read_chunk = 64 * 1024;
 
 struct connection {
   remoting::frame_reader reader;
-  std::string peer;
+  remoting_peer peer;
   uint64_t requests = 0;
   /// Last byte read or written.
   caf::actor_clock::time_point active;
@@ -66,7 +68,8 @@ void drop(caf::io::broker* self, server_state& st,
   if (i == st.connections.end())
     return;
   RMQ_WARN(st.opts.name.c_str(), "remoting: closing the connection of "
-                                   << i->second.peer << ": " << why);
+                                   << i->second.peer.host << ":"
+                                   << i->second.peer.port << ": " << why);
   ++st.refused;
   self->close(hdl);
   st.connections.erase(i);
@@ -113,7 +116,7 @@ void on_data(caf::io::broker* self, std::shared_ptr<server_state> st,
       if (!oneway)
         write_frame(self, *st, hdl, res);
     };
-    st->handler(self, std::move(*cmd), std::move(reply));
+    st->handler(self, conn.peer, std::move(*cmd), std::move(reply));
   }
   // The handler may have closed connections: look this one up again.
   i = st->connections.find(msg.handle);
@@ -146,9 +149,14 @@ caf::behavior remoting_server(caf::io::broker* self,
       return res->second;
     },
     [=](const caf::io::new_connection_msg& msg) {
+      remoting_peer peer;
+      peer.host = self->remote_addr(msg.handle);
+      peer.port = self->remote_port(msg.handle);
+      in_addr a{};
+      if (inet_pton(AF_INET, peer.host.c_str(), &a) == 1)
+        peer.ipv4 = ntohl(a.s_addr);
       connection conn{remoting::frame_reader{st->opts.max_frame},
-                      self->remote_addr(msg.handle) + ":"
-                        + std::to_string(self->remote_port(msg.handle)),
+                      std::move(peer),
                       0,
                       self->clock().now(),
                       {}};
@@ -167,9 +175,10 @@ caf::behavior remoting_server(caf::io::broker* self,
       nlohmann::json out;
       out["connections"] = nlohmann::json::array();
       for (auto& [hdl, conn] : st->connections)
-        out["connections"].push_back({{"peer", conn.peer},
-                                      {"requests", conn.requests},
-                                      {"buffered", conn.reader.buffered()}});
+        out["connections"].push_back(
+          {{"peer", conn.peer.host + ":" + std::to_string(conn.peer.port)},
+           {"requests", conn.requests},
+           {"buffered", conn.reader.buffered()}});
       out["refusedConnections"] = st->refused;
       out["maxFrame"] = st->opts.max_frame;
       return out.dump();

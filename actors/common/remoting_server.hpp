@@ -13,10 +13,12 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "caf/actor.hpp"
 #include "caf/expected.hpp"
 #include "caf/fwd.hpp"
+#include "caf/io/broker.hpp"
 #include "caf/io/fwd.hpp"
 #include "caf/timespan.hpp"
 
@@ -29,11 +31,35 @@ namespace rmq {
 /// request or a connection that closed meanwhile).
 using remoting_reply = std::function<void(remoting::remoting_command)>;
 
+/// Where a request came from.
+struct remoting_peer {
+  /// The peer's address and port, as the connection sees them.
+  std::string host;
+  uint16_t port = 0;
+  /// IPv4 address in host byte order, 0 when not IPv4 (a message's born
+  /// host).
+  uint32_t ipv4 = 0;
+};
+
 /// A node's requests: runs in the server broker (`self`), which may
 /// `request` the node's actors and answer from their replies.
-using remoting_handler = std::function<void(caf::io::broker* self,
-                                            remoting::remoting_command request,
-                                            remoting_reply reply)>;
+using remoting_handler = std::function<void(
+  caf::io::broker* self, const remoting_peer& peer,
+  remoting::remoting_command request, remoting_reply reply)>;
+
+/// Asks `dest` for `msg` (answered with a `Result`) within `timeout` and
+/// answers the client with `ok(request, result)` or `fail(request,
+/// error)`: the one way a node's handler turns a remoting request into a
+/// typed request and back. `req` is taken by reference because call sites
+/// read it for `msg` in the same call, and argument order is unspecified.
+template <class Result, class Handle, class Msg, class Ok, class Fail>
+void ask_and_reply(caf::io::broker* self, const Handle& dest, Msg msg,
+                   const remoting::remoting_command& req, remoting_reply reply,
+                   caf::timespan timeout, Ok ok, Fail fail) {
+  self->request(dest, timeout, std::move(msg))
+    .then([req, reply, ok](const Result& x) { reply(ok(req, x)); },
+          [req, reply, fail](const caf::error& err) { reply(fail(req, err)); });
+}
 
 struct remoting_server_options {
   /// For the log: "namesrv", "broker".

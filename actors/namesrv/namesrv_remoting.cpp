@@ -21,18 +21,15 @@ using namespace remoting;
 // this long means the node is stuck, and the client gets SYSTEM_ERROR.
 constexpr auto answer_timeout = std::chrono::seconds{10};
 
-/// Asks `ns` for `msg` (answered with a `Result`) and answers the client
-/// with `ok(request, result)`, or with `fail(request, error)`.
-/// `req` is taken by reference: call sites read its fields for `msg` in
-/// the same call, and argument order is unspecified.
+/// ask_and_reply with the NameServer's timeout.
 template <class Result, class Msg, class Ok, class Fail>
 void ask(caf::io::broker* self, const namesrv_actor& ns, Msg msg,
          const remoting_command& req, remoting_reply reply, Ok ok, Fail fail) {
-  self->request(ns, answer_timeout, std::move(msg))
-    .then([req, reply, ok](const Result& x) { reply(ok(req, x)); },
-          [req, reply, fail](const caf::error& err) { reply(fail(req, err)); });
+  ask_and_reply<Result>(self, ns, std::move(msg), req, std::move(reply),
+                        answer_timeout, ok, fail);
 }
 
+/// ask_and_reply with the NameServer's timeout, errors as error_response.
 template <class Result, class Msg, class Ok>
 void ask(caf::io::broker* self, const namesrv_actor& ns, Msg msg,
          const remoting_command& req, remoting_reply reply, Ok ok) {
@@ -321,56 +318,56 @@ void config(caf::io::broker* self, const namesrv_actor& ns,
 } // namespace
 
 remoting_handler namesrv_remoting(namesrv_actor ns) {
-  return
-    [ns](caf::io::broker* self, remoting_command req, remoting_reply reply) {
-      switch (req.code) {
-        case request_code::get_routeinfo_by_topic:
-          return get_route(self, ns, std::move(req), std::move(reply));
-        case request_code::put_kv_config:
-        case request_code::get_kv_config:
-        case request_code::delete_kv_config:
-        case request_code::get_kvlist_by_namespace:
-          return kv_request(self, ns, std::move(req), std::move(reply));
-        case request_code::get_broker_cluster_info:
-          return ask<cluster_info>(self, ns, get_broker_cluster_info_request{},
-                                   std::move(req), std::move(reply),
-                                   [](const remoting_command& r,
-                                      const cluster_info& x) {
-                                     return with_body(r, to_json(x).dump());
-                                   });
-        case request_code::wipe_write_perm_of_broker:
-        case request_code::add_write_perm_of_broker:
-          return write_perm(self, ns, std::move(req), std::move(reply));
-        case request_code::get_all_topic_list_from_nameserver:
-        case request_code::get_topics_by_cluster:
-        case request_code::get_system_topic_list_from_ns:
-        case request_code::delete_topic_in_namesrv:
-        case request_code::register_topic_in_namesrv:
-          return topics(self, ns, std::move(req), std::move(reply));
-        case request_code::get_namesrv_config:
-        case request_code::update_namesrv_config:
-          return config(self, ns, std::move(req), std::move(reply));
-        case request_code::register_broker:
-          return register_broker(self, ns, std::move(req), std::move(reply));
-        case request_code::unregister_broker:
-        case request_code::broker_heartbeat:
-        case request_code::query_data_version:
-          return broker_presence(self, ns, std::move(req), std::move(reply));
-        case request_code::get_broker_member_group:
-          if (has_fields(req, reply, {"clusterName", "brokerName"}))
-            ask<broker_member_group>(
-              self, ns,
-              get_broker_member_group_request{*req.field("clusterName"),
-                                              *req.field("brokerName")},
-              std::move(req), std::move(reply),
-              [](const remoting_command& r, const broker_member_group& g) {
-                return with_body(r, to_json(g).dump());
-              });
-          return;
-        default:
-          return reply(not_supported(req));
-      }
-    };
+  return [ns](caf::io::broker* self, const remoting_peer&, remoting_command req,
+              remoting_reply reply) {
+    switch (req.code) {
+      case request_code::get_routeinfo_by_topic:
+        return get_route(self, ns, std::move(req), std::move(reply));
+      case request_code::put_kv_config:
+      case request_code::get_kv_config:
+      case request_code::delete_kv_config:
+      case request_code::get_kvlist_by_namespace:
+        return kv_request(self, ns, std::move(req), std::move(reply));
+      case request_code::get_broker_cluster_info:
+        return ask<cluster_info>(self, ns, get_broker_cluster_info_request{},
+                                 std::move(req), std::move(reply),
+                                 [](const remoting_command& r,
+                                    const cluster_info& x) {
+                                   return with_body(r, to_json(x).dump());
+                                 });
+      case request_code::wipe_write_perm_of_broker:
+      case request_code::add_write_perm_of_broker:
+        return write_perm(self, ns, std::move(req), std::move(reply));
+      case request_code::get_all_topic_list_from_nameserver:
+      case request_code::get_topics_by_cluster:
+      case request_code::get_system_topic_list_from_ns:
+      case request_code::delete_topic_in_namesrv:
+      case request_code::register_topic_in_namesrv:
+        return topics(self, ns, std::move(req), std::move(reply));
+      case request_code::get_namesrv_config:
+      case request_code::update_namesrv_config:
+        return config(self, ns, std::move(req), std::move(reply));
+      case request_code::register_broker:
+        return register_broker(self, ns, std::move(req), std::move(reply));
+      case request_code::unregister_broker:
+      case request_code::broker_heartbeat:
+      case request_code::query_data_version:
+        return broker_presence(self, ns, std::move(req), std::move(reply));
+      case request_code::get_broker_member_group:
+        if (has_fields(req, reply, {"clusterName", "brokerName"}))
+          ask<broker_member_group>(
+            self, ns,
+            get_broker_member_group_request{*req.field("clusterName"),
+                                            *req.field("brokerName")},
+            std::move(req), std::move(reply),
+            [](const remoting_command& r, const broker_member_group& g) {
+              return with_body(r, to_json(g).dump());
+            });
+        return;
+      default:
+        return reply(not_supported(req));
+    }
+  };
 }
 
 } // namespace rmq

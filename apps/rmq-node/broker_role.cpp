@@ -10,6 +10,7 @@
 #include "caf/io/middleman.hpp"
 
 #include "actors/broker/node/broker_node.hpp"
+#include "actors/broker/node/broker_remoting.hpp"
 #include "actors/common/bench_echo.hpp"
 #include "apps/rmq-node/node_options.hpp"
 #include "messages/common/errors.hpp"
@@ -145,13 +146,6 @@ int run_broker(caf::actor_system& sys, const options& cfg,
     std::cerr << "rmq-node: " << describe(opts.error()) << std::endl;
     return 2;
   }
-  // Said plainly rather than ignored (docs/remoting.md, "Ports").
-  if (cfg.remoting_port >= 0) {
-    std::cerr << "rmq-node: --remoting-port: a broker serves only its CAF "
-                 "port; the NameServer serves remoting"
-              << std::endl;
-    return 2;
-  }
   uint16_t port = 10911;
   if (cfg.port == 0) {
     auto picked = pick_free_port(cfg.host);
@@ -192,6 +186,13 @@ int run_broker(caf::actor_system& sys, const options& cfg,
   // ("registered with ...") follow it.
   print_line("broker " + cfg.broker_name + " listening on " + cfg.host + ":"
              + std::to_string(port));
+  auto remoting = serve_remoting(
+    sys, cfg, "broker", broker_remoting(node.frontend), node.supervisor);
+  if (!remoting) {
+    sys.middleman().unpublish(node.frontend, port);
+    node.stop(sys);
+    return 1;
+  }
   node.open();
   RMQ_INFO("broker", cfg.broker_name
                        << " (" << cfg.cluster_name << ", id " << cfg.broker_id
@@ -208,6 +209,8 @@ int run_broker(caf::actor_system& sys, const options& cfg,
   // Unpublish first: no new requests while the node unregisters, persists
   // and closes the store.
   sys.middleman().unpublish(node.frontend, port);
+  if (*remoting)
+    caf::anon_send_exit(*remoting, caf::exit_reason::user_shutdown);
   node.stop(sys);
   if (sig == SIGUSR1) {
     RMQ_ERROR("broker", "node failed (" << watch.failure() << "): exiting");

@@ -40,38 +40,12 @@ int run_namesrv(caf::actor_system& sys, const options& cfg,
   }
   // Tests and scripts read this line to learn the port.
   std::cout << "namesrv listening on " << cfg.host << ":" << *port << std::endl;
-  caf::actor remoting;
-  if (cfg.remoting_port >= 0) {
-    remoting_server_options ropts;
-    ropts.name = "namesrv";
-    if (cfg.max_frame_bytes > 0)
-      ropts.max_frame = static_cast<size_t>(cfg.max_frame_bytes);
-    ropts.idle_timeout
-      = std::chrono::milliseconds{cfg.remoting_idle_timeout_ms};
-    ropts.stall_timeout
-      = std::chrono::milliseconds{cfg.remoting_stall_timeout_ms};
-    auto started = start_remoting_server(
-      sys, cfg.host, static_cast<uint16_t>(cfg.remoting_port), ropts,
-      namesrv_remoting(node.frontend));
-    if (!started) {
-      std::cerr << "rmq-node: cannot listen on " << cfg.host << ":"
-                << cfg.remoting_port
-                << " (remoting): " << sys.render(started.error()) << std::endl;
-      sys.middleman().unpublish(node.frontend, *port);
-      node.stop(sys);
-      return 1;
-    }
-    remoting = started->first;
-    // Its death is the node's failure, as any other part's: the
-    // supervisor stops, and the process exits 1 for its own supervisor.
-    remoting->attach_functor([sup = node.supervisor](const caf::error& why) {
-      if (why && why != caf::exit_reason::user_shutdown) {
-        RMQ_ERROR("namesrv", "the remoting server exited: " << describe(why));
-        caf::anon_send_exit(sup, caf::exit_reason::unhandled_exception);
-      }
-    });
-    std::cout << "namesrv remoting on " << cfg.host << ":" << started->second
-              << std::endl;
+  auto remoting = serve_remoting(
+    sys, cfg, "namesrv", namesrv_remoting(node.frontend), node.supervisor);
+  if (!remoting) {
+    sys.middleman().unpublish(node.frontend, *port);
+    node.stop(sys);
+    return 1;
   }
   RMQ_INFO("namesrv", "listening on " << cfg.host << ":" << *port
                                       << (cfg.tls() ? " (mutual TLS)" : "")
@@ -80,8 +54,8 @@ int run_namesrv(caf::actor_system& sys, const options& cfg,
   stop_watch watch{sys, node.supervisor};
   auto sig = watch.wait(signals, "namesrv");
   sys.middleman().unpublish(node.frontend, *port);
-  if (remoting)
-    caf::anon_send_exit(remoting, caf::exit_reason::user_shutdown);
+  if (*remoting)
+    caf::anon_send_exit(*remoting, caf::exit_reason::user_shutdown);
   node.stop(sys);
   if (sig == SIGUSR1) {
     RMQ_ERROR("namesrv", "node failed (" << watch.failure() << "): exiting");

@@ -4,11 +4,13 @@
 
 #include <csignal>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "caf/actor_system.hpp"
 
+#include "actors/common/remoting_server.hpp"
 #include "actors/common/supervisor.hpp"
 #include "runtime/process/home_dir.hpp"
 #include "runtime/process/node_config.hpp"
@@ -113,6 +115,14 @@ private:
   std::string failure_;
   std::thread watchdog_;
 };
+
+/// Serves remoting on --remoting-port with `handler` when the flag is set
+/// (a null actor when not); prints "ROLE remoting on HOST:PORT". The
+/// server's death stops `supervisor`, so the node fails as it does when
+/// any of its parts dies. nullopt, said on stderr, when it cannot listen.
+std::optional<caf::actor>
+serve_remoting(caf::actor_system& sys, const options& cfg, const char* role,
+               remoting_handler handler, const supervisor_actor& supervisor);
 
 int run_namesrv(caf::actor_system& sys, const options& cfg,
                 const sigset_t& signals);

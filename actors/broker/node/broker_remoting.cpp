@@ -1,0 +1,173 @@
+#include "actors/broker/node/broker_remoting.hpp"
+
+#include <chrono>
+#include <utility>
+
+#include "caf/io/broker.hpp"
+
+#include "messages/common/errors.hpp"
+#include "runtime/remoting/client_request_headers.hpp"
+#include "runtime/remoting/error_response.hpp"
+#include "runtime/remoting/remoting_codes.hpp"
+
+namespace rmq {
+
+namespace {
+
+using namespace remoting;
+
+// A send waits for the store (a sync flush up to syncFlushTimeout, 5 s);
+// a held pull for its suspend timeout. Past these the client gets
+// SYSTEM_ERROR rather than silence.
+constexpr auto answer_timeout = std::chrono::seconds{30};
+
+// The broker's errors as responses; one remark in RocketMQ's words,
+// which some clients match on.
+remoting_command broker_error(const remoting_command& req,
+                              const caf::error& err) {
+  if (err == errc::query_not_found
+      && req.code == request_code::query_consumer_offset)
+    return make_response(req, response_code::query_not_found,
+                         "Not found, V3_0_6_SNAPSHOT maybe this group "
+                         "consumer boot first");
+  return error_response(req, err);
+}
+
+/// ask_and_reply with the broker's errors.
+template <class Result, class Msg, class Ok>
+void ask(caf::io::broker* self, const broker_actor& front, Msg msg,
+         const remoting_command& req, remoting_reply reply, Ok ok,
+         caf::timespan timeout = answer_timeout) {
+  ask_and_reply<Result>(self, front, std::move(msg), req, std::move(reply),
+                        timeout, ok, broker_error);
+}
+
+remoting_command bad_header(const remoting_command& req,
+                            const std::string& err) {
+  return make_response(req, response_code::system_error, err);
+}
+
+void send(caf::io::broker* self, const broker_actor& front,
+          const remoting_peer& peer, remoting_command req,
+          remoting_reply reply) {
+  send_message_request msg;
+  std::string err;
+  if (!decode_send(req, msg, err))
+    return reply(bad_header(req, err));
+  msg.born_ip = peer.ipv4;
+  msg.born_port = peer.port;
+  auto answer = [](const remoting_command& r, const send_result& x) {
+    return send_response(r, x);
+  };
+  if (req.code == request_code::send_reply_message
+      || req.code == request_code::send_reply_message_v2)
+    ask<send_result>(self, front, send_reply_message_request{std::move(msg)},
+                     req, std::move(reply), answer);
+  else
+    ask<send_result>(self, front, std::move(msg), req, std::move(reply),
+                     answer);
+}
+
+void pull(caf::io::broker* self, const broker_actor& front,
+          remoting_command req, remoting_reply reply) {
+  pull_message_request msg;
+  std::string err;
+  if (!decode_pull(req, msg, err))
+    return reply(bad_header(req, err));
+  // A held pull answers within its suspend timeout.
+  auto timeout = std::chrono::milliseconds{msg.suspend_timeout_ms}
+                 + std::chrono::seconds{10};
+  ask<pull_message_result>(
+    self, front, std::move(msg), req, std::move(reply),
+    [](const remoting_command& r, const pull_message_result& x) {
+      return pull_response(r, x);
+    },
+    timeout);
+}
+
+void offsets(caf::io::broker* self, const broker_actor& front,
+             remoting_command req, remoting_reply reply) {
+  std::string err;
+  auto offset = [](const remoting_command& r, int64_t x) {
+    return offset_response(r, x);
+  };
+  switch (req.code) {
+    case request_code::query_consumer_offset: {
+      query_offset_request msg;
+      if (!decode_query_offset(req, msg, err))
+        return reply(bad_header(req, err));
+      return ask<int64_t>(self, front, std::move(msg), req, std::move(reply),
+                          offset);
+    }
+    case request_code::update_consumer_offset: {
+      update_offset_request msg;
+      if (!decode_update_offset(req, msg, err))
+        return reply(bad_header(req, err));
+      return ask<caf::ok_atom>(
+        self, front, std::move(msg), req, std::move(reply),
+        [](const remoting_command& r, caf::ok_atom) {
+          return make_response(r, response_code::success);
+        });
+    }
+    case request_code::search_offset_by_timestamp: {
+      search_offset_request msg;
+      if (!decode_search_offset(req, msg, err))
+        return reply(bad_header(req, err));
+      return ask<int64_t>(self, front, std::move(msg), req, std::move(reply),
+                          offset);
+    }
+    case request_code::get_earliest_msg_storetime: {
+      get_offset_request q;
+      if (!decode_get_offset(req, q, err))
+        return reply(bad_header(req, err));
+      return ask<int64_t>(self, front,
+                          earliest_msg_store_time_request{q.topic, q.queue_id},
+                          req, std::move(reply),
+                          [](const remoting_command& r, int64_t x) {
+                            auto res = make_response(r, response_code::success);
+                            res.ext_fields["timestamp"] = std::to_string(x);
+                            return res;
+                          });
+    }
+    default: { // get_max_offset, get_min_offset
+      get_offset_request msg;
+      if (!decode_get_offset(req, msg, err))
+        return reply(bad_header(req, err));
+      bool max = req.code == request_code::get_max_offset;
+      return ask<queue_offsets>(
+        self, front, std::move(msg), req, std::move(reply),
+        [max](const remoting_command& r, const queue_offsets& x) {
+          return offset_response(r, max ? x.max_offset : x.min_offset);
+        });
+    }
+  }
+}
+
+} // namespace
+
+remoting_handler broker_remoting(broker_actor front) {
+  return [front](caf::io::broker* self, const remoting_peer& peer,
+                 remoting_command req, remoting_reply reply) {
+    switch (req.code) {
+      case request_code::send_message:
+      case request_code::send_message_v2:
+      case request_code::send_batch_message:
+      case request_code::send_reply_message:
+      case request_code::send_reply_message_v2:
+        return send(self, front, peer, std::move(req), std::move(reply));
+      case request_code::pull_message:
+        return pull(self, front, std::move(req), std::move(reply));
+      case request_code::query_consumer_offset:
+      case request_code::update_consumer_offset:
+      case request_code::search_offset_by_timestamp:
+      case request_code::get_max_offset:
+      case request_code::get_min_offset:
+      case request_code::get_earliest_msg_storetime:
+        return offsets(self, front, std::move(req), std::move(reply));
+      default:
+        return reply(not_supported(req));
+    }
+  };
+}
+
+} // namespace rmq
