@@ -40,4 +40,8 @@ int schedule_writer(int argc, char** argv);
 /// lateness and broker memory with many pending timers.
 int timer(int argc, char** argv);
 
+/// `rmq-bench remoting ...`: a broker's sends through its remoting port
+/// vs its CAF port in the same run.
+int remoting(int argc, char** argv);
+
 } // namespace rmq::bench

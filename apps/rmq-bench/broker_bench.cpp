@@ -45,6 +45,7 @@
 #include "apps/rmq-bench/bench_util.hpp"
 #include "apps/rmq-bench/benches.hpp"
 #include "apps/rmq-bench/broker_child.hpp"
+#include "apps/rmq-bench/broker_requests.hpp"
 #include "apps/rmq-bench/load_generator.hpp"
 #include "messages/broker/broker.hpp"
 #include "messages/common/errors.hpp"
@@ -92,40 +93,12 @@ std::string per_msg(cpu_meter& cpu, uint64_t msgs) {
 // -- requests -----------------------------------------------------------------
 
 send_message_request make_send(const std::string& topic, int32_t queue) {
-  send_message_request req;
-  req.producer_group = "BenchProducer";
-  req.topic = topic;
-  req.queue_id = queue;
-  req.body.assign(body_size, 'b');
-  return req;
-}
-
-void send_one(caf::event_based_actor* self, const broker_actor& broker,
-              send_message_request req, uint64_t msgs, done_fn done) {
-  self->request(broker, caf::infinite, std::move(req))
-    .then(
-      [=](const send_result& res) {
-        if (res.status == static_cast<uint8_t>(send_status::send_ok))
-          done(true, msgs, {});
-        else
-          done(false, 0, to_string(static_cast<send_status>(res.status)));
-      },
-      [=](const caf::error& err) { done(false, 0, describe(err)); });
+  return bench_send(topic, queue, body_size);
 }
 
 issue_fn send_request(const broker_actor& broker, bool batch) {
-  auto req = std::make_shared<send_message_request>(make_send(one_topic, 0));
-  if (batch) {
-    std::vector<batch_entry> entries(batch_size);
-    for (auto& e : entries)
-      e.body.assign(body_size, 'b');
-    req->batch = true;
-    req->body = *encode_batch(entries);
-  }
-  uint64_t msgs = batch ? batch_size : 1;
-  return [=](caf::event_based_actor* self, uint64_t, done_fn done) {
-    send_one(self, broker, *req, msgs, std::move(done));
-  };
+  return broker_send_request(broker, one_topic, batch ? batch_size : 1,
+                             body_size);
 }
 
 std::string spread_topic(int i) {

@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
      "crash-test writer (prints ACKs)"},
     {"schedule-writer", rmq::bench::schedule_writer,
      "schedule-service crash-test process"},
+    {"remoting", rmq::bench::remoting,
+     "broker sends through the remoting port vs the CAF port"},
     {"timer", rmq::bench::timer,
      "timed sends, firing lateness and memory with pending timers"},
   };

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/message/byte_coding.hpp"
+#include "runtime/remoting/json_header_fast.hpp"
 
 namespace rmq::remoting {
 
@@ -115,6 +116,19 @@ uint8_t language_code(const std::string& name) {
 }
 
 std::string encode_json_header(const remoting_command& cmd) {
+  std::string out;
+  if (fast_json::encode(cmd, out))
+    return out;
+  return encode_json_header_full(cmd);
+}
+
+bool decode_json_header(std::string_view text, remoting_command& out,
+                        std::string& err) {
+  return fast_json::decode(text, out)
+         || decode_json_header_full(text, out, err);
+}
+
+std::string encode_json_header_full(const remoting_command& cmd) {
   // nlohmann's object keeps keys sorted, as fastjson's MapSortField does.
   nlohmann::json j;
   j["code"] = cmd.code;
@@ -154,8 +168,8 @@ std::string encode_binary_header(const remoting_command& cmd) {
   return out;
 }
 
-bool decode_json_header(std::string_view text, remoting_command& out,
-                        std::string& err) {
+bool decode_json_header_full(std::string_view text, remoting_command& out,
+                             std::string& err) {
   auto j = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     err = "header is no JSON object";

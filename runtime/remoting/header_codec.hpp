@@ -16,6 +16,13 @@ namespace rmq::remoting {
 /// The JSON header of `cmd` (body excluded).
 std::string encode_json_header(const remoting_command& cmd);
 
+/// The JSON header through nlohmann/json alone, without the fast path
+/// (json_header_fast.hpp) that the two above take first; for tests that
+/// hold the two against each other.
+std::string encode_json_header_full(const remoting_command& cmd);
+bool decode_json_header_full(std::string_view text, remoting_command& out,
+                             std::string& err);
+
 /// The binary header of `cmd` (body excluded).
 std::string encode_binary_header(const remoting_command& cmd);
 

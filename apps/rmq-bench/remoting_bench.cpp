@@ -1,0 +1,211 @@
+// rmq-bench remoting: a broker's sends through its remoting port, written
+// and read by our C++ remoting client (runtime/remoting/remoting_client),
+// beside the same sends through its CAF port in the same run: 128 B with
+// 1 in flight (p50/p99) and 64 in flight, batches of 64 x 128 B (320) with
+// 4 in flight. Target: every remoting figure >= 90 % of its CAF
+// counterpart (docs/benchmarks.md, "Remoting").
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "apps/rmq-bench/bench_util.hpp"
+#include "apps/rmq-bench/benches.hpp"
+#include "apps/rmq-bench/broker_child.hpp"
+#include "apps/rmq-bench/broker_requests.hpp"
+#include "apps/rmq-bench/load_generator.hpp"
+#include "runtime/message/message_batch.hpp"
+#include "runtime/net/host_port.hpp"
+#include "runtime/process/node_config.hpp"
+#include "runtime/remoting/remoting_client.hpp"
+#include "runtime/remoting/remoting_codes.hpp"
+
+namespace rmq::bench {
+
+namespace {
+
+using namespace remoting;
+
+constexpr size_t body_size = 128;
+constexpr int batch_size = 64;
+const std::string topic = "BenchRemoting";
+
+// A SEND_MESSAGE_V2 (or a SEND_BATCH_MESSAGE of `msgs`) to queue 0, its
+// header in `how`.
+remoting_command remoting_send(int msgs, serialize_type how) {
+  remoting_command req;
+  req.serialization = how;
+  req.code = msgs > 1 ? request_code::send_batch_message
+                      : request_code::send_message_v2;
+  req.language = "JAVA";
+  req.ext_fields = {{"a", "BenchProducer"},
+                    {"b", topic},
+                    {"c", "TBW102"},
+                    {"d", "4"},
+                    {"e", "0"},
+                    {"f", "0"},
+                    {"g", "0"},
+                    {"h", "0"}};
+  if (msgs > 1) {
+    std::vector<batch_entry> entries(static_cast<size_t>(msgs));
+    for (auto& e : entries)
+      e.body.assign(body_size, 'b');
+    req.ext_fields["m"] = "true";
+    req.body = *encode_batch(entries);
+  } else {
+    req.body.assign(body_size, 'b');
+  }
+  return req;
+}
+
+// Keeps `in_flight` requests like `req` going on one connection for
+// `seconds` (opaques tell the answers apart) and measures each.
+load_result remoting_load(remoting_client& c, remoting_command req,
+                          int in_flight, double seconds, uint64_t msgs) {
+  load_result out;
+  std::map<int32_t, clock_type::time_point> started;
+  int32_t next = 1;
+  auto t0 = clock_type::now();
+  auto end = t0 + std::chrono::duration<double>(seconds);
+  auto issue = [&] {
+    req.opaque = next++;
+    started[req.opaque] = clock_type::now();
+    if (!c.send(req)) {
+      ++out.errors;
+      out.first_error = c.error();
+    }
+  };
+  for (int i = 0; i < in_flight; ++i)
+    issue();
+  while (!started.empty()) {
+    auto res = c.receive(std::chrono::seconds{10});
+    if (!res) {
+      out.errors += started.size();
+      if (out.first_error.empty())
+        out.first_error = "stalled: " + c.error();
+      break;
+    }
+    auto i = started.find(res->opaque);
+    if (i == started.end())
+      continue;
+    auto now = clock_type::now();
+    ++out.requests;
+    if (res->code == response_code::success) {
+      out.msgs += msgs;
+      out.latencies_us.push_back(us_since(i->second, now));
+    } else if (++out.errors == 1) {
+      out.first_error = "code " + std::to_string(res->code) + ": "
+                        + res->remark.value_or("");
+    }
+    started.erase(i);
+    if (now < end)
+      issue();
+  }
+  out.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+  std::sort(out.latencies_us.begin(), out.latencies_us.end());
+  return out;
+}
+
+struct verdicts {
+  int pass = 0;
+  int miss = 0;
+};
+
+// One figure and its same-run CAF counterpart; higher is better unless
+// `lower_better` (latencies).
+void report(verdicts& v, const std::string& what, double remote, double caf,
+            const char* unit, bool lower_better = false) {
+  double ratio
+    = caf > 0 && remote > 0 ? (lower_better ? caf / remote : remote / caf) : 0;
+  bool pass = ratio >= 0.9;
+  (pass ? v.pass : v.miss) += 1;
+  char line[256];
+  std::snprintf(line, sizeof(line),
+                "%-32s remoting %10.1f %s   CAF %10.1f %s   ratio %.2f "
+                "(target >= 0.90)  %s",
+                what.c_str(), remote, unit, caf, unit, ratio,
+                pass ? "PASS" : "MISS");
+  std::cout << line << std::endl;
+}
+
+} // namespace
+
+int remoting(int argc, char** argv) {
+  double seconds = 3;
+  std::string header = "json";
+  option_parser flags{"rmq-bench remoting"};
+  flags.add("seconds", seconds, "duration of each load run");
+  flags.add("header", header, "json (what Java writes by default) or binary");
+  if (auto rc = flags.parse(argc, argv); rc >= 0)
+    return rc;
+  if (header != "json" && header != "binary") {
+    std::cerr << "--header must be json or binary\n";
+    return 2;
+  }
+  auto how = header == "json" ? serialize_type::json : serialize_type::rocketmq;
+  auto child = start_broker("broker-remoting", "ASYNC_FLUSH", "/tmp", "",
+                            {"--remoting-port=0"});
+  if (!child)
+    return 1;
+  std::string rest;
+  if (!child->proc->wait_for("broker remoting on ", rest,
+                             std::chrono::seconds{30})) {
+    std::cerr << "the broker did not serve remoting\n";
+    return 1;
+  }
+  auto where = parse_host_port(rest);
+  if (!where) {
+    std::cerr << "no remoting address in '" << rest << "'\n";
+    return 1;
+  }
+  node_config cfg;
+  if (auto err = cfg.load_network(); !err.empty()) {
+    std::cerr << err << '\n';
+    return 1;
+  }
+  caf::actor_system sys{cfg};
+  auto conn = connect_broker(sys, child->address);
+  if (!conn)
+    return 1;
+  {
+    caf::scoped_actor self{sys};
+    if (!create_topic(self, conn->broker, topic, 1))
+      return 1;
+  }
+  remoting_client c;
+  if (!c.connect(where->host, where->port)) {
+    std::cerr << c.error() << '\n';
+    return 1;
+  }
+  std::cout << "broker " << child->address << " (CAF), " << rest
+            << " (remoting, " << header << " headers); " << seconds
+            << " s a run, 128 B bodies\n";
+  verdicts v;
+  auto caf1 = run_load(sys, "CAF 1 in flight", 1, seconds,
+                       broker_send_request(conn->broker, topic, 1, body_size));
+  auto rem1 = remoting_load(c, remoting_send(1, how), 1, seconds, 1);
+  note_errors("remoting 1 in flight", rem1);
+  report(v, "send, 1 in flight", rem1.rate(), caf1.rate(), "msg/s");
+  report(v, "send, 1 in flight, p50", rem1.p(0.5), caf1.p(0.5), "us", true);
+  report(v, "send, 1 in flight, p99", rem1.p(0.99), caf1.p(0.99), "us", true);
+  auto caf64 = run_load(sys, "CAF 64 in flight", 64, seconds,
+                        broker_send_request(conn->broker, topic, 1, body_size));
+  auto rem64 = remoting_load(c, remoting_send(1, how), 64, seconds, 1);
+  note_errors("remoting 64 in flight", rem64);
+  report(v, "send, 64 in flight", rem64.rate(), caf64.rate(), "msg/s");
+  auto cafb
+    = run_load(sys, "CAF batches", 4, seconds,
+               broker_send_request(conn->broker, topic, batch_size, body_size));
+  auto remb = remoting_load(c, remoting_send(batch_size, how), 4, seconds,
+                            batch_size);
+  note_errors("remoting batches", remb);
+  report(v, "batches of 64, 4 in flight", remb.rate(), cafb.rate(), "msg/s");
+  std::cout << "targets: " << v.pass << " PASS, " << v.miss << " MISS\n";
+  caf::anon_send_exit(conn->echo, caf::exit_reason::user_shutdown);
+  return 0;
+}
+
+} // namespace rmq::bench
