@@ -121,37 +121,13 @@ issue_fn spread_request(const broker_actor& broker) {
 }
 
 pull_message_request make_pull(const std::string& topic, int64_t offset) {
-  pull_message_request req;
-  req.consumer_group = group;
-  req.topic = topic;
-  req.queue_id = 0;
-  req.queue_offset = offset;
-  req.max_msg_nums = 32;
-  return req;
+  return bench_pull(topic, group, offset);
 }
 
-// Pulls walk the queue from offset 0 in steps of 32, each in-flight pull
-// taking the next step, and start again at 0 past `max_offset`.
 issue_fn pull_request(const broker_actor& broker, int64_t max_offset,
                       std::shared_ptr<uint64_t> reply_bytes) {
-  auto next = std::make_shared<int64_t>(0);
-  return [=](caf::event_based_actor* self, uint64_t, done_fn done) {
-    if (*next + 32 > max_offset)
-      *next = 0;
-    auto req = make_pull(one_topic, *next);
-    *next += 32;
-    self->request(broker, caf::infinite, std::move(req))
-      .then(
-        [=](const pull_message_result& res) {
-          if (res.status != static_cast<uint8_t>(pull_status::found)) {
-            done(false, 0, to_string(static_cast<pull_status>(res.status)));
-            return;
-          }
-          *reply_bytes += res.buffer.size();
-          done(true, static_cast<uint64_t>(res.message_count), {});
-        },
-        [=](const caf::error& err) { done(false, 0, describe(err)); });
-  };
+  return broker_pull_request(broker, one_topic, group, max_offset,
+                             std::move(reply_bytes));
 }
 
 /// The pull figure and its baseline: pulls over the first `filled`

@@ -50,4 +50,39 @@ issue_fn broker_send_request(const broker_actor& broker,
   };
 }
 
+pull_message_request bench_pull(const std::string& topic,
+                                const std::string& group, int64_t offset) {
+  pull_message_request req;
+  req.consumer_group = group;
+  req.topic = topic;
+  req.queue_id = 0;
+  req.queue_offset = offset;
+  req.max_msg_nums = 32;
+  return req;
+}
+
+issue_fn broker_pull_request(const broker_actor& broker,
+                             const std::string& topic, const std::string& group,
+                             int64_t max_offset,
+                             std::shared_ptr<uint64_t> reply_bytes) {
+  auto next = std::make_shared<int64_t>(0);
+  return [=](caf::event_based_actor* self, uint64_t, done_fn done) {
+    if (*next + 32 > max_offset)
+      *next = 0;
+    auto req = bench_pull(topic, group, *next);
+    *next += 32;
+    self->request(broker, caf::infinite, std::move(req))
+      .then(
+        [=](const pull_message_result& res) {
+          if (res.status != static_cast<uint8_t>(pull_status::found)) {
+            done(false, 0, to_string(static_cast<pull_status>(res.status)));
+            return;
+          }
+          *reply_bytes += res.buffer.size();
+          done(true, static_cast<uint64_t>(res.message_count), {});
+        },
+        [=](const caf::error& err) { done(false, 0, describe(err)); });
+  };
+}
+
 } // namespace rmq::bench

@@ -1,10 +1,11 @@
-// The send requests rmq-bench's broker-facing benches issue over CAF: one
-// plain send of a `body_size` body, or a batch, answered into the load
-// generator's done callback.
+// The requests rmq-bench's broker-facing benches issue over CAF: one
+// plain send of a `body_size` body, a batch, or a pull walking a queue,
+// answered into the load generator's done callback.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "apps/rmq-bench/load_generator.hpp"
@@ -25,5 +26,17 @@ void send_one(caf::event_based_actor* self, const broker_actor& broker,
 issue_fn broker_send_request(const broker_actor& broker,
                              const std::string& topic, int msgs,
                              size_t body_size);
+
+/// A pull of 32 messages of queue 0 of `topic` from `offset`.
+pull_message_request bench_pull(const std::string& topic,
+                                const std::string& group, int64_t offset);
+
+/// Pulls walking queue 0 of `topic` from offset 0 in steps of 32, each
+/// in-flight pull taking the next step, from 0 again past `max_offset`;
+/// adds each answer's bytes to `reply_bytes`.
+issue_fn broker_pull_request(const broker_actor& broker,
+                             const std::string& topic, const std::string& group,
+                             int64_t max_offset,
+                             std::shared_ptr<uint64_t> reply_bytes);
 
 } // namespace rmq::bench

@@ -2,14 +2,17 @@
 // and read by our C++ remoting client (runtime/remoting/remoting_client),
 // beside the same sends through its CAF port in the same run: 128 B with
 // 1 in flight (p50/p99) and 64 in flight, batches of 64 x 128 B (320) with
-// 4 in flight. Target: every remoting figure >= 90 % of its CAF
+// 4 in flight, and pulls of 32 with 16 in flight from a filled queue. Target: every remoting figure >= 90 % of its CAF
 // counterpart (docs/benchmarks.md, "Remoting").
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "apps/rmq-bench/bench_util.hpp"
@@ -17,6 +20,8 @@
 #include "apps/rmq-bench/broker_child.hpp"
 #include "apps/rmq-bench/broker_requests.hpp"
 #include "apps/rmq-bench/load_generator.hpp"
+#include "messages/common/errors.hpp"
+#include "runtime/message/byte_coding.hpp"
 #include "runtime/message/message_batch.hpp"
 #include "runtime/net/host_port.hpp"
 #include "runtime/process/node_config.hpp"
@@ -61,16 +66,25 @@ remoting_command remoting_send(int msgs, serialize_type how) {
   return req;
 }
 
+// Fills in the next request (a pull's offset); nothing for sends.
+using next_fn = std::function<void(remoting_command&)>;
+
+// How many messages a successful answer carries.
+using count_fn = std::function<uint64_t(const remoting_command&)>;
+
 // Keeps `in_flight` requests like `req` going on one connection for
 // `seconds` (opaques tell the answers apart) and measures each.
 load_result remoting_load(remoting_client& c, remoting_command req,
-                          int in_flight, double seconds, uint64_t msgs) {
+                          int in_flight, double seconds, next_fn next_req,
+                          count_fn count) {
   load_result out;
   std::map<int32_t, clock_type::time_point> started;
   int32_t next = 1;
   auto t0 = clock_type::now();
   auto end = t0 + std::chrono::duration<double>(seconds);
   auto issue = [&] {
+    if (next_req)
+      next_req(req);
     req.opaque = next++;
     started[req.opaque] = clock_type::now();
     if (!c.send(req)) {
@@ -94,7 +108,7 @@ load_result remoting_load(remoting_client& c, remoting_command req,
     auto now = clock_type::now();
     ++out.requests;
     if (res->code == response_code::success) {
-      out.msgs += msgs;
+      out.msgs += count(*res);
       out.latencies_us.push_back(us_since(i->second, now));
     } else if (++out.errors == 1) {
       out.first_error = "code " + std::to_string(res->code) + ": "
@@ -107,6 +121,43 @@ load_result remoting_load(remoting_client& c, remoting_command req,
   out.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
   std::sort(out.latencies_us.begin(), out.latencies_us.end());
   return out;
+}
+
+// Sends count their messages.
+count_fn sent(uint64_t msgs) {
+  return [msgs](const remoting_command&) { return msgs; };
+}
+
+// A pull answer's records, by their total sizes (RocketMQ sends no count).
+uint64_t records_in(const remoting_command& res) {
+  uint64_t n = 0;
+  for (size_t at = 0; at + 4 <= res.body.size(); ++n) {
+    auto size = get_be32(res.body.data() + at);
+    if (size == 0)
+      break;
+    at += size;
+  }
+  return n;
+}
+
+// PULL_MESSAGE of 32 from queue 0 of `pull_topic`; the offsets walk the
+// queue in steps of 32 as the CAF pulls do.
+remoting_command remoting_pull(const std::string& pull_topic,
+                               serialize_type how) {
+  remoting_command req;
+  req.code = request_code::pull_message;
+  req.serialization = how;
+  req.ext_fields = {{"consumerGroup", "BenchGroup"},
+                    {"topic", pull_topic},
+                    {"queueId", "0"},
+                    {"queueOffset", "0"},
+                    {"maxMsgNums", "32"},
+                    {"sysFlag", "0"},
+                    {"commitOffset", "0"},
+                    {"suspendTimeoutMillis", "0"},
+                    {"subscription", "*"},
+                    {"subVersion", "0"}};
+  return req;
 }
 
 struct verdicts {
@@ -186,23 +237,78 @@ int remoting(int argc, char** argv) {
   verdicts v;
   auto caf1 = run_load(sys, "CAF 1 in flight", 1, seconds,
                        broker_send_request(conn->broker, topic, 1, body_size));
-  auto rem1 = remoting_load(c, remoting_send(1, how), 1, seconds, 1);
+  auto rem1 = remoting_load(c, remoting_send(1, how), 1, seconds, {}, sent(1));
   note_errors("remoting 1 in flight", rem1);
   report(v, "send, 1 in flight", rem1.rate(), caf1.rate(), "msg/s");
   report(v, "send, 1 in flight, p50", rem1.p(0.5), caf1.p(0.5), "us", true);
   report(v, "send, 1 in flight, p99", rem1.p(0.99), caf1.p(0.99), "us", true);
   auto caf64 = run_load(sys, "CAF 64 in flight", 64, seconds,
                         broker_send_request(conn->broker, topic, 1, body_size));
-  auto rem64 = remoting_load(c, remoting_send(1, how), 64, seconds, 1);
+  auto rem64 = remoting_load(c, remoting_send(1, how), 64, seconds, {},
+                             sent(1));
   note_errors("remoting 64 in flight", rem64);
   report(v, "send, 64 in flight", rem64.rate(), caf64.rate(), "msg/s");
   auto cafb
     = run_load(sys, "CAF batches", 4, seconds,
                broker_send_request(conn->broker, topic, batch_size, body_size));
-  auto remb = remoting_load(c, remoting_send(batch_size, how), 4, seconds,
-                            batch_size);
+  auto remb = remoting_load(c, remoting_send(batch_size, how), 4, seconds, {},
+                            sent(batch_size));
   note_errors("remoting batches", remb);
   report(v, "batches of 64, 4 in flight", remb.rate(), cafb.rate(), "msg/s");
+  // Pulls from a queue filled with batches beforehand.
+  const std::string pull_topic = "BenchRemotingPull";
+  constexpr int64_t filled = 200'000;
+  {
+    caf::scoped_actor self{sys};
+    if (!create_topic(self, conn->broker, pull_topic, 1))
+      return 1;
+    auto fill = bench_send(pull_topic, 0, body_size);
+    std::vector<batch_entry> entries(batch_size);
+    for (auto& e : entries)
+      e.body.assign(body_size, 'b');
+    fill.batch = true;
+    fill.body = *encode_batch(entries);
+    for (int64_t n = 0; n < filled; n += batch_size)
+      self->request(conn->broker, caf::infinite, fill)
+        .receive([](const send_result&) {},
+                 [](const caf::error& err) {
+                   std::cerr << "fill: " << describe(err) << '\n';
+                 });
+    // Readable a moment after the last acknowledgement (the reput lag).
+    for (int i = 0; i < 100; ++i) {
+      int64_t max = 0;
+      self
+        ->request(conn->broker, caf::infinite,
+                  get_offset_request{pull_topic, 0})
+        .receive([&](const queue_offsets& x) { max = x.max_offset; },
+                 [](const caf::error&) {});
+      if (max >= filled)
+        break;
+      std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    }
+  }
+  auto bytes = std::make_shared<uint64_t>(0);
+  auto cafp = run_load(sys, "CAF pulls", 16, seconds,
+                       broker_pull_request(conn->broker, pull_topic,
+                                           "BenchGroup", filled, bytes));
+  note_errors("CAF pulls", cafp);
+  int64_t next_offset = 0;
+  auto remp = remoting_load(
+    c, remoting_pull(pull_topic, how), 16, seconds,
+    [&](remoting_command& req) {
+      if (next_offset + 32 > filled)
+        next_offset = 0;
+      req.ext_fields["queueOffset"] = std::to_string(next_offset);
+      next_offset += 32;
+    },
+    records_in);
+  note_errors("remoting pulls", remp);
+  report(v, "pulls of 32, 16 in flight", remp.rate(), cafp.rate(), "msg/s");
+  bool fast = remp.rate() >= 1'000'000;
+  (fast ? v.pass : v.miss) += 1;
+  std::cout << "remoting pulls " << static_cast<uint64_t>(remp.rate())
+            << " msg/s (target >= 1,000,000)  " << (fast ? "PASS" : "MISS")
+            << std::endl;
   std::cout << "targets: " << v.pass << " PASS, " << v.miss << " MISS\n";
   caf::anon_send_exit(conn->echo, caf::exit_reason::user_shutdown);
   return 0;
