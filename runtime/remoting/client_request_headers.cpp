@@ -1,7 +1,6 @@
 #include "runtime/remoting/client_request_headers.hpp"
 
-#include <cerrno>
-#include <cstdlib>
+#include <cstdint>
 
 #include "runtime/remoting/remoting_codes.hpp"
 
@@ -24,16 +23,14 @@ int64_t header_reader::int64(const char* name, bool required,
   auto x = find(name, required);
   if (!x)
     return fallback;
-  errno = 0;
-  char* end = nullptr;
-  auto v = std::strtoll(x->c_str(), &end, 10);
-  if (x->empty() || errno != 0 || end == nullptr || *end != '\0') {
+  auto v = parse_long(*x);
+  if (!v) {
     if (error_.empty())
       error_ = std::string{"the custom field <"} + name
                + "> is no number: " + *x;
     return fallback;
   }
-  return static_cast<int64_t>(v);
+  return *v;
 }
 
 int32_t header_reader::int32(const char* name, bool required,

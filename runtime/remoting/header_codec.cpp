@@ -1,9 +1,7 @@
 #include "runtime/remoting/header_codec.hpp"
 
 #include <array>
-#include <cerrno>
 #include <cstdint>
-#include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
@@ -43,13 +41,9 @@ bool int_field(const nlohmann::json& obj, const char* key, int32_t& out,
       return true;
     }
   } else if (i->is_string()) {
-    auto s = i->get<std::string>();
-    char* end = nullptr;
-    errno = 0;
-    auto x = std::strtoll(s.c_str(), &end, 10);
-    if (!s.empty() && end && *end == '\0' && errno == 0 && x >= INT32_MIN
-        && x <= INT32_MAX) {
-      out = static_cast<int32_t>(x);
+    auto x = parse_long(i->get<std::string>());
+    if (x && *x >= INT32_MIN && *x <= INT32_MAX) {
+      out = static_cast<int32_t>(*x);
       return true;
     }
   }

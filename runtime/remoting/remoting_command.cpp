@@ -7,17 +7,21 @@
 
 namespace rmq::remoting {
 
-std::optional<int64_t>
-remoting_command::long_field(const std::string& key) const {
-  auto x = field(key);
-  if (!x || x->empty())
+std::optional<int64_t> parse_long(const std::string& text) {
+  if (text.empty())
     return std::nullopt;
   errno = 0;
   char* end = nullptr;
-  auto v = std::strtoll(x->c_str(), &end, 10);
+  auto v = std::strtoll(text.c_str(), &end, 10);
   if (errno != 0 || end == nullptr || *end != '\0')
     return std::nullopt;
   return static_cast<int64_t>(v);
+}
+
+std::optional<int64_t>
+remoting_command::long_field(const std::string& key) const {
+  auto x = field(key);
+  return x ? parse_long(*x) : std::nullopt;
 }
 
 bool remoting_command::bool_field(const std::string& key, bool fallback) const {

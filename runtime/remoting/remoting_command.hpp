@@ -66,6 +66,10 @@ struct remoting_command {
   bool bool_field(const std::string& key, bool fallback = false) const;
 };
 
+/// `text` as Java's Long.parseLong reads it (decimal, optional sign, the
+/// whole text); nullopt when it is no such number.
+std::optional<int64_t> parse_long(const std::string& text);
+
 /// The response to `request` with `code`: same opaque and serialization,
 /// the response flag set.
 remoting_command make_response(const remoting_command& request, int32_t code,

@@ -1,4 +1,5 @@
-// Bytes for tests of wire formats: hex spelled out, and big-endian ints.
+// Bytes for tests of wire formats: hex spelled out, big-endian ints,
+// remoting frames.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +33,14 @@ inline std::string be32(uint32_t x) {
   for (int i = 0; i < 4; ++i)
     out[i] = static_cast<char>(x >> (24 - 8 * i));
   return out;
+}
+
+/// A remoting frame around a JSON `header` and `body`, as a Java client
+/// frames it.
+inline std::string json_frame(const std::string& header,
+                              const std::string& body = {}) {
+  return be32(static_cast<uint32_t>(4 + header.size() + body.size()))
+         + be32(static_cast<uint32_t>(header.size())) + header + body;
 }
 
 } // namespace rmq::test

@@ -19,11 +19,8 @@ namespace {
 
 remoting_command decoded(const std::string& header,
                          const std::string& body = {}) {
-  auto frame
-    = test::be32(static_cast<uint32_t>(4 + header.size() + body.size()))
-      + test::be32(static_cast<uint32_t>(header.size())) + header + body;
   frame_reader r;
-  r.feed(frame);
+  r.feed(test::json_frame(header, body));
   auto cmd = r.next();
   REQUIRE_MESSAGE(cmd, r.error());
   return *cmd;

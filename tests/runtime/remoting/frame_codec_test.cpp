@@ -18,15 +18,9 @@
 using namespace rmq::remoting;
 using rmq::test::be32;
 using rmq::test::bytes;
+using rmq::test::json_frame;
 
 namespace {
-
-// A JSON frame around `header` and `body`, as a Java client frames it.
-std::string json_frame(const std::string& header,
-                       const std::string& body = {}) {
-  return be32(static_cast<uint32_t>(4 + header.size() + body.size()))
-         + be32(static_cast<uint32_t>(header.size())) + header + body;
-}
 
 remoting_command decode_whole(const std::string& frame) {
   frame_reader r;
