@@ -1,6 +1,7 @@
 #include "actors/common/remoting_server.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -62,6 +63,14 @@ void write_frame(caf::io::broker* self, server_state& st,
   self->flush(hdl);
 }
 
+// Forgets a connection and stops its session actor.
+void forget(server_state& st,
+            std::map<caf::io::connection_handle, connection>::iterator i) {
+  if (auto& session = i->second.peer.session; session && *session)
+    caf::anon_send_exit(*session, caf::exit_reason::user_shutdown);
+  st.connections.erase(i);
+}
+
 void drop(caf::io::broker* self, server_state& st,
           caf::io::connection_handle hdl, const std::string& why) {
   auto i = st.connections.find(hdl);
@@ -72,7 +81,7 @@ void drop(caf::io::broker* self, server_state& st,
                                    << i->second.peer.port << ": " << why);
   ++st.refused;
   self->close(hdl);
-  st.connections.erase(i);
+  forget(st, i);
 }
 
 // Closes the connections that stalled mid-frame or went silent.
@@ -131,6 +140,13 @@ caf::behavior remoting_server(caf::io::broker* self,
                               std::shared_ptr<server_state> st) {
   auto sweep_every = std::min(st->opts.idle_timeout, st->opts.stall_timeout)
                      / 4;
+  // Sessions end with the server.
+  self->attach_functor([st] {
+    for (auto& [hdl, conn] : st->connections)
+      if (conn.peer.session && *conn.peer.session)
+        caf::anon_send_exit(*conn.peer.session,
+                            caf::exit_reason::user_shutdown);
+  });
   self->delayed_send(self, sweep_every, sweep_atom::value);
   return {
     [=](sweep_atom) {
@@ -155,6 +171,8 @@ caf::behavior remoting_server(caf::io::broker* self,
       in_addr a{};
       if (inet_pton(AF_INET, peer.host.c_str(), &a) == 1)
         peer.ipv4 = ntohl(a.s_addr);
+      peer.connection = static_cast<uint64_t>(msg.handle.id());
+      peer.session = std::make_shared<caf::actor>();
       connection conn{remoting::frame_reader{st->opts.max_frame},
                       std::move(peer),
                       0,
@@ -166,7 +184,18 @@ caf::behavior remoting_server(caf::io::broker* self,
     },
     [=](const caf::io::new_data_msg& msg) { on_data(self, st, msg); },
     [=](const caf::io::connection_closed_msg& msg) {
-      st->connections.erase(msg.handle);
+      if (auto i = st->connections.find(msg.handle); i != st->connections.end())
+        forget(*st, i);
+    },
+    [=](remoting_push_atom, uint64_t connection, const std::string& frame) {
+      caf::io::connection_handle hdl = caf::io::connection_handle::from_int(
+        static_cast<int64_t>(connection));
+      auto i = st->connections.find(hdl);
+      if (i == st->connections.end())
+        return;
+      i->second.active = self->clock().now();
+      self->write(hdl, frame.size(), frame.data());
+      self->flush(hdl);
     },
     [=](const caf::io::acceptor_closed_msg&) {
       RMQ_WARN(st->opts.name.c_str(), "remoting: the listening socket closed");
@@ -187,6 +216,16 @@ caf::behavior remoting_server(caf::io::broker* self,
 }
 
 } // namespace
+
+void remoting_push(const caf::actor& server, uint64_t connection,
+                   remoting::remoting_command cmd) {
+  // Opaques of server-sent requests count down from the top: a client's
+  // own count up, and answers to these are dropped anyway.
+  static std::atomic<int32_t> next{INT32_MAX};
+  cmd.opaque = next--;
+  caf::anon_send(server, remoting_push_atom::value, connection,
+                 remoting::encode_frame(cmd));
+}
 
 caf::expected<std::pair<caf::actor, uint16_t>>
 start_remoting_server(caf::actor_system& sys, const std::string& host,

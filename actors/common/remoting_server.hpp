@@ -12,10 +12,12 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 
 #include "caf/actor.hpp"
+#include "caf/atom.hpp"
 #include "caf/expected.hpp"
 #include "caf/fwd.hpp"
 #include "caf/io/broker.hpp"
@@ -39,7 +41,23 @@ struct remoting_peer {
   /// IPv4 address in host byte order, 0 when not IPv4 (a message's born
   /// host).
   uint32_t ipv4 = 0;
+  /// The connection's number within its server (remoting_push).
+  uint64_t connection = 0;
+  /// An actor the handler may keep for the connection's life (a broker's
+  /// client channel): the server stops it when the connection closes, so
+  /// whoever monitors it learns of the close at once.
+  std::shared_ptr<caf::actor> session;
 };
+
+/// `(remoting_push_atom, connection, frame)` to a server writes the frame
+/// (encode_frame's bytes) on that connection while it is open: a node's
+/// request to a client (see remoting_push).
+using remoting_push_atom = caf::atom_constant<caf::atom("rpush")>;
+
+/// Sends `cmd` to the client on `connection` of `server`, with an opaque
+/// of its own.
+void remoting_push(const caf::actor& server, uint64_t connection,
+                   remoting::remoting_command cmd);
 
 /// A node's requests: runs in the server broker (`self`), which may
 /// `request` the node's actors and answer from their replies.

@@ -20,6 +20,7 @@ std::vector<broker_removal> broker_addr_table_state::remove(
     auto& addrs = i->second.broker_addrs;
     for (auto j = addrs.begin(); j != addrs.end();)
       j = j->second == req.broker_addr ? addrs.erase(j) : std::next(j);
+    sync_remoting_addrs(i->second);
     auto& out = touched[req.broker_name];
     out.cluster = i->second.cluster;
     out.broker_name = req.broker_name;

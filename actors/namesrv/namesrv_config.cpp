@@ -64,7 +64,8 @@ caf::error parse_ms(const std::string& key, const std::string& value,
 // Keys a running node shows but reads only at start (RocketMQ takes them
 // and silently ignores the change; we say so).
 const std::set<std::string>& start_only_keys() {
-  static const std::set<std::string> keys{"listenPort", "bindAddress",
+  static const std::set<std::string> keys{"listenPort", "cafListenPort",
+                                          "bindAddress",
                                           "unRegisterBrokerQueueCapacity",
                                           "routeCacheEntries"};
   return keys;
@@ -76,7 +77,9 @@ std::map<std::string, std::string>
 namesrv_properties(const namesrv_options& opts) {
   return {
     {"bindAddress", opts.listen_addr},
-    {"listenPort", std::to_string(opts.port)},
+    // RocketMQ's listenPort is the port its clients know: remoting's.
+    {"listenPort", std::to_string(opts.remoting_port)},
+    {"cafListenPort", std::to_string(opts.port)},
     {"kvConfigPath", opts.kv_config_path},
     {"scanNotActiveBrokerInterval", std::to_string(to_ms(opts.scan_interval))},
     {"brokerChannelExpiredTime", std::to_string(to_ms(opts.broker_timeout))},

@@ -20,7 +20,10 @@ namespace rmq {
 /// empty kv_config_path: rmq-node passes ~/namesrv/kvConfig.json).
 struct namesrv_options {
   std::string listen_addr = "127.0.0.1";
-  uint16_t port = 9876;
+  /// The CAF port, and the remoting one (shown as listenPort; rmq-node
+  /// serves it, 0 when picked free).
+  uint16_t port = 9886;
+  uint16_t remoting_port = 9876;
   /// scanNotActiveBrokerInterval; zero turns the scan off.
   caf::timespan scan_interval = std::chrono::seconds{5};
   /// BROKER_CHANNEL_EXPIRED_TIME, for brokers that send no timeout.

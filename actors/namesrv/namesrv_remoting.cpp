@@ -74,7 +74,7 @@ void get_route(caf::io::broker* self, const namesrv_actor& ns,
   ask<topic_route_data>(
     self, ns, get_route_info_request{topic}, std::move(req), std::move(reply),
     [](const remoting_command& r, const topic_route_data& route) {
-      return with_body(r, to_json(route).dump());
+      return with_body(r, to_json(remoting_view(route)).dump());
     },
     [topic](const remoting_command& r, const caf::error& err) {
       if (err == errc::topic_not_exist)
@@ -225,6 +225,8 @@ void register_broker(caf::io::broker* self, const namesrv_actor& ns,
   register_broker_request msg;
   if (!broker_identity(req, reply, msg))
     return;
+  // A RocketMQ broker is reached by its clients where it registers.
+  msg.remoting_addr = msg.broker_addr;
   msg.ha_server_addr = field_or(req, "haServerAddr");
   msg.zone_name = field_or(req, "__ZONE_NAME");
   msg.heartbeat_timeout_ms
@@ -329,12 +331,12 @@ remoting_handler namesrv_remoting(namesrv_actor ns) {
       case request_code::get_kvlist_by_namespace:
         return kv_request(self, ns, std::move(req), std::move(reply));
       case request_code::get_broker_cluster_info:
-        return ask<cluster_info>(self, ns, get_broker_cluster_info_request{},
-                                 std::move(req), std::move(reply),
-                                 [](const remoting_command& r,
-                                    const cluster_info& x) {
-                                   return with_body(r, to_json(x).dump());
-                                 });
+        return ask<cluster_info>(
+          self, ns, get_broker_cluster_info_request{}, std::move(req),
+          std::move(reply),
+          [](const remoting_command& r, const cluster_info& x) {
+            return with_body(r, to_json(remoting_view(x)).dump());
+          });
       case request_code::wipe_write_perm_of_broker:
       case request_code::add_write_perm_of_broker:
         return write_perm(self, ns, std::move(req), std::move(reply));

@@ -50,6 +50,11 @@ registration_plan plan_registration(const register_broker_request& req,
   auto& slot = addrs[req.broker_id];
   register_first = register_first || slot.empty();
   slot = req.broker_addr;
+  sync_remoting_addrs(group);
+  if (!req.remoting_addr.empty())
+    group.remoting_addrs[req.broker_id] = req.remoting_addr;
+  else
+    group.remoting_addrs.erase(req.broker_id);
   bool is_master = req.broker_id == master_id;
   // RocketMQ: the slave with the smallest id of a group without a master is
   // its prime slave and writes the group's topic routes, acting master or

@@ -4,11 +4,11 @@
 //
 // How to run (a NameServer and a broker on this machine, then this):
 //   build/rmq-node --role=namesrv &
-//   build/rmq-node --role=broker --namesrv=127.0.0.1:9876 --store-dir=/tmp/rmq-example-a &
-//   build/producer_example --namesrv=127.0.0.1:9876 --topic=ExampleTopic
+//   build/rmq-node --role=broker --namesrv=127.0.0.1:9886 --store-dir=/tmp/rmq-example-a &
+//   build/producer_example --namesrv=127.0.0.1:9886 --topic=ExampleTopic
 // The topic is created on first use (autoCreateTopicEnable); look at what
 // was stored with
-//   build/rmq-admin -n 127.0.0.1:9876 printMsg -t ExampleTopic
+//   build/rmq-admin -n 127.0.0.1:9886 printMsg -t ExampleTopic
 #include <atomic>
 #include <condition_variable>
 #include <iostream>
@@ -40,7 +40,7 @@ void print(const char* what, const caf::expected<rmq::client_send_result>& r) {
 } // namespace
 
 int main(int argc, char** argv) {
-  std::string namesrv = "127.0.0.1:9876";
+  std::string namesrv = "127.0.0.1:9886";
   std::string topic = "ExampleTopic";
   rmq::option_parser opts{"producer_example"};
   opts.add("namesrv", namesrv, "NameServer list, host:port;host:port");

@@ -3,11 +3,11 @@
 //
 // How to run (a NameServer, a broker, a topic with some messages, then
 // this):
-//   build/rmq-node --role=namesrv --port=9876 &
-//   build/rmq-node --role=broker --namesrv=127.0.0.1:9876 --port=10911
+//   build/rmq-node --role=namesrv --port=9886 &
+//   build/rmq-node --role=broker --namesrv=127.0.0.1:9886 --port=10921
 //     --store-dir=/tmp/rmq-a &                                  (one line)
-//   build/producer_example --namesrv=127.0.0.1:9876 --topic=ExampleTopic
-//   build/pull_consumer_example --namesrv=127.0.0.1:9876
+//   build/producer_example --namesrv=127.0.0.1:9886 --topic=ExampleTopic
+//   build/pull_consumer_example --namesrv=127.0.0.1:9886
 //     --topic=ExampleTopic --group=ExamplePullGroup --count=10  (one line)
 // Subscribe mode (the default): the rebalance service gives this consumer
 // its share of the topic's queues; poll() returns what was fetched; the
@@ -38,7 +38,7 @@
 namespace {
 
 struct config : rmq::node_config {
-  std::string namesrv = "127.0.0.1:9876";
+  std::string namesrv = "127.0.0.1:9886";
   std::string topic = "ExampleTopic";
   std::string tags = "*";
   std::string group = "ExamplePullGroup";

@@ -3,12 +3,12 @@
 // messages.
 //
 // How to run (a NameServer, a broker, some messages, this consumer):
-//   build/rmq-node --role=namesrv --port=9876 &
-//   build/rmq-node --role=broker --namesrv=127.0.0.1:9876 --port=10911
+//   build/rmq-node --role=namesrv --port=9886 &
+//   build/rmq-node --role=broker --namesrv=127.0.0.1:9886 --port=10921
 //     --store-dir=/tmp/rmq-a &                                  (one line)
-//   build/rmq-admin -n 127.0.0.1:9876 updateTopic -b 127.0.0.1:10911
+//   build/rmq-admin -n 127.0.0.1:9886 updateTopic -b 127.0.0.1:10921
 //     -t TopicTest                                              (one line)
-//   build/push_consumer_example --namesrv=127.0.0.1:9876 --topic=TopicTest
+//   build/push_consumer_example --namesrv=127.0.0.1:9886 --topic=TopicTest
 //     --group=ExampleGroup --count=10                           (one line)
 // and send to TopicTest (rmq-admin sendMessage, or producer_example). Each
 // message is printed as "broker:queue offset: body [tags]"; with
@@ -41,7 +41,7 @@
 namespace {
 
 struct config : rmq::node_config {
-  std::string namesrv = "127.0.0.1:9876";
+  std::string namesrv = "127.0.0.1:9886";
   std::string topic = "TopicTest";
   std::string tags = "*";
   std::string group = "ExampleGroup";

@@ -5,10 +5,10 @@
 // reply straight to the requesting client.
 //
 // How to run (a NameServer, a broker, the topic, a replier, a requester):
-//   build/rmq-node --role=namesrv --port=9876 &
-//   build/rmq-node --role=broker --namesrv=127.0.0.1:9876 --port=10911
+//   build/rmq-node --role=namesrv --port=9886 &
+//   build/rmq-node --role=broker --namesrv=127.0.0.1:9886 --port=10921
 //     --store-dir=/tmp/rmq-a &                                  (one line)
-//   build/rmq-admin -n 127.0.0.1:9876 updateTopic -b 127.0.0.1:10911
+//   build/rmq-admin -n 127.0.0.1:9886 updateTopic -b 127.0.0.1:10921
 //     -t RequestTopic                                           (one line)
 //   build/request_reply_example --role=replier --topic=RequestTopic &
 //   build/request_reply_example --role=requester --topic=RequestTopic
@@ -44,7 +44,7 @@ namespace {
 
 struct config : rmq::node_config {
   std::string role = "requester";
-  std::string namesrv = "127.0.0.1:9876";
+  std::string namesrv = "127.0.0.1:9886";
   std::string topic = "RequestTopic";
   std::string group = "RequestReplyGroup";
   int64_t count = 1;

@@ -5,18 +5,18 @@
 // Consumers of the topic see the committed ones only (2 of every 3).
 //
 // How to run (a NameServer, a broker, the topic, then this):
-//   build/rmq-node --role=namesrv --port=9876 &
-//   build/rmq-node --role=broker --namesrv=127.0.0.1:9876 --port=10911
+//   build/rmq-node --role=namesrv --port=9886 &
+//   build/rmq-node --role=broker --namesrv=127.0.0.1:9886 --port=10921
 //     --store-dir=/tmp/rmq-a &                                  (one line)
-//   build/rmq-admin -n 127.0.0.1:9876 updateTopic -b 127.0.0.1:10911
+//   build/rmq-admin -n 127.0.0.1:9886 updateTopic -b 127.0.0.1:10921
 //     -t TxnTopic                                               (one line)
-//   build/transaction_producer_example --namesrv=127.0.0.1:9876
+//   build/transaction_producer_example --namesrv=127.0.0.1:9886
 //     --topic=TxnTopic --count=30 --linger-s=90                 (one line)
 // It stays up to --linger-s seconds (or until every unknown one was
 // checked back) to answer the broker's check-backs: RocketMQ's broker
 // checks a half message first after its transaction timeout (6 s) at its
 // next check round (every 30 s). Watch them with
-//   build/push_consumer_example --namesrv=127.0.0.1:9876 --topic=TxnTopic
+//   build/push_consumer_example --namesrv=127.0.0.1:9886 --topic=TxnTopic
 //     --group=TxnReaders                                        (one line)
 // The demo cluster (build/rmq-demo) works too: pass its NameServers.
 #include <atomic>
@@ -80,7 +80,7 @@ private:
 } // namespace
 
 int main(int argc, char** argv) {
-  std::string namesrv = "127.0.0.1:9876";
+  std::string namesrv = "127.0.0.1:9886";
   std::string topic = "TxnTopic";
   int count = 30;
   int linger_s = 90;

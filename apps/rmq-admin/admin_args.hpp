@@ -17,7 +17,7 @@ namespace rmq::admin {
 using namesrv_addr = host_port;
 
 struct admin_args {
-  /// RocketMQ's semicolon list ("127.0.0.1:9876;127.0.0.1:9877").
+  /// RocketMQ's semicolon list ("127.0.0.1:9886;127.0.0.1:9887").
   std::vector<namesrv_addr> namesrvs;
   /// Upper bound for connecting and for every request.
   std::chrono::milliseconds timeout{5000};

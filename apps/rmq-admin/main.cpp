@@ -1,6 +1,6 @@
 // rmq-admin: mqadmin's NameServer commands against an rmq-node.
-//   rmq-admin --namesrv 127.0.0.1:9876 topicRoute -t TopicA
-//   rmq-admin -n 127.0.0.1:9876 clusterList
+//   rmq-admin --namesrv 127.0.0.1:9886 topicRoute -t TopicA
+//   rmq-admin -n 127.0.0.1:9886 clusterList
 // `rmq-admin --help` lists every command. Exit codes: 0 ok, 1 unreachable
 // NameServer or error answer, 2 usage error.
 #include <iostream>

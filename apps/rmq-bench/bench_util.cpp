@@ -85,8 +85,12 @@ std::unique_ptr<namesrv_child>
 start_namesrv(const std::vector<std::string>& extra_args) {
   auto node = exe_dir() + "/rmq-node";
   auto result = std::make_unique<namesrv_child>();
-  std::vector<std::string> argv{node, "--role=namesrv", "--port=0",
-                                "--kv-config-path=", "--log-level=warn"};
+  std::vector<std::string> argv{node,
+                                "--role=namesrv",
+                                "--port=0",
+                                "--remoting-port=0",
+                                "--kv-config-path=",
+                                "--log-level=warn"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   result->proc = std::make_unique<child_process>(std::move(argv));
   if (!result->proc->wait_for("namesrv listening on ", result->address)) {

@@ -41,16 +41,15 @@ start_broker(const std::string& name, const std::string& flush,
     return nullptr;
   }
   result->dir = tmpl;
-  std::vector<std::string> argv{exe_dir() + "/rmq-node", "--role=broker",
-                                "--name=" + name, "--namesrv=" + namesrv,
-                                "--port=0", "--store-dir=" + result->dir,
-                                "--flush-disk-type=" + flush,
-                                // 100 topics x 100 queues of RocketMQ's
-                                // 5.7 MB consume-queue files would
-                                // allocate 57 GB; 20,000 units (400 KB)
-                                // take 4 GB and hold every test's data.
-                                "--mapped-file-size-consume-queue=400000",
-                                "--log-level=warn"};
+  std::vector<std::string> argv{
+    exe_dir() + "/rmq-node", "--role=broker", "--name=" + name,
+    "--namesrv=" + namesrv, "--port=0", "--remoting-port=0",
+    "--store-dir=" + result->dir, "--flush-disk-type=" + flush,
+    // 100 topics x 100 queues of RocketMQ's
+    // 5.7 MB consume-queue files would
+    // allocate 57 GB; 20,000 units (400 KB)
+    // take 4 GB and hold every test's data.
+    "--mapped-file-size-consume-queue=400000", "--log-level=warn"};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   result->proc = std::make_unique<child_process>(std::move(argv));
   std::string rest;

@@ -197,8 +197,7 @@ int remoting(int argc, char** argv) {
     return 2;
   }
   auto how = header == "json" ? serialize_type::json : serialize_type::rocketmq;
-  auto child = start_broker("broker-remoting", "ASYNC_FLUSH", "/tmp", "",
-                            {"--remoting-port=0"});
+  auto child = start_broker("broker-remoting", "ASYNC_FLUSH", "/tmp", "");
   if (!child)
     return 1;
   std::string rest;

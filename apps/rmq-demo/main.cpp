@@ -139,9 +139,9 @@ bool start_broker(demo& d, caf::actor_system& sys, broker_proc& b,
   b.proc = std::make_unique<child>(std::vector<std::string>{
     d.bin + "/rmq-node", "--role=broker", "--name=" + b.name,
     "--namesrv=" + addrs[0] + ";" + addrs[1],
-    "--port=" + std::to_string(b.port), "--store-dir=" + b.store,
-    "--flush-disk-type=" + b.flush, "--mapped-file-size-commit-log=67108864",
-    "--log-level=warn"});
+    "--port=" + std::to_string(b.port), "--remoting-port=0",
+    "--store-dir=" + b.store, "--flush-disk-type=" + b.flush,
+    "--mapped-file-size-commit-log=67108864", "--log-level=warn"});
   int registered = 0;
   bool listening = false;
   std::string line;
@@ -373,7 +373,7 @@ int run(demo& d, caf::actor_system& sys, const std::string& tmp) {
   d.banner("starting two NameServers");
   auto ns_cmd = [&](const char* name) {
     return std::vector<std::string>{
-      d.bin + "/rmq-node", "--role=namesrv", "--port=0",
+      d.bin + "/rmq-node", "--role=namesrv", "--port=0", "--remoting-port=0",
       "--kv-config-path=" + tmp + "/" + name + "/kvConfig.json"};
   };
   auto ns1 = std::make_unique<child>(ns_cmd("ns1"));

@@ -137,6 +137,31 @@ caf::expected<broker_options> to_broker_options(const options& cfg) {
   return opts;
 }
 
+// The port a flag asks for (-1: `fallback`, 0: a free one), checked free
+// before the store is opened: the same command started twice exits here
+// without touching the live broker's files (the store's lock is the second
+// guard, for another port on the same store). nullopt, said on stderr,
+// when it cannot be had.
+std::optional<uint16_t> listen_port(const std::string& host, int32_t flag,
+                                    uint16_t fallback) {
+  uint16_t port = fallback;
+  if (flag == 0) {
+    auto picked = pick_free_port(host);
+    if (!picked) {
+      std::cerr << "rmq-node: " << describe(picked.error()) << std::endl;
+      return std::nullopt;
+    }
+    port = *picked;
+  } else if (flag > 0) {
+    port = static_cast<uint16_t>(flag);
+  }
+  if (auto err = check_port_free(host, port)) {
+    std::cerr << "rmq-node: " << describe(err) << std::endl;
+    return std::nullopt;
+  }
+  return port;
+}
+
 } // namespace
 
 int run_broker(caf::actor_system& sys, const options& cfg,
@@ -146,25 +171,20 @@ int run_broker(caf::actor_system& sys, const options& cfg,
     std::cerr << "rmq-node: " << describe(opts.error()) << std::endl;
     return 2;
   }
-  uint16_t port = 10911;
-  if (cfg.port == 0) {
-    auto picked = pick_free_port(cfg.host);
-    if (!picked) {
-      std::cerr << "rmq-node: " << describe(picked.error()) << std::endl;
-      return 1;
-    }
-    port = *picked;
-  } else if (cfg.port > 0) {
-    port = static_cast<uint16_t>(cfg.port);
-  }
-  // Before the store is opened: the same command started twice exits here
-  // without touching the live broker's files (the store's lock is the
-  // second guard, for another port on the same store).
-  if (auto err = check_port_free(cfg.host, port)) {
-    std::cerr << "rmq-node: " << describe(err) << std::endl;
+  // Both ports are known before the broker starts: it registers them.
+  auto port = listen_port(cfg.host, cfg.port, broker_caf_port);
+  // Registered only where served: a route must not name a closed port.
+  std::optional<uint16_t> remoting_port = uint16_t{0};
+  if (remoting_served(cfg))
+    remoting_port = listen_port(cfg.host, cfg.remoting_port,
+                                broker_remoting_port);
+  // Two free ports picked one after the other may be one port.
+  while (port && remoting_port && *port == *remoting_port)
+    remoting_port = listen_port(cfg.host, 0, 0);
+  if (!port || !remoting_port)
     return 1;
-  }
-  opts->port = port;
+  opts->port = *port;
+  opts->remoting_port = *remoting_port;
   // Tests and scripts wait for "registered with ADDR" lines.
   opts->on_registrar_event = [](const std::string& line) { print_line(line); };
   opts->register_when_opened = true;
@@ -175,9 +195,9 @@ int run_broker(caf::actor_system& sys, const options& cfg,
     return 1;
   }
   auto& node = *started;
-  auto published = publish(sys, node.frontend, port, cfg.host);
+  auto published = publish(sys, node.frontend, *port, cfg.host);
   if (!published) {
-    std::cerr << "rmq-node: cannot listen on " << cfg.host << ":" << port
+    std::cerr << "rmq-node: cannot listen on " << cfg.host << ":" << *port
               << ": " << sys.render(published.error()) << std::endl;
     node.stop(sys);
     return 1;
@@ -185,18 +205,19 @@ int run_broker(caf::actor_system& sys, const options& cfg,
   // Tests and scripts read this line to learn the port; the registrations
   // ("registered with ...") follow it.
   print_line("broker " + cfg.broker_name + " listening on " + cfg.host + ":"
-             + std::to_string(port));
-  auto remoting = serve_remoting(
-    sys, cfg, "broker", broker_remoting(node.frontend), node.supervisor);
+             + std::to_string(*port));
+  auto remoting = serve_remoting(sys, cfg, "broker", *remoting_port,
+                                 broker_remoting(node.frontend),
+                                 node.supervisor);
   if (!remoting) {
-    sys.middleman().unpublish(node.frontend, port);
+    sys.middleman().unpublish(node.frontend, *port);
     node.stop(sys);
     return 1;
   }
   node.open();
   RMQ_INFO("broker", cfg.broker_name
                        << " (" << cfg.cluster_name << ", id " << cfg.broker_id
-                       << ") listening on " << cfg.host << ":" << port
+                       << ") listening on " << cfg.host << ":" << *port
                        << (cfg.tls() ? " (mutual TLS)" : "") << ", store "
                        << cfg.store_dir << ", " << cfg.flush_disk_type
                        << ", NameServers '" << cfg.namesrv << "'");
@@ -208,7 +229,7 @@ int run_broker(caf::actor_system& sys, const options& cfg,
   stop_bench_echo(sys, echo);
   // Unpublish first: no new requests while the node unregisters, persists
   // and closes the store.
-  sys.middleman().unpublish(node.frontend, port);
+  sys.middleman().unpublish(node.frontend, *port);
   if (*remoting)
     caf::anon_send_exit(*remoting, caf::exit_reason::user_shutdown);
   node.stop(sys);

@@ -1,6 +1,6 @@
-// rmq-node --role=namesrv [--port=9876] [--host=127.0.0.1] [--tls-dir=D]
-// rmq-node --role=broker --namesrv='127.0.0.1:9876;127.0.0.1:9877'
-//   --name=broker-a --cluster=DefaultCluster --port=10911 --store-dir=DIR
+// rmq-node --role=namesrv [--port=9886] [--host=127.0.0.1] [--tls-dir=D]
+// rmq-node --role=broker --namesrv='127.0.0.1:9886;127.0.0.1:9887'
+//   --name=broker-a --cluster=DefaultCluster --port=10921 --store-dir=DIR
 //   [--broker-id=0] [--flush-disk-type=ASYNC_FLUSH|SYNC_FLUSH]
 // Runs one node until SIGINT or SIGTERM, then shuts down gracefully and
 // exits 0; exits 1 if a part of the node failed. Options can also come
@@ -51,6 +51,12 @@ int main(int argc, char** argv) {
   }
   if (cfg.port < -1 || cfg.port > 65535) {
     std::cerr << "rmq-node: bad --port " << cfg.port << std::endl;
+    return 2;
+  }
+  if (cfg.remoting_port < -1 || cfg.remoting_port > 65535
+      || (cfg.remoting_port > 0 && cfg.remoting_port == cfg.port)) {
+    std::cerr << "rmq-node: bad --remoting-port " << cfg.remoting_port
+              << " (0..65535, not --port's)" << std::endl;
     return 2;
   }
   if (auto why = cfg.load_network(); !why.empty()) {

@@ -19,8 +19,12 @@ int run_namesrv(caf::actor_system& sys, const options& cfg,
                 const sigset_t& signals) {
   namesrv_options opts;
   opts.listen_addr = cfg.host;
-  auto want_port = static_cast<uint16_t>(cfg.port < 0 ? 9876 : cfg.port);
+  auto want_port = static_cast<uint16_t>(cfg.port < 0 ? namesrv_caf_port
+                                                      : cfg.port);
   opts.port = want_port;
+  auto remoting_port = static_cast<uint16_t>(
+    cfg.remoting_port < 0 ? namesrv_remoting_port : cfg.remoting_port);
+  opts.remoting_port = remoting_port;
   opts.scan_interval = std::chrono::milliseconds{cfg.scan_interval_ms};
   opts.broker_timeout = std::chrono::milliseconds{cfg.broker_timeout_ms};
   opts.kv_config_path = cfg.kv_config_path;
@@ -40,8 +44,9 @@ int run_namesrv(caf::actor_system& sys, const options& cfg,
   }
   // Tests and scripts read this line to learn the port.
   std::cout << "namesrv listening on " << cfg.host << ":" << *port << std::endl;
-  auto remoting = serve_remoting(
-    sys, cfg, "namesrv", namesrv_remoting(node.frontend), node.supervisor);
+  auto remoting = serve_remoting(sys, cfg, "namesrv", remoting_port,
+                                 namesrv_remoting(node.frontend),
+                                 node.supervisor);
   if (!remoting) {
     sys.middleman().unpublish(node.frontend, *port);
     node.stop(sys);

@@ -14,11 +14,12 @@ options::options() {
          "address to listen on and, for a broker, to register (without "
          "--tls-dir anyone who can connect is trusted: keep it on loopback)")
     .add(port, "port,p",
-         "port to listen on; 0 picks a free one; default 9876 (namesrv), "
-         "10911 (broker)")
+         "port of the CAF protocol (this project's clients and nodes); 0 "
+         "picks a free one; default 9886 (namesrv), 10921 (broker)")
     .add(remoting_port, "remoting-port",
          "port of RocketMQ's remoting protocol, for RocketMQ clients and "
-         "tools; 0 picks a free one; -1 (default): off")
+         "tools; 0 picks a free one; default 9876 (namesrv), 10911 "
+         "(broker)")
     .add(remoting_idle_timeout_ms, "remoting-idle-timeout-ms",
          "a remoting connection without a byte either way this long is "
          "closed (RocketMQ serverChannelMaxIdleTimeSeconds)")

@@ -20,10 +20,10 @@ namespace rmq::node {
 struct options : rmq::node_config {
   std::string role = "namesrv";
   std::string host = "127.0.0.1";
-  /// -1: the role's default (namesrv 9876, broker 10911).
+  /// The CAF port; -1: the role's default (namesrv 9886, broker 10921).
   int32_t port = -1;
-  /// Port of RocketMQ's remoting protocol (docs/remoting.md); -1: off,
-  /// 0 picks a free one.
+  /// Port of RocketMQ's remoting protocol (docs/remoting.md); -1: the
+  /// role's default (namesrv 9876, broker 10911), 0 picks a free one.
   int32_t remoting_port = -1;
   /// Remoting connections: silent this long, or stalled mid-frame this
   /// long, are closed.
@@ -116,13 +116,25 @@ private:
   std::thread watchdog_;
 };
 
-/// Serves remoting on --remoting-port with `handler` when the flag is set
-/// (a null actor when not); prints "ROLE remoting on HOST:PORT". The
-/// server's death stops `supervisor`, so the node fails as it does when
-/// any of its parts dies. nullopt, said on stderr, when it cannot listen.
+/// The CAF and remoting ports of the role (namesrv or broker) when the
+/// flags leave them to it.
+constexpr uint16_t namesrv_caf_port = 9886;
+constexpr uint16_t namesrv_remoting_port = 9876;
+constexpr uint16_t broker_caf_port = 10921;
+constexpr uint16_t broker_remoting_port = 10911;
+
+/// Whether the node serves remoting (not under --tls-dir).
+bool remoting_served(const options& cfg);
+
+/// Serves remoting on `port` (0: a free one) with `handler`; prints "ROLE
+/// remoting on HOST:PORT". The server's death stops `supervisor`, so the
+/// node fails as it does when any of its parts dies. A null actor when
+/// not served (remoting_served); nullopt, said on stderr, when it cannot
+/// listen.
 std::optional<caf::actor>
 serve_remoting(caf::actor_system& sys, const options& cfg, const char* role,
-               remoting_handler handler, const supervisor_actor& supervisor);
+               uint16_t port, remoting_handler handler,
+               const supervisor_actor& supervisor);
 
 int run_namesrv(caf::actor_system& sys, const options& cfg,
                 const sigset_t& signals);

@@ -7,23 +7,31 @@
 
 namespace rmq::node {
 
+bool remoting_served(const options& cfg) {
+  // Mutual TLS guards the CAF port; a plain remoting port beside it would
+  // let anyone in (docs/remoting.md, "Ports").
+  return !cfg.tls();
+}
+
 std::optional<caf::actor>
 serve_remoting(caf::actor_system& sys, const options& cfg, const char* role,
-               remoting_handler handler, const supervisor_actor& supervisor) {
-  if (cfg.remoting_port < 0)
+               uint16_t port, remoting_handler handler,
+               const supervisor_actor& supervisor) {
+  if (!remoting_served(cfg)) {
+    std::cout << role << " remoting off: not served under --tls-dir"
+              << std::endl;
     return caf::actor{};
+  }
   remoting_server_options opts;
   opts.name = role;
   if (cfg.max_frame_bytes > 0)
     opts.max_frame = static_cast<size_t>(cfg.max_frame_bytes);
   opts.idle_timeout = std::chrono::milliseconds{cfg.remoting_idle_timeout_ms};
   opts.stall_timeout = std::chrono::milliseconds{cfg.remoting_stall_timeout_ms};
-  auto started = start_remoting_server(sys, cfg.host,
-                                       static_cast<uint16_t>(cfg.remoting_port),
-                                       opts, std::move(handler));
+  auto started = start_remoting_server(sys, cfg.host, port, opts,
+                                       std::move(handler));
   if (!started) {
-    std::cerr << "rmq-node: cannot listen on " << cfg.host << ":"
-              << cfg.remoting_port
+    std::cerr << "rmq-node: cannot listen on " << cfg.host << ":" << port
               << " (remoting): " << sys.render(started.error()) << std::endl;
     return std::nullopt;
   }

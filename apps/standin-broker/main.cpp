@@ -5,11 +5,11 @@
 // and prints what it reports.
 //
 // How to run (two NameServers, one broker with two topics):
-//   build/rmq-node --role=namesrv --port=9876 &
-//   build/rmq-node --role=namesrv --port=9877 &
-//   build/standin-broker --namesrv='127.0.0.1:9876;127.0.0.1:9877'
+//   build/rmq-node --role=namesrv &
+//   build/rmq-node --role=namesrv --port=9887 --remoting-port=9877 &
+//   build/standin-broker --namesrv='127.0.0.1:9886;127.0.0.1:9887'
 //     --broker-name=broker-a --topics=TopicA,TopicB --queues=4  (one line)
-//   build/rmq-admin -n 127.0.0.1:9876 topicRoute -t TopicA
+//   build/rmq-admin -n 127.0.0.1:9886 topicRoute -t TopicA
 // Kill it (even with SIGKILL) and both NameServers drop broker-a at once:
 // each one monitors the actor that sent the registration, and CAF reports
 // it down when the connection closes. SIGINT or SIGTERM unregisters from
@@ -43,10 +43,11 @@
 namespace {
 
 struct config : rmq::node_config {
-  std::string namesrv = "127.0.0.1:9876";
+  std::string namesrv = "127.0.0.1:9886";
   std::string cluster = "DefaultCluster";
   std::string broker_name = "broker-a";
-  std::string broker_addr = "127.0.0.1:10911";
+  std::string broker_addr = "127.0.0.1:10921";
+  std::string remoting_addr = "127.0.0.1:10911";
   int64_t broker_id = rmq::master_id;
   std::string topics = "TopicTest";
   int32_t queues = 4;
@@ -62,6 +63,8 @@ struct config : rmq::node_config {
       .add(cluster, "cluster", "cluster name")
       .add(broker_name, "broker-name", "broker name")
       .add(broker_addr, "broker-addr", "address the broker announces")
+      .add(remoting_addr, "remoting-addr",
+           "remoting address the broker announces (empty: none)")
       .add(broker_id, "broker-id", "0 = master, > 0 = slave")
       .add(topics, "topics", "comma-separated topics to register")
       .add(queues, "queues", "read and write queues per topic")
@@ -92,6 +95,7 @@ rmq::namesrv_registrar_options make_options(const config& cfg,
   opts.namesrv_addrs = std::move(addrs);
   opts.cluster_name = cfg.cluster;
   opts.broker_addr = cfg.broker_addr;
+  opts.remoting_addr = cfg.remoting_addr;
   opts.broker_name = cfg.broker_name;
   opts.broker_id = cfg.broker_id;
   opts.heartbeat_timeout_ms = cfg.heartbeat_timeout_ms;

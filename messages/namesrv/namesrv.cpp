@@ -5,9 +5,9 @@
 namespace rmq {
 
 RMQ_DEFINE_MESSAGE(register_broker_request, cluster_name, broker_addr,
-                   broker_name, broker_id, ha_server_addr, zone_name,
-                   heartbeat_timeout_ms, enable_acting_master, version, topics,
-                   has_filter_servers, filter_server_list)
+                   broker_name, broker_id, ha_server_addr, remoting_addr,
+                   zone_name, heartbeat_timeout_ms, enable_acting_master,
+                   version, topics, has_filter_servers, filter_server_list)
 
 RMQ_DEFINE_MESSAGE(register_broker_result, ha_server_addr, master_addr,
                    kv_table)

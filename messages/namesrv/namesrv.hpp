@@ -27,6 +27,9 @@ struct register_broker_request {
   std::string broker_name;
   int64_t broker_id = master_id;
   std::string ha_server_addr;
+  /// Where RocketMQ's remoting clients reach the broker (empty: they
+  /// cannot); the NameServer hands it to them in place of broker_addr.
+  std::string remoting_addr;
   std::string zone_name;
   /// Silence after which the broker is dropped; 0 = the NameServer default.
   int64_t heartbeat_timeout_ms = 0;
@@ -44,8 +47,9 @@ typename Inspector::result_type
 inspect(Inspector& f, register_broker_request& x) {
   return f(caf::meta::type_name("rmq.register_broker_request"), x.cluster_name,
            x.broker_addr, x.broker_name, x.broker_id, x.ha_server_addr,
-           x.zone_name, x.heartbeat_timeout_ms, x.enable_acting_master,
-           x.version, x.topics, x.has_filter_servers, x.filter_server_list);
+           x.remoting_addr, x.zone_name, x.heartbeat_timeout_ms,
+           x.enable_acting_master, x.version, x.topics, x.has_filter_servers,
+           x.filter_server_list);
 }
 
 RMQ_DECLARE_MESSAGE(register_broker_request);

@@ -91,6 +91,9 @@ struct broker_data {
   std::string cluster;
   std::string broker_name;
   std::map<int64_t, std::string> broker_addrs;
+  /// The same ids' remoting addresses, for RocketMQ's remoting clients
+  /// (an id without one is out of their reach).
+  std::map<int64_t, std::string> remoting_addrs;
   std::string zone_name;
   bool enable_acting_master = false;
 };
@@ -98,10 +101,14 @@ struct broker_data {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, broker_data& x) {
   return f(caf::meta::type_name("rmq.broker_data"), x.cluster, x.broker_name,
-           x.broker_addrs, x.zone_name, x.enable_acting_master);
+           x.broker_addrs, x.remoting_addrs, x.zone_name,
+           x.enable_acting_master);
 }
 
 RMQ_DECLARE_MESSAGE(broker_data);
+
+/// Drops the remoting addresses of ids that left broker_addrs.
+void sync_remoting_addrs(broker_data& x);
 
 /// Everything a client needs to reach a topic (RocketMQ TopicRouteData).
 struct topic_route_data {

@@ -13,6 +13,13 @@ const std::string* header_reader::find(const char* name, bool required) {
   return x;
 }
 
+bool header_reader::done(std::string& err) const {
+  if (ok())
+    return true;
+  err = error_;
+  return false;
+}
+
 std::string header_reader::text(const char* name, bool required) {
   auto x = find(name, required);
   return x ? *x : std::string{};
@@ -49,17 +56,6 @@ bool header_reader::boolean(const char* name, bool fallback) {
   return cmd_.bool_field(name, fallback);
 }
 
-namespace {
-
-bool done(const header_reader& r, std::string& err) {
-  if (r.ok())
-    return true;
-  err = r.error();
-  return false;
-}
-
-} // namespace
-
 bool decode_send(const remoting_command& cmd, send_message_request& out,
                  std::string& err) {
   header_reader r{cmd};
@@ -85,7 +81,7 @@ bool decode_send(const remoting_command& cmd, send_message_request& out,
   out.batch = cmd.code == request_code::send_batch_message
               || r.boolean(name("m", "batch"));
   out.body = cmd.body;
-  return done(r, err);
+  return r.done(err);
 }
 
 remoting_command send_response(const remoting_command& req,
@@ -131,7 +127,7 @@ bool decode_pull(const remoting_command& cmd, pull_message_request& out,
     out.subscription = "*";
   out.sub_version = r.int64("subVersion");
   out.max_msg_bytes = r.int32("maxMsgBytes", false, out.max_msg_bytes);
-  return done(r, err);
+  return r.done(err);
 }
 
 remoting_command pull_response(const remoting_command& req,
@@ -169,7 +165,7 @@ bool decode_query_offset(const remoting_command& cmd, query_offset_request& out,
   out.topic = r.text("topic");
   out.queue_id = r.int32("queueId");
   out.set_zero_if_not_found = r.boolean("setZeroIfNotFound", true);
-  return done(r, err);
+  return r.done(err);
 }
 
 bool decode_update_offset(const remoting_command& cmd,
@@ -179,7 +175,7 @@ bool decode_update_offset(const remoting_command& cmd,
   out.topic = r.text("topic");
   out.queue_id = r.int32("queueId");
   out.commit_offset = r.int64("commitOffset");
-  return done(r, err);
+  return r.done(err);
 }
 
 bool decode_search_offset(const remoting_command& cmd,
@@ -188,7 +184,7 @@ bool decode_search_offset(const remoting_command& cmd,
   out.topic = r.text("topic");
   out.queue_id = r.int32("queueId");
   out.timestamp = r.int64("timestamp");
-  return done(r, err);
+  return r.done(err);
 }
 
 bool decode_get_offset(const remoting_command& cmd, get_offset_request& out,
@@ -196,7 +192,7 @@ bool decode_get_offset(const remoting_command& cmd, get_offset_request& out,
   header_reader r{cmd};
   out.topic = r.text("topic");
   out.queue_id = r.int32("queueId");
-  return done(r, err);
+  return r.done(err);
 }
 
 remoting_command offset_response(const remoting_command& req, int64_t offset) {

@@ -36,6 +36,9 @@ public:
     return error_;
   }
 
+  /// True when every field read well; else false with `err` set.
+  bool done(std::string& err) const;
+
 private:
   const std::string* find(const char* name, bool required);
 

@@ -1,5 +1,8 @@
 #include "runtime/remoting/namesrv_body.hpp"
 
+#include <algorithm>
+#include <iterator>
+#include <set>
 #include <string>
 
 namespace rmq::remoting {
@@ -45,6 +48,62 @@ json to_json(const topic_route_data& route) {
   for (auto& [addr, servers] : route.filter_server_table)
     out["filterServerTable"][addr] = servers;
   return out;
+}
+
+namespace {
+
+// Swaps in the remoting addresses; false when none is left.
+bool to_remoting(broker_data& bd) {
+  bd.broker_addrs = std::move(bd.remoting_addrs);
+  bd.remoting_addrs.clear();
+  return !bd.broker_addrs.empty();
+}
+
+} // namespace
+
+topic_route_data remoting_view(topic_route_data route) {
+  std::map<std::string, std::string> addr_of; // CAF -> remoting
+  std::set<std::string> reachable;
+  std::vector<broker_data> brokers;
+  for (auto& bd : route.broker_datas) {
+    for (auto& [id, addr] : bd.broker_addrs) {
+      auto r = bd.remoting_addrs.find(id);
+      if (r != bd.remoting_addrs.end())
+        addr_of[addr] = r->second;
+    }
+    if (to_remoting(bd)) {
+      reachable.insert(bd.broker_name);
+      brokers.push_back(std::move(bd));
+    }
+  }
+  route.broker_datas = std::move(brokers);
+  auto& qs = route.queue_datas;
+  qs.erase(std::remove_if(qs.begin(), qs.end(),
+                          [&](const queue_data& qd) {
+                            return reachable.count(qd.broker_name) == 0;
+                          }),
+           qs.end());
+  std::map<std::string, std::vector<std::string>> filters;
+  for (auto& [addr, servers] : route.filter_server_table) {
+    auto r = addr_of.find(addr);
+    if (r != addr_of.end())
+      filters[r->second] = std::move(servers);
+  }
+  route.filter_server_table = std::move(filters);
+  return route;
+}
+
+cluster_info remoting_view(cluster_info info) {
+  for (auto i = info.broker_addr_table.begin();
+       i != info.broker_addr_table.end();)
+    i = to_remoting(i->second) ? std::next(i) : info.broker_addr_table.erase(i);
+  for (auto& [cluster, names] : info.cluster_addr_table)
+    names.erase(std::remove_if(names.begin(), names.end(),
+                               [&](const std::string& name) {
+                                 return info.broker_addr_table.count(name) == 0;
+                               }),
+                names.end());
+  return info;
 }
 
 bool from_json(const std::string& text, topic_route_data& out) try {

@@ -27,6 +27,14 @@ nlohmann::json to_json(const broker_data& bd);
 
 nlohmann::json to_json(const topic_route_data& route);
 
+/// A route as a remoting client must see it: each broker's remoting
+/// addresses in place of its CAF ones. A broker without any is left out,
+/// with its queues, so that no client picks a queue it cannot reach.
+topic_route_data remoting_view(topic_route_data route);
+
+/// Cluster info with remoting addresses; brokers without one left out.
+cluster_info remoting_view(cluster_info info);
+
 /// A route from a body (REGISTER_TOPIC_IN_NAMESRV); false when it is no
 /// route.
 bool from_json(const std::string& text, topic_route_data& out);

@@ -118,7 +118,7 @@ struct store_config {
 
   /// Store host written into every record (IPv4, host byte order).
   uint32_t store_ip = 0x7F000001;
-  uint32_t store_port = 10911;
+  uint32_t store_port = 10921;
 
   /// Delay of each level (RocketMQ messageDelayLevel, parsed by
   /// runtime/message/delay_levels.hpp): the consume-queue tags code of a

@@ -38,14 +38,14 @@ TEST_SUITE("system.admin") {
       CHECK_EQ(res.out,
                "#Cluster Name           #Broker Name            #BID  #Addr\n"
                "DefaultCluster          broker-a                0     "
-               "127.0.0.1:10911\n");
+               "127.0.0.1:10921\n");
     }
     SUBCASE("brokerMemberGroup and dump") {
       auto res = run_admin({"-n", n, "brokerMemberGroup", "-b", "broker-a",
                             "-c", "DefaultCluster"});
       CHECK_EQ(res.rc, 0);
       auto group = nlohmann::json::parse(res.out);
-      CHECK_EQ(group["brokerAddrs"]["0"], "127.0.0.1:10911");
+      CHECK_EQ(group["brokerAddrs"]["0"], "127.0.0.1:10921");
       res = run_admin(
         {"-n", n, "brokerMemberGroup", "-b", "ghost", "-c", "SomeCluster"});
       CHECK_EQ(res.rc, 0); // RocketMQ: an empty group, not an error

@@ -233,7 +233,8 @@ TEST_SUITE("system.broker.bad_input") {
                              "--max-transfer-bytes-on-message-in-memory=-1"}) {
       CAPTURE(flag);
       child_process node{{bin_dir() + "/rmq-node", "--role=broker", "--port=0",
-                          "--store-dir=" + dir.path(), flag},
+                          "--remoting-port=0", "--store-dir=" + dir.path(),
+                          flag},
                          true};
       CHECK_EQ(node.wait(), 2);
     }

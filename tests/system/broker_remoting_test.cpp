@@ -36,27 +36,19 @@ struct remoting_broker {
   temp_dir dir;
   namesrv_process ns = start_namesrv();
   broker_process broker;
-  uint16_t remoting_port = 0;
   remote_client client;
   broker_actor front;
 
   remoting_broker() {
-    auto how = one_broker(ns, dir.path() + "/store");
-    how.extra.push_back("--remoting-port=0");
-    broker = start_broker_node(how);
-    const std::string mark = "broker remoting on 127.0.0.1:";
-    for (auto& line : broker.start_lines)
-      if (line.rfind(mark, 0) == 0)
-        remoting_port
-          = static_cast<uint16_t>(std::stoi(line.substr(mark.size())));
-    REQUIRE_NE(remoting_port, 0);
+    broker = start_broker_node(one_broker(ns, dir.path() + "/store"));
+    REQUIRE_NE(broker.remoting_port, 0);
     front = connect_broker(client, broker.port);
     create_topic(client, front, topic, 1);
   }
 
   remoting_client connect() {
     remoting_client c;
-    REQUIRE_MESSAGE(c.connect("127.0.0.1", remoting_port), c.error());
+    REQUIRE_MESSAGE(c.connect("127.0.0.1", broker.remoting_port), c.error());
     return c;
   }
 };

@@ -25,6 +25,8 @@ std::vector<std::string> broker_argv(const broker_launch& how, uint16_t port) {
                                 "--cluster=" + how.cluster,
                                 "--namesrv=" + join_addrs(how.namesrvs),
                                 "--port=" + std::to_string(port),
+                                "--remoting-port="
+                                  + std::to_string(how.remoting_port),
                                 "--store-dir=" + how.store_dir,
                                 "--flush-disk-type=" + how.flush,
                                 "--mapped-file-size-commit-log=67108864",
@@ -52,11 +54,15 @@ broker_process start_broker_node(const broker_launch& how) {
   // generously: a start under CI load once took more than 10 s.
   const std::string listening = "broker " + how.name
                                 + " listening on 127.0.0.1:";
+  const std::string remoting = "broker remoting on 127.0.0.1:";
   const std::string registered_with = "registered with ";
   auto deadline = std::chrono::steady_clock::now() + start_timeout;
   bool listens = false;
+  // The remoting line comes between "listening" and the registrations;
+  // under TLS remoting is off.
+  bool remoting_known = !how.tls_dir.empty();
   std::set<std::string> registered;
-  while (!listens
+  while (!listens || !remoting_known
          || (how.wait_registered && registered.size() < how.namesrvs.size())) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
       deadline - std::chrono::steady_clock::now());
@@ -77,6 +83,10 @@ broker_process start_broker_node(const broker_launch& how) {
       result.port
         = static_cast<uint16_t>(std::stoi(line.substr(listening.size())));
       listens = true;
+    } else if (line.compare(0, remoting.size(), remoting) == 0) {
+      result.remoting_port
+        = static_cast<uint16_t>(std::stoi(line.substr(remoting.size())));
+      remoting_known = true;
     } else if (line.compare(0, registered_with.size(), registered_with) == 0) {
       CHECK_MESSAGE(listens, "broker " << how.name << " registered before "
                                        << "its port was published");
@@ -104,6 +114,7 @@ bool broker_process::said(const std::string& what,
 
 void restart_broker_node(broker_process& broker, broker_launch how) {
   how.port = broker.port;
+  how.remoting_port = broker.remoting_port;
   broker.proc.reset(); // SIGKILL and reap, if it still runs
   auto again = start_broker_node(how);
   CHECK_EQ(again.port, broker.port);

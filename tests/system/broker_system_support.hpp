@@ -27,8 +27,9 @@ struct broker_launch {
   std::vector<std::string> namesrvs;
   /// Required: the store root (kept across restarts by the test).
   std::string store_dir;
-  /// 0 picks a free port.
+  /// 0 picks a free port (both).
   uint16_t port = 0;
+  uint16_t remoting_port = 0;
   /// ASYNC_FLUSH or SYNC_FLUSH.
   std::string flush = "ASYNC_FLUSH";
   std::string tls_dir;
@@ -47,6 +48,8 @@ struct broker_launch {
 struct broker_process {
   std::unique_ptr<child_process> proc;
   uint16_t port = 0;
+  /// Its remoting port (0 under TLS, where it is off).
+  uint16_t remoting_port = 0;
   /// The lines it printed until it listened and registered (with
   /// `log_to_stdout`, its log of the start).
   std::vector<std::string> start_lines;
@@ -75,7 +78,7 @@ std::vector<std::string> broker_argv(const broker_launch& how, uint16_t port);
 /// `how.namesrvs` (rmq-node prints the registrar's events on stdout).
 broker_process start_broker_node(const broker_launch& how);
 
-/// Starts it again as `how` says, on the port it had (SO_REUSEADDR: right
+/// Starts it again as `how` says, on the ports it had (SO_REUSEADDR: right
 /// after SIGKILL or SIGTERM); replaces `proc`.
 void restart_broker_node(broker_process& broker, broker_launch how);
 

@@ -45,10 +45,9 @@ remoting_command route_query(const std::string& topic, serialize_type how,
   return req;
 }
 
-// A NameServer serving remoting on a free port, with `extra` flags.
+// A NameServer (serving remoting on a free port) with `extra` flags.
 namesrv_process start_remoting_namesrv(std::vector<std::string> extra = {}) {
   namesrv_launch how;
-  how.remoting = true;
   how.extra = std::move(extra);
   return start_namesrv(how);
 }
@@ -347,7 +346,6 @@ TEST_SUITE("system.namesrv.remoting") {
   TEST_CASE("a NameServer with 256 descriptors survives 300 idle remoting "
             "peers") {
     namesrv_launch how;
-    how.remoting = true;
     how.prefix = {"/usr/bin/prlimit", "--nofile=256:256"};
     how.extra = {"--remoting-idle-timeout-ms=2000"};
     how.log_to_stdout = true;

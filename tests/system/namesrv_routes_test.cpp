@@ -49,7 +49,7 @@ TEST_SUITE("system.namesrv.routes") {
     CHECK_EQ(route["queueDatas"][0]["perm"], 6);
     REQUIRE_EQ(route["brokerDatas"].size(), 1u);
     CHECK_EQ(route["brokerDatas"][0]["cluster"], "DefaultCluster");
-    CHECK_EQ(route["brokerDatas"][0]["brokerAddrs"]["0"], "127.0.0.1:10911");
+    CHECK_EQ(route["brokerDatas"][0]["brokerAddrs"]["0"], "127.0.0.1:10921");
     // And an actor system inside the test process.
     remote_client client;
     auto hdl = client.connect(ns.port);

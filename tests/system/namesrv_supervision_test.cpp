@@ -22,6 +22,7 @@ TEST_SUITE("system.namesrv.supervision") {
     // stderr into the pipe, so the test can read the log.
     rmq::child_process node{{"/bin/sh", "-c",
                              "exec \"$0\" --role=namesrv --port=0 "
+                             "--remoting-port=0 "
                              "--kv-config-path= --log-level=warn 2>&1",
                              bin_dir() + "/rmq-node"}};
     std::string rest;

@@ -44,8 +44,7 @@ namesrv_process start_namesrv(const namesrv_launch& how) {
                                 "--log-level=warn"};
   if (!how.tls_dir.empty())
     argv.push_back("--tls-dir=" + how.tls_dir);
-  if (how.remoting)
-    argv.push_back("--remoting-port=0");
+  argv.push_back("--remoting-port=0");
   argv.insert(argv.end(), how.extra.begin(), how.extra.end());
   argv.insert(argv.begin(), how.prefix.begin(), how.prefix.end());
   if (how.log_to_stdout)
@@ -54,7 +53,7 @@ namesrv_process start_namesrv(const namesrv_launch& how) {
   std::string rest;
   REQUIRE(result.proc->wait_for("namesrv listening on 127.0.0.1:", rest));
   result.port = static_cast<uint16_t>(std::stoi(rest));
-  if (how.remoting) {
+  if (how.tls_dir.empty()) {
     REQUIRE(result.proc->wait_for("namesrv remoting on 127.0.0.1:", rest));
     result.remoting_port = static_cast<uint16_t>(std::stoi(rest));
   }

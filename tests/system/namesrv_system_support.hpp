@@ -32,7 +32,7 @@ namespace rmq::test {
 struct namesrv_process {
   std::unique_ptr<child_process> proc;
   uint16_t port = 0;
-  /// The remoting port, when started with `namesrv_launch::remoting`.
+  /// The remoting port (a free one; 0 under TLS, where it is off).
   uint16_t remoting_port = 0;
 
   std::string addr() const {
@@ -58,8 +58,6 @@ struct namesrv_launch {
   std::vector<std::string> prefix;
   /// true: its stderr (the log) joins stdout, for tests that read the log.
   bool log_to_stdout = false;
-  /// true: also serves remoting on a free port.
-  bool remoting = false;
 };
 
 /// Starts a NameServer as `how` says; REQUIREs that it comes up.

@@ -274,6 +274,9 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   ropts.broker_name = opts.broker_name;
   ropts.broker_id = opts.broker_id;
   ropts.ha_server_addr = opts.listen_host + ":" + std::to_string(opts.port + 1);
+  if (opts.remoting_port != 0)
+    ropts.remoting_addr = opts.listen_host + ":"
+                          + std::to_string(opts.remoting_port);
   ropts.register_interval = opts.register_interval;
   ropts.connector = opts.connector;
   ropts.on_event = opts.on_registrar_event;

@@ -48,7 +48,11 @@ struct broker_options {
   /// broker address registered with NameServers and the store host of
   /// offsetMsgIds); the HA address is port + 1 (haListenPort 10912).
   std::string listen_host = "127.0.0.1";
-  uint16_t port = 10911;
+  uint16_t port = 10921;
+  /// The port of RocketMQ's remoting protocol (RocketMQ's listenPort,
+  /// 10911), registered beside `port`; 0: none (remoting clients get no
+  /// route to this broker).
+  uint16_t remoting_port = 0;
   /// storePathRootDir: the store, and `config/` for topics.json,
   /// consumerOffset.json, subscriptionGroup.json and delayOffset.json.
   std::string store_dir;

@@ -5,7 +5,9 @@
 
 #include "caf/io/broker.hpp"
 
+#include "actors/broker/node/remoting_channel.hpp"
 #include "messages/common/errors.hpp"
+#include "runtime/remoting/client_manage_codec.hpp"
 #include "runtime/remoting/client_request_headers.hpp"
 #include "runtime/remoting/error_response.hpp"
 #include "runtime/remoting/remoting_codes.hpp"
@@ -85,37 +87,40 @@ void pull(caf::io::broker* self, const broker_actor& front,
     timeout);
 }
 
+remoting_command ok_response(const remoting_command& r, caf::ok_atom) {
+  return make_response(r, response_code::success);
+}
+
+// Requests decoded by `decode` into a `Msg` the front answers with a
+// `Result`, turned into a response by `ok`.
+template <class Msg, class Result, class Decode, class Ok>
+void simple(caf::io::broker* self, const broker_actor& front,
+            remoting_command req, remoting_reply reply, Decode decode, Ok ok) {
+  Msg msg;
+  std::string err;
+  if (!decode(req, msg, err))
+    return reply(bad_header(req, err));
+  ask<Result>(self, front, std::move(msg), req, std::move(reply), ok);
+}
+
 void offsets(caf::io::broker* self, const broker_actor& front,
              remoting_command req, remoting_reply reply) {
   std::string err;
-  auto offset = [](const remoting_command& r, int64_t x) {
-    return offset_response(r, x);
-  };
   switch (req.code) {
-    case request_code::query_consumer_offset: {
-      query_offset_request msg;
-      if (!decode_query_offset(req, msg, err))
-        return reply(bad_header(req, err));
-      return ask<int64_t>(self, front, std::move(msg), req, std::move(reply),
-                          offset);
-    }
-    case request_code::update_consumer_offset: {
-      update_offset_request msg;
-      if (!decode_update_offset(req, msg, err))
-        return reply(bad_header(req, err));
-      return ask<caf::ok_atom>(
-        self, front, std::move(msg), req, std::move(reply),
-        [](const remoting_command& r, caf::ok_atom) {
-          return make_response(r, response_code::success);
-        });
-    }
-    case request_code::search_offset_by_timestamp: {
-      search_offset_request msg;
-      if (!decode_search_offset(req, msg, err))
-        return reply(bad_header(req, err));
-      return ask<int64_t>(self, front, std::move(msg), req, std::move(reply),
-                          offset);
-    }
+    case request_code::query_consumer_offset:
+      return simple<query_offset_request, int64_t>(self, front, std::move(req),
+                                                   std::move(reply),
+                                                   decode_query_offset,
+                                                   offset_response);
+    case request_code::update_consumer_offset:
+      return simple<update_offset_request, caf::ok_atom>(
+        self, front, std::move(req), std::move(reply), decode_update_offset,
+        ok_response);
+    case request_code::search_offset_by_timestamp:
+      return simple<search_offset_request, int64_t>(self, front, std::move(req),
+                                                    std::move(reply),
+                                                    decode_search_offset,
+                                                    offset_response);
     case request_code::get_earliest_msg_storetime: {
       get_offset_request q;
       if (!decode_get_offset(req, q, err))
@@ -143,6 +148,54 @@ void offsets(caf::io::broker* self, const broker_actor& front,
   }
 }
 
+// HEART_BEAT goes through the connection's channel (spawned at the first
+// one), which the client manager then monitors.
+void heartbeat(caf::io::broker* self, const broker_actor& front,
+               const remoting_peer& peer, remoting_command req,
+               remoting_reply reply) {
+  client_heartbeat hb;
+  std::string err;
+  if (!decode_heartbeat(req, hb, err))
+    return reply(bad_header(req, err));
+  auto& channel = *peer.session;
+  if (!channel)
+    channel = self->spawn(remoting_channel, front,
+                          caf::actor_cast<caf::actor>(self), peer.connection);
+  ask_and_reply<caf::ok_atom>(self, channel, std::move(hb), req,
+                              std::move(reply), answer_timeout, ok_response,
+                              broker_error);
+}
+
+void clients(caf::io::broker* self, const broker_actor& front,
+             remoting_command req, remoting_reply reply) {
+  switch (req.code) {
+    case request_code::unregister_client:
+      return simple<unregister_client_request, caf::ok_atom>(
+        self, front, std::move(req), std::move(reply), decode_unregister_client,
+        ok_response);
+    case request_code::get_consumer_list_by_group:
+      return simple<get_consumer_list_request, consumer_list>(
+        self, front, std::move(req), std::move(reply), decode_consumer_list,
+        consumer_list_response);
+    case request_code::lock_batch_mq:
+      return simple<lock_batch_request, locked_queues>(
+        self, front, std::move(req), std::move(reply), decode_lock_batch,
+        locked_response);
+    case request_code::unlock_batch_mq:
+      return simple<unlock_batch_request, caf::ok_atom>(
+        self, front, std::move(req), std::move(reply), decode_unlock_batch,
+        ok_response);
+    case request_code::consumer_send_msg_back:
+      return simple<consumer_send_back_request, caf::ok_atom>(
+        self, front, std::move(req), std::move(reply), decode_send_back,
+        ok_response);
+    default: // end_transaction
+      return simple<end_transaction_request, caf::ok_atom>(
+        self, front, std::move(req), std::move(reply), decode_end_transaction,
+        ok_response);
+  }
+}
+
 } // namespace
 
 remoting_handler broker_remoting(broker_actor front) {
@@ -164,6 +217,15 @@ remoting_handler broker_remoting(broker_actor front) {
       case request_code::get_min_offset:
       case request_code::get_earliest_msg_storetime:
         return offsets(self, front, std::move(req), std::move(reply));
+      case request_code::heart_beat:
+        return heartbeat(self, front, peer, std::move(req), std::move(reply));
+      case request_code::unregister_client:
+      case request_code::get_consumer_list_by_group:
+      case request_code::lock_batch_mq:
+      case request_code::unlock_batch_mq:
+      case request_code::consumer_send_msg_back:
+      case request_code::end_transaction:
+        return clients(self, front, std::move(req), std::move(reply));
       default:
         return reply(not_supported(req));
     }

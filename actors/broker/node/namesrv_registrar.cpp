@@ -53,6 +53,7 @@ register_broker_request make_registration(const namesrv_registrar_options& o) {
   req.broker_name = o.broker_name;
   req.broker_id = o.broker_id;
   req.ha_server_addr = o.ha_server_addr;
+  req.remoting_addr = o.remoting_addr;
   req.zone_name = o.zone_name;
   req.heartbeat_timeout_ms = o.heartbeat_timeout_ms;
   req.enable_acting_master = o.enable_acting_master;

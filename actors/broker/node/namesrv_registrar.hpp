@@ -47,6 +47,8 @@ struct namesrv_registrar_options {
   int64_t broker_id = master_id;
   /// Where slaves replicate from (getHAServerAddr).
   std::string ha_server_addr;
+  /// Where RocketMQ's remoting clients reach this broker (empty: nowhere).
+  std::string remoting_addr;
   /// zoneName (may be empty).
   std::string zone_name;
   /// enableSlaveActingMaster.

@@ -31,7 +31,7 @@ struct reply_processor_options {
   /// `<cluster>_REPLY_TOPIC` before they are pushed.
   bool store_reply_message_enable = true;
   /// "ip:port" of the broker, the pushed reply's store host.
-  std::string store_host = "127.0.0.1:10911";
+  std::string store_host = "127.0.0.1:10921";
   /// Largest body when replies are not stored (the send processor checks
   /// stored ones; RocketMQ maxMessageSize).
   size_t max_message_size = 4 * 1024 * 1024;

@@ -37,7 +37,7 @@ struct send_back_processor_options {
   /// store_port): a first send-back's ORIGIN_MESSAGE_ID is the
   /// original's offsetMsgId made from it.
   uint32_t store_ip = 0x7F000001;
-  uint32_t store_port = 10911;
+  uint32_t store_port = 10921;
   /// Seeds the random pick of a retry queue; 0 seeds from
   /// std::random_device.
   uint64_t seed = 0;

@@ -51,7 +51,7 @@ struct send_processor_options {
   /// The store host the store writes into records (must equal the store
   /// config's store_ip / store_port): the offsetMsgId is made from it.
   uint32_t store_ip = 0x7F000001;
-  uint32_t store_port = 10911;
+  uint32_t store_port = 10921;
   /// Largest body, and largest batch body (RocketMQ maxMessageSize).
   size_t max_message_size = default_max_message_size;
   /// Highest delay level (RocketMQ messageDelayLevel's length).

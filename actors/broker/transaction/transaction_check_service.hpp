@@ -40,10 +40,10 @@ struct transaction_check_service_options {
   std::string offsets_path;
   /// Named in every check-back: where the producer answers.
   std::string broker_name = "broker-a";
-  std::string broker_addr = "127.0.0.1:10911";
+  std::string broker_addr = "127.0.0.1:10921";
   /// The store host, for the offsetMsgId of a check-back.
   uint32_t store_ip = 0x7F000001;
-  uint32_t store_port = 10911;
+  uint32_t store_port = 10921;
   /// transactionCheckInterval.
   caf::timespan check_interval = std::chrono::seconds{30};
   /// transactionTimeOut: younger half messages are not checked (unless

@@ -23,7 +23,7 @@
 namespace rmq::test {
 
 /// The address the fixture's broker registers with the NameServer.
-inline const std::string node_broker_addr = "127.0.0.1:10911";
+inline const std::string node_broker_addr = "127.0.0.1:10921";
 
 /// Connects `namesrv_addr` to `ns` and `node_broker_addr` to `broker`;
 /// refuses every other address.

@@ -43,6 +43,7 @@ TEST_SUITE("namesrv.config") {
     CHECK_EQ(props.at("returnOrderTopicConfigToBroker"), "true");
     CHECK_EQ(props.at("unRegisterBrokerQueueCapacity"), "3000");
     CHECK_EQ(props.at("listenPort"), "9876");
+    CHECK_EQ(props.at("cafListenPort"), "9886");
     CHECK_EQ(props.at("kvConfigPath"), "");
     CHECK_EQ(props.at("configBlackList"),
              "configBlackList;configStorePath;kvConfigPath");

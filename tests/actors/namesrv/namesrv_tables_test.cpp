@@ -27,7 +27,7 @@ broker_live_table_state make_live() {
 }
 
 broker_data group(std::map<int64_t, std::string> addrs, bool acting = false) {
-  return {cluster_a, "broker-a", std::move(addrs), "", acting};
+  return {cluster_a, "broker-a", std::move(addrs), {}, "", acting};
 }
 
 live_summary live_row(const std::string& addr, int64_t state_version) {

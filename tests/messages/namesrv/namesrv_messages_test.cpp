@@ -36,15 +36,26 @@ queue_data queue() {
 broker_data group() {
   return {"DefaultCluster",
           "broker-a",
+          {{0, "10.0.0.1:10921"}, {1, "10.0.0.2:10921"}},
           {{0, "10.0.0.1:10911"}, {1, "10.0.0.2:10911"}},
           "zone-1",
           true};
 }
 
 register_broker_request registration() {
-  return {"DefaultCluster", "10.0.0.1:10911", "broker-a", 1,
-          "10.0.0.1:10912", "zone-1",         30'000,     true,
-          version(),        {topic()},        true,       {"10.0.0.9:30000"}};
+  return {"DefaultCluster",
+          "10.0.0.1:10921",
+          "broker-a",
+          1,
+          "10.0.0.1:10912",
+          "10.0.0.1:10911",
+          "zone-1",
+          30'000,
+          true,
+          version(),
+          {topic()},
+          true,
+          {"10.0.0.9:30000"}};
 }
 
 struct fixture : rmq::test::message_fixture {
@@ -176,10 +187,12 @@ TEST_SUITE("messages.namesrv") {
     CHECK_EQ(nlohmann::json(queue()).dump(),
              R"({"broker_name":"broker-a","perm":6,"read_queue_nums":4,)"
              R"("topic_sys_flag":1,"write_queue_nums":2})");
-    CHECK_EQ(nlohmann::json(group()).dump(),
-             R"({"broker_addrs":[[0,"10.0.0.1:10911"],[1,"10.0.0.2:10911"]],)"
-             R"("broker_name":"broker-a","cluster":"DefaultCluster",)"
-             R"("enable_acting_master":true,"zone_name":"zone-1"})");
+    CHECK_EQ(
+      nlohmann::json(group()).dump(),
+      R"({"broker_addrs":[[0,"10.0.0.1:10921"],[1,"10.0.0.2:10921"]],)"
+      R"("broker_name":"broker-a","cluster":"DefaultCluster",)"
+      R"("enable_acting_master":true,"remoting_addrs":[[0,)"
+      R"("10.0.0.1:10911"],[1,"10.0.0.2:10911"]],"zone_name":"zone-1"})");
     CHECK_EQ(nlohmann::json(topic_list{{"T1", "T2"}}).dump(),
              R"({"topics":["T1","T2"]})");
   }

@@ -10,23 +10,11 @@
 
 #include "runtime/remoting/frame_codec.hpp"
 #include "runtime/remoting/remoting_codes.hpp"
-#include "tests/support/frame_bytes.hpp"
+#include "tests/runtime/remoting/json_command.hpp"
 
 using namespace rmq;
 using namespace rmq::remoting;
-
-namespace {
-
-remoting_command decoded(const std::string& header,
-                         const std::string& body = {}) {
-  frame_reader r;
-  r.feed(test::json_frame(header, body));
-  auto cmd = r.next();
-  REQUIRE_MESSAGE(cmd, r.error());
-  return *cmd;
-}
-
-} // namespace
+using rmq::test::decoded;
 
 TEST_SUITE("runtime.remoting_client_headers") {
   TEST_CASE("ali-ons' SEND_MESSAGE_V2") {

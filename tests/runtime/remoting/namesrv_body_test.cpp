@@ -86,4 +86,54 @@ TEST_SUITE("runtime.remoting_routes") {
     CHECK_EQ(kv, std::map<std::string, std::string>{
                    {"a", "1"}, {"b", "2"}, {"flag", ""}, {"c", "x=y"}});
   }
+
+  TEST_CASE("remoting clients see remoting addresses, and only brokers "
+            "that have one") {
+    topic_route_data route;
+    route.queue_datas = {{"broker-a", 4, 4, 6, 0}, {"broker-b", 4, 4, 6, 0}};
+    broker_data a;
+    a.cluster = "DefaultCluster";
+    a.broker_name = "broker-a";
+    a.broker_addrs = {{0, "10.0.0.1:10921"}, {1, "10.0.0.2:10921"}};
+    a.remoting_addrs = {{0, "10.0.0.1:10911"}, {1, "10.0.0.2:10911"}};
+    broker_data b = a;
+    b.broker_name = "broker-b";
+    b.broker_addrs = {{0, "10.0.0.3:10921"}};
+    b.remoting_addrs.clear(); // a broker without a remoting port
+    route.broker_datas = {a, b};
+    route.filter_server_table = {{"10.0.0.1:10921", {"f:1"}},
+                                 {"10.0.0.3:10921", {"f:2"}}};
+    auto seen = remoting::remoting_view(route);
+    REQUIRE_EQ(seen.broker_datas.size(), 1u);
+    CHECK_EQ(seen.broker_datas[0].broker_addrs,
+             std::map<int64_t, std::string>{{0, "10.0.0.1:10911"},
+                                            {1, "10.0.0.2:10911"}});
+    REQUIRE_EQ(seen.queue_datas.size(), 1u);
+    CHECK_EQ(seen.queue_datas[0].broker_name, "broker-a");
+    CHECK_EQ(seen.filter_server_table,
+             std::map<std::string, std::vector<std::string>>{
+               {"10.0.0.1:10911", {"f:1"}}});
+    auto body = remoting::to_json(seen).dump();
+    CHECK_NE(body.find(R"("brokerAddrs":{"0":"10.0.0.1:10911","1":)"),
+             std::string::npos);
+    CHECK_EQ(body.find("10921"), std::string::npos);
+
+    cluster_info info;
+    info.broker_addr_table = {{"broker-a", a}, {"broker-b", b}};
+    info.cluster_addr_table = {{"DefaultCluster", {"broker-a", "broker-b"}}};
+    auto seen_info = remoting::remoting_view(info);
+    REQUIRE_EQ(seen_info.broker_addr_table.size(), 1u);
+    CHECK_EQ(seen_info.broker_addr_table["broker-a"].broker_addrs.at(1),
+             "10.0.0.2:10911");
+    CHECK_EQ(seen_info.cluster_addr_table["DefaultCluster"],
+             std::vector<std::string>{"broker-a"});
+  }
+
+  TEST_CASE("remoting addresses follow the ids they belong to") {
+    broker_data bd;
+    bd.broker_addrs = {{0, "m:10921"}};
+    bd.remoting_addrs = {{0, "m:10911"}, {1, "gone:10911"}};
+    sync_remoting_addrs(bd);
+    CHECK_EQ(bd.remoting_addrs, std::map<int64_t, std::string>{{0, "m:10911"}});
+  }
 }

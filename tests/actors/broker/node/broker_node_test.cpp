@@ -44,7 +44,7 @@ TEST_CASE_FIXTURE(fixture, "the broker registers with the NameServer") {
   CHECK(registered());
   auto res = ask<cluster_info>(namesrv, get_broker_cluster_info_request{});
   auto& addrs = res.broker_addr_table.at("broker-a").broker_addrs;
-  CHECK_EQ(addrs.at(0), "127.0.0.1:10911");
+  CHECK_EQ(addrs.at(0), "127.0.0.1:10921");
 }
 
 TEST_CASE_FIXTURE(fixture, "a new topic is routed by the NameServer at once") {
@@ -290,15 +290,15 @@ TEST_CASE_FIXTURE(fixture, "a slave registers under its master's name and "
   test::temp_dir slave_dir;
   auto opts = options_for(slave_dir.path());
   opts.broker_id = 1;
-  opts.port = 10921;
+  opts.port = 10931;
   auto started = spawn_broker(sys, opts);
   REQUIRE_MESSAGE(started, describe(started.error()));
   auto slave = std::move(*started);
   sched.run();
   auto info = ask<cluster_info>(namesrv, get_broker_cluster_info_request{});
   auto& addrs = info.broker_addr_table.at("broker-a").broker_addrs;
-  CHECK_EQ(addrs, (std::map<int64_t, std::string>{{0, "127.0.0.1:10911"},
-                                                  {1, "127.0.0.1:10921"}}));
+  CHECK_EQ(addrs, (std::map<int64_t, std::string>{{0, "127.0.0.1:10921"},
+                                                  {1, "127.0.0.1:10931"}}));
   create_topic("TopicX");
   send_message_request req;
   req.producer_group = "P";

@@ -122,7 +122,7 @@ TEST_SUITE("broker.reply_processor") {
     CHECK_EQ(p.body, "the answer");
     CHECK_EQ(p.producer_group, "REPLIERS");
     CHECK_EQ(p.born_host, "127.0.0.1:5555");
-    CHECK_EQ(p.store_host, "127.0.0.1:10911");
+    CHECK_EQ(p.store_host, "127.0.0.1:10921");
     CHECK_EQ(find_property(p.properties, property_correlation_id), "c-1");
     CHECK_EQ(find_property(p.properties, property_push_reply_time),
              std::to_string(p.store_timestamp));

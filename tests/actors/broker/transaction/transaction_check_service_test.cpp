@@ -182,7 +182,7 @@ TEST_SUITE("broker.transaction_check_service") {
     CHECK_EQ(chk.msg_id, "TXN1");
     CHECK_EQ(chk.transaction_id, "TXN1");
     CHECK_EQ(chk.broker_name, "broker-a");
-    CHECK_EQ(chk.broker_addr, "127.0.0.1:10911");
+    CHECK_EQ(chk.broker_addr, "127.0.0.1:10921");
     // The check names the copy it re-put, one check counted.
     CHECK_EQ(chk.tran_state_table_offset, 2);
     auto recs = decode_records(chk.record);
