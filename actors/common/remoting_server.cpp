@@ -22,6 +22,7 @@
 #include "messages/common/common.hpp"
 #include "runtime/common/log.hpp"
 #include "runtime/net/connection_guard.hpp"
+#include "runtime/net/tls_stream.hpp"
 #include "runtime/remoting/stall_watch.hpp"
 
 namespace rmq {
@@ -38,6 +39,8 @@ constexpr size_t read_chunk = 64 * 1024;
 struct connection {
   remoting::frame_reader reader;
   remoting_peer peer;
+  /// Under TLS: the connection's session (runtime/net/tls_stream).
+  std::unique_ptr<tls_stream> tls;
   uint64_t requests = 0;
   /// Last byte read or written.
   caf::actor_clock::time_point active;
@@ -51,16 +54,28 @@ struct server_state {
   uint64_t refused = 0;
 };
 
+// Writes `bytes` (frames) on a known connection, through its TLS session
+// when it has one.
+void write_bytes(caf::io::broker* self, caf::io::connection_handle hdl,
+                 connection& conn, const std::string& bytes) {
+  conn.active = self->clock().now();
+  if (!conn.tls) {
+    self->write(hdl, bytes.size(), bytes.data());
+  } else {
+    std::string cipher;
+    conn.tls->write(bytes);
+    conn.tls->drain(cipher);
+    self->write(hdl, cipher.size(), cipher.data());
+  }
+  self->flush(hdl);
+}
+
 void write_frame(caf::io::broker* self, server_state& st,
                  caf::io::connection_handle hdl,
                  const remoting::remoting_command& cmd) {
   auto i = st.connections.find(hdl);
-  if (i == st.connections.end())
-    return;
-  i->second.active = self->clock().now();
-  auto frame = remoting::encode_frame(cmd);
-  self->write(hdl, frame.size(), frame.data());
-  self->flush(hdl);
+  if (i != st.connections.end())
+    write_bytes(self, hdl, i->second, remoting::encode_frame(cmd));
 }
 
 // Forgets a connection and stops its session actor.
@@ -108,7 +123,21 @@ void on_data(caf::io::broker* self, std::shared_ptr<server_state> st,
     return;
   auto& conn = i->second;
   conn.active = self->clock().now();
-  conn.reader.feed(std::string_view{msg.buf.data(), msg.buf.size()});
+  std::string_view bytes{msg.buf.data(), msg.buf.size()};
+  std::string plain;
+  if (conn.tls) {
+    bool ok = conn.tls->feed(bytes, plain);
+    std::string cipher; // the handshake's answers, alerts
+    conn.tls->drain(cipher);
+    if (!cipher.empty()) {
+      self->write(msg.handle, cipher.size(), cipher.data());
+      self->flush(msg.handle);
+    }
+    if (!ok)
+      return drop(self, *st, msg.handle, conn.tls->error());
+    bytes = plain;
+  }
+  conn.reader.feed(bytes);
   size_t decoded = 0;
   while (auto cmd = conn.reader.next()) {
     ++decoded;
@@ -175,9 +204,12 @@ caf::behavior remoting_server(caf::io::broker* self,
       peer.session = std::make_shared<caf::actor>();
       connection conn{remoting::frame_reader{st->opts.max_frame},
                       std::move(peer),
+                      nullptr,
                       0,
                       self->clock().now(),
                       {}};
+      if (st->opts.tls)
+        conn.tls = std::make_unique<tls_stream>(st->opts.tls);
       st->connections.emplace(msg.handle, std::move(conn));
       self->configure_read(msg.handle,
                            caf::io::receive_policy::at_most(read_chunk));
@@ -191,11 +223,8 @@ caf::behavior remoting_server(caf::io::broker* self,
       caf::io::connection_handle hdl = caf::io::connection_handle::from_int(
         static_cast<int64_t>(connection));
       auto i = st->connections.find(hdl);
-      if (i == st->connections.end())
-        return;
-      i->second.active = self->clock().now();
-      self->write(hdl, frame.size(), frame.data());
-      self->flush(hdl);
+      if (i != st->connections.end())
+        write_bytes(self, hdl, i->second, frame);
     },
     [=](const caf::io::acceptor_closed_msg&) {
       RMQ_WARN(st->opts.name.c_str(), "remoting: the listening socket closed");
@@ -207,7 +236,8 @@ caf::behavior remoting_server(caf::io::broker* self,
         out["connections"].push_back(
           {{"peer", conn.peer.host + ":" + std::to_string(conn.peer.port)},
            {"requests", conn.requests},
-           {"buffered", conn.reader.buffered()}});
+           {"buffered", conn.reader.buffered()},
+           {"tls", conn.tls != nullptr}});
       out["refusedConnections"] = st->refused;
       out["maxFrame"] = st->opts.max_frame;
       return out.dump();

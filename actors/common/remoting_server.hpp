@@ -24,6 +24,7 @@
 #include "caf/io/fwd.hpp"
 #include "caf/timespan.hpp"
 
+#include "runtime/net/tls_stream.hpp"
 #include "runtime/remoting/frame_codec.hpp"
 #include "runtime/remoting/remoting_command.hpp"
 
@@ -91,6 +92,8 @@ struct remoting_server_options {
   /// A frame begun and not finished within this closes its connection: a
   /// peer that stalls mid-frame holds a buffer for nothing.
   caf::timespan stall_timeout = std::chrono::seconds{10};
+  /// Mutual TLS on every connection (`--tls-dir`); none: plain TCP.
+  std::shared_ptr<tls_context> tls;
 };
 
 /// Spawns the front door and binds it to `host`:`port` (0 picks a free

@@ -50,6 +50,16 @@ cluster_brokers(const command_env& env, const std::string& cluster,
   return out;
 }
 
+std::string caf_addr_of(const command_env& env, const std::string& addr) {
+  auto info = ask_namesrv<cluster_info>(env, get_broker_cluster_info_request{});
+  if (info)
+    for (auto& [name, data] : info->broker_addr_table)
+      for (auto& [id, remoting] : data.remoting_addrs)
+        if (remoting == addr && data.broker_addrs.count(id) > 0)
+          return data.broker_addrs.at(id);
+  return addr;
+}
+
 caf::expected<topic_route_data> topic_route(const command_env& env,
                                             const std::string& topic) {
   return ask_namesrv<topic_route_data>(env, get_route_info_request{topic});

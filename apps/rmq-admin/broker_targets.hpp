@@ -35,6 +35,10 @@ caf::expected<topic_route_data> topic_route(const command_env& env,
 caf::expected<std::vector<broker_target>>
 topic_brokers(const command_env& env, const std::string& topic);
 
+/// The CAF address of the broker whose remoting address is `addr` (an
+/// offsetMsgId's store host), or `addr` itself when none is.
+std::string caf_addr_of(const command_env& env, const std::string& addr);
+
 /// The broker name registered for the address `addr` (broker_not_found if
 /// no cluster has it).
 caf::expected<std::string> broker_name_of(const command_env& env,

@@ -87,8 +87,9 @@ int query_msg_by_id_cmd(const command_env& env) {
   // A UNIQ_KEY decodes too, but its "port" holds the producer's pid and
   // hash: beyond any port unless the pid is 0.
   if (decoded && decoded->port > 0 && decoded->port <= 65535) {
-    auto addr = ipv4_to_string(decoded->ip) + ":"
-                + std::to_string(decoded->port);
+    // The store host is the broker's remoting address; we ask its CAF one.
+    auto addr = caf_addr_of(env, ipv4_to_string(decoded->ip) + ":"
+                                   + std::to_string(decoded->port));
     auto res = pool.ask<std::string>(addr,
                                      view_message_request{decoded->offset});
     if (res) {

@@ -173,11 +173,8 @@ int run_broker(caf::actor_system& sys, const options& cfg,
   }
   // Both ports are known before the broker starts: it registers them.
   auto port = listen_port(cfg.host, cfg.port, broker_caf_port);
-  // Registered only where served: a route must not name a closed port.
-  std::optional<uint16_t> remoting_port = uint16_t{0};
-  if (remoting_served(cfg))
-    remoting_port = listen_port(cfg.host, cfg.remoting_port,
-                                broker_remoting_port);
+  auto remoting_port = listen_port(cfg.host, cfg.remoting_port,
+                                   broker_remoting_port);
   // Two free ports picked one after the other may be one port.
   while (port && remoting_port && *port == *remoting_port)
     remoting_port = listen_port(cfg.host, 0, 0);
@@ -230,8 +227,7 @@ int run_broker(caf::actor_system& sys, const options& cfg,
   // Unpublish first: no new requests while the node unregisters, persists
   // and closes the store.
   sys.middleman().unpublish(node.frontend, *port);
-  if (*remoting)
-    caf::anon_send_exit(*remoting, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(*remoting, caf::exit_reason::user_shutdown);
   node.stop(sys);
   if (sig == SIGUSR1) {
     RMQ_ERROR("broker", "node failed (" << watch.failure() << "): exiting");

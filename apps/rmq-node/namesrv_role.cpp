@@ -59,8 +59,7 @@ int run_namesrv(caf::actor_system& sys, const options& cfg,
   stop_watch watch{sys, node.supervisor};
   auto sig = watch.wait(signals, "namesrv");
   sys.middleman().unpublish(node.frontend, *port);
-  if (*remoting)
-    caf::anon_send_exit(*remoting, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(*remoting, caf::exit_reason::user_shutdown);
   node.stop(sys);
   if (sig == SIGUSR1) {
     RMQ_ERROR("namesrv", "node failed (" << watch.failure() << "): exiting");

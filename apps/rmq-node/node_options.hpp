@@ -123,13 +123,10 @@ constexpr uint16_t namesrv_remoting_port = 9876;
 constexpr uint16_t broker_caf_port = 10921;
 constexpr uint16_t broker_remoting_port = 10911;
 
-/// Whether the node serves remoting (not under --tls-dir).
-bool remoting_served(const options& cfg);
-
 /// Serves remoting on `port` (0: a free one) with `handler`; prints "ROLE
 /// remoting on HOST:PORT". The server's death stops `supervisor`, so the
-/// node fails as it does when any of its parts dies. A null actor when
-/// not served (remoting_served); nullopt, said on stderr, when it cannot
+/// node fails as it does when any of its parts dies; under TLS every
+/// connection is mutual TLS. nullopt, said on stderr, when it cannot
 /// listen.
 std::optional<caf::actor>
 serve_remoting(caf::actor_system& sys, const options& cfg, const char* role,

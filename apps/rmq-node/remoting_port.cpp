@@ -4,25 +4,27 @@
 #include "apps/rmq-node/node_options.hpp"
 #include "messages/common/errors.hpp"
 #include "runtime/common/log.hpp"
+#include "runtime/net/tls_stream.hpp"
 
 namespace rmq::node {
-
-bool remoting_served(const options& cfg) {
-  // Mutual TLS guards the CAF port; a plain remoting port beside it would
-  // let anyone in (docs/remoting.md, "Ports").
-  return !cfg.tls();
-}
 
 std::optional<caf::actor>
 serve_remoting(caf::actor_system& sys, const options& cfg, const char* role,
                uint16_t port, remoting_handler handler,
                const supervisor_actor& supervisor) {
-  if (!remoting_served(cfg)) {
-    std::cout << role << " remoting off: not served under --tls-dir"
-              << std::endl;
-    return caf::actor{};
-  }
   remoting_server_options opts;
+  // Under TLS, the remoting port is as guarded as the CAF one: a plain
+  // port beside it would let anyone in (docs/remoting.md, "Ports").
+  if (cfg.tls()) {
+    auto ctx = tls_context::load(cfg.openssl_cafile, cfg.openssl_certificate,
+                                 cfg.openssl_key, true);
+    if (!ctx) {
+      std::cerr << "rmq-node: remoting TLS: " << describe(ctx.error())
+                << std::endl;
+      return std::nullopt;
+    }
+    opts.tls = std::move(*ctx);
+  }
   opts.name = role;
   if (cfg.max_frame_bytes > 0)
     opts.max_frame = static_cast<size_t>(cfg.max_frame_bytes);
@@ -47,7 +49,7 @@ serve_remoting(caf::actor_system& sys, const options& cfg, const char* role,
   });
   // Tests and scripts read this line to learn the port.
   std::cout << role << " remoting on " << cfg.host << ":" << started->second
-            << std::endl;
+            << (cfg.tls() ? " (mutual TLS)" : "") << std::endl;
   return server;
 }
 

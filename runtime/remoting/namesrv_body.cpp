@@ -179,9 +179,10 @@ bool register_body_from_json(const std::string& text,
   return false;
 }
 
-json register_body_json(const register_broker_request& req) {
+json topic_config_wrapper_json(const std::vector<topic_config>& topics,
+                               const data_version& version) {
   auto table = json::object();
-  for (auto& c : req.topics)
+  for (auto& c : topics)
     table[c.topic_name]
       = {{"attributes", json::object()},
          {"order", c.order},
@@ -192,10 +193,14 @@ json register_body_json(const register_broker_request& req) {
          {"topicName", c.topic_name},
          {"topicSysFlag", c.topic_sys_flag},
          {"writeQueueNums", c.write_queue_nums}};
+  return {{"dataVersion", to_json(version)},
+          {"topicConfigTable", std::move(table)}};
+}
+
+json register_body_json(const register_broker_request& req) {
   return {{"filterServerList", req.filter_server_list},
           {"topicConfigSerializeWrapper",
-           {{"dataVersion", to_json(req.version)},
-            {"topicConfigTable", std::move(table)}}}};
+           topic_config_wrapper_json(req.topics, req.version)}};
 }
 
 json to_json(const cluster_info& info) {

@@ -45,6 +45,12 @@ bool from_json(const std::string& text, topic_route_data& out);
 bool register_body_from_json(const std::string& text,
                              register_broker_request& out, std::string& err);
 
+/// TopicConfigSerializeWrapper: topicConfigTable and dataVersion (inside
+/// a registration, and GET_ALL_TOPIC_CONFIG's answer).
+nlohmann::json
+topic_config_wrapper_json(const std::vector<topic_config>& topics,
+                          const data_version& version);
+
 /// RegisterBrokerBody as a RocketMQ broker writes it (tests, and a broker
 /// of ours registering over remoting).
 nlohmann::json register_body_json(const register_broker_request& req);

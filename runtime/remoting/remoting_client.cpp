@@ -21,6 +21,7 @@ remoting_client& remoting_client::operator=(remoting_client&& other) noexcept {
   if (this != &other) {
     close();
     fd_ = std::exchange(other.fd_, -1);
+    tls_ = std::move(other.tls_);
     next_opaque_ = other.next_opaque_;
     reader_ = std::move(other.reader_);
     kept_ = std::move(other.kept_);
@@ -38,9 +39,11 @@ void remoting_client::close() {
   if (fd_ >= 0)
     ::close(fd_);
   fd_ = -1;
+  tls_.reset();
 }
 
-bool remoting_client::connect(const std::string& host, uint16_t port) {
+bool remoting_client::connect(const std::string& host, uint16_t port,
+                              std::shared_ptr<tls_context> tls) {
   close();
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -63,6 +66,27 @@ bool remoting_client::connect(const std::string& host, uint16_t port) {
   int one = 1;
   ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   peer_closed_ = false;
+  if (!tls)
+    return true;
+  // The handshake before the first frame: a refused certificate shows
+  // here, not at the first call.
+  tls_ = std::make_unique<tls_stream>(std::move(tls));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+  std::string hello;
+  tls_->drain(hello);
+  if (!write_socket(hello))
+    return false;
+  while (!tls_->established()) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || !read_socket(left)) {
+      if (error_.empty() || left.count() <= 0)
+        error_ = "TLS handshake with " + host + ":" + std::to_string(port)
+                 + ": " + (tls_->error().empty() ? "timeout" : tls_->error());
+      close();
+      return false;
+    }
+  }
   return true;
 }
 
@@ -71,6 +95,50 @@ bool remoting_client::send(const remoting_command& cmd) {
 }
 
 bool remoting_client::send_raw(std::string_view bytes) {
+  if (!tls_)
+    return write_socket(bytes);
+  std::string cipher;
+  if (!tls_->write(bytes)) {
+    error_ = tls_->error();
+    return false;
+  }
+  tls_->drain(cipher);
+  return write_socket(cipher);
+}
+
+bool remoting_client::read_socket(std::chrono::milliseconds timeout) {
+  pollfd p{fd_, POLLIN, 0};
+  auto ready = ::poll(&p, 1, static_cast<int>(timeout.count()));
+  if (ready <= 0)
+    return true; // nothing yet (or EINTR): the caller's clock decides
+  char buf[64 * 1024];
+  auto n = ::recv(fd_, buf, sizeof(buf), 0);
+  if (n < 0 && errno == EINTR)
+    return true;
+  if (n <= 0) {
+    peer_closed_ = true;
+    error_ = "connection closed by the peer";
+    return false;
+  }
+  std::string_view bytes{buf, static_cast<size_t>(n)};
+  if (!tls_) {
+    reader_.feed(bytes);
+    return true;
+  }
+  std::string plain;
+  bool ok = tls_->feed(bytes, plain);
+  std::string cipher;
+  tls_->drain(cipher);
+  write_socket(cipher);
+  if (!ok) {
+    error_ = tls_->error();
+    return false;
+  }
+  reader_.feed(plain);
+  return true;
+}
+
+bool remoting_client::write_socket(std::string_view bytes) {
   while (!bytes.empty()) {
     auto n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR)
@@ -92,7 +160,6 @@ remoting_client::receive(std::chrono::milliseconds timeout) {
     return out;
   }
   auto deadline = std::chrono::steady_clock::now() + timeout;
-  char buf[64 * 1024];
   while (true) {
     if (auto cmd = reader_.next())
       return cmd;
@@ -108,21 +175,8 @@ remoting_client::receive(std::chrono::milliseconds timeout) {
       error_ = "timeout";
       return std::nullopt;
     }
-    pollfd p{fd_, POLLIN, 0};
-    auto ready = ::poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR)
-      continue;
-    if (ready <= 0)
-      continue;
-    auto n = ::recv(fd_, buf, sizeof(buf), 0);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      peer_closed_ = true;
-      error_ = "connection closed by the peer";
+    if (!read_socket(left))
       return std::nullopt;
-    }
-    reader_.feed(std::string_view{buf, static_cast<size_t>(n)});
   }
 }
 

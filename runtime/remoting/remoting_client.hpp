@@ -6,10 +6,12 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "runtime/net/tls_stream.hpp"
 #include "runtime/remoting/frame_codec.hpp"
 #include "runtime/remoting/remoting_command.hpp"
 
@@ -24,9 +26,11 @@ public:
   remoting_client& operator=(remoting_client&& other) noexcept;
   ~remoting_client();
 
-  /// Connects to `host`:`port` (an IPv4 address); false and `error()` set
-  /// when it cannot.
-  bool connect(const std::string& host, uint16_t port);
+  /// Connects to `host`:`port` (an IPv4 address), over mutual TLS with
+  /// `tls` (a client context) when given; false and `error()` set when it
+  /// cannot.
+  bool connect(const std::string& host, uint16_t port,
+               std::shared_ptr<tls_context> tls = nullptr);
 
   bool connected() const {
     return fd_ >= 0;
@@ -35,7 +39,8 @@ public:
   /// Sends `cmd` as one frame.
   bool send(const remoting_command& cmd);
 
-  /// Sends bytes as they are (tests of bad frames).
+  /// Sends bytes as they are, through TLS when connected with it (tests
+  /// of bad frames).
   bool send_raw(std::string_view bytes);
 
   /// The next command the peer sends within `timeout`; nullopt on a
@@ -59,7 +64,13 @@ public:
   void close();
 
 private:
+  bool write_socket(std::string_view bytes);
+  // Reads what the socket has within `timeout` into the reader (through
+  // TLS); false on a closed connection or a TLS failure.
+  bool read_socket(std::chrono::milliseconds timeout);
+
   int fd_ = -1;
+  std::unique_ptr<tls_stream> tls_;
   int32_t next_opaque_ = 1;
   frame_reader reader_{};
   std::deque<remoting_command> kept_;

@@ -20,6 +20,7 @@
 
 #include <doctest/doctest.h>
 
+#include "messages/broker/broker.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/wait_until.hpp"
@@ -236,5 +237,87 @@ TEST_SUITE("system.alions") {
     CHECK_EQ(second.size(), 20u);
     CHECK(consumed_all({&last}, second, 60s));
     CHECK(consumed_all({&since}, second, 60s));
+  }
+
+  TEST_CASE("one consumer group of an ali-ons member and a CAF member; "
+            "messages of both kinds of producers reach both") {
+    temp_dir dir;
+    auto ns = start_namesrv();
+    auto broker = start_broker_node(one_broker(ns, dir.path() + "/a"));
+    remote_client client;
+    create_topic(client, connect_broker(client, broker.port), topic, 4);
+    REQUIRE(wait_until(
+      [&] { return route_brokers(client, ns.port, topic).size() == 1; }, 10s));
+    auto namesrv = "127.0.0.1:" + std::to_string(ns.remoting_port);
+    alions_process js{{"consume", namesrv, topic, "CG_MIX", "first"}};
+    REQUIRE(js.wait_for("ready"));
+    child_process caf_member{{bin_dir() + "/push_consumer_example",
+                              "--namesrv=" + ns.addr(), "--topic=" + topic,
+                              "--group=CG_MIX", "--from=first", "--print=ids",
+                              "--rebalance-interval-ms=1000"},
+                             true};
+    // Both are members before anything is sent.
+    auto front = connect_broker(client, broker.port);
+    REQUIRE(wait_until(
+      [&] {
+        auto ids = client.ask<consumer_list>(
+          front, get_consumer_list_request{"CG_MIX"});
+        return ids && ids->client_ids.size() == 2;
+      },
+      30s));
+    // 20 from ali-ons (keys k0..k19), 20 from rmq-admin's CAF producer
+    // (key "caf"), round robin over the four queues.
+    alions_process producer{{"produce", namesrv, topic, "0", "20"}};
+    REQUIRE(producer.wait_for("done", 60s));
+    CHECK_EQ(sent_keys(producer).size(), 20u);
+    std::string out;
+    REQUIRE_EQ(run_command({bin_dir() + "/rmq-admin", "-n", ns.addr(),
+                            "sendMessage", "-t", topic, "-p", "from CAF", "-k",
+                            "caf", "-n", "20"},
+                           out),
+               0);
+    // Every message at least once across the two; each member takes
+    // messages of both kinds of producers. The CAF producer's are told
+    // apart by queue and offset (they share a key).
+    std::vector<std::string> caf_lines;
+    std::set<std::string> caf_msgs; // queue:offset of "caf" messages seen
+    std::set<std::string> js_msgs;  // keys of ali-ons' messages seen
+    int js_took_caf = 0, caf_took_js = 0;
+    REQUIRE(wait_until(
+      [&] {
+        js.drain(100ms);
+        std::string line;
+        while (caf_member.read_line(line, 50ms))
+          caf_lines.push_back(line);
+        caf_msgs.clear();
+        js_msgs.clear();
+        js_took_caf = caf_took_js = 0;
+        for (auto& l : caf_lines) {
+          std::istringstream in{l};
+          std::vector<std::string> w;
+          for (std::string x; in >> x;)
+            w.push_back(x);
+          if (w.size() < 9 || w[0] != "msg")
+            continue;
+          if (w[8] == "caf") {
+            caf_msgs.insert(w[3] + ":" + w[4]);
+          } else {
+            js_msgs.insert(w[8]);
+            ++caf_took_js;
+          }
+        }
+        for (auto& e : js.events("consumed")) {
+          if (e.at(1) == "caf") {
+            caf_msgs.insert(e.at(5));
+            ++js_took_caf;
+          } else {
+            js_msgs.insert(e.at(1));
+          }
+        }
+        return caf_msgs.size() == 20 && js_msgs.size() == 20;
+      },
+      60s));
+    CHECK_GT(js_took_caf, 0);
+    CHECK_GT(caf_took_js, 0);
   }
 }

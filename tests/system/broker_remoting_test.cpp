@@ -11,17 +11,22 @@
 #include <vector>
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include "messages/broker/broker.hpp"
 #include "messages/common/errors.hpp"
 #include "runtime/message/byte_coding.hpp"
 #include "runtime/message/message_batch.hpp"
+#include "runtime/message/message_id.hpp"
 #include "runtime/message/message_properties.hpp"
+#include "runtime/remoting/client_manage_codec.hpp"
 #include "runtime/remoting/remoting_client.hpp"
 #include "runtime/remoting/remoting_codes.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/wait_until.hpp"
 #include "tests/system/broker_system_support.hpp"
 #include "tests/system/namesrv_system_support.hpp"
+#include "tests/system/remoting_call.hpp"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -221,12 +226,7 @@ TEST_SUITE("system.broker.remoting") {
         c.call(send_v2("m" + std::to_string(i), "U" + std::to_string(i)), 10s));
     REQUIRE(wait_readable(b.client, b.front, topic, 0, 3));
     auto call = [&](int32_t code, std::map<std::string, std::string> fields) {
-      remoting_command req;
-      req.code = code;
-      req.ext_fields = std::move(fields);
-      auto res = c.call(req, 10s);
-      REQUIRE_MESSAGE(res, c.error());
-      return *res;
+      return remoting_call(c, code, std::move(fields));
     };
     auto res = call(request_code::query_consumer_offset,
                     {{"consumerGroup", "CG_NEW"},
@@ -264,5 +264,206 @@ TEST_SUITE("system.broker.remoting") {
     CHECK_GT(std::stoll(*res.field("timestamp")), 0);
     res = call(9999, {});
     CHECK_EQ(res.code, response_code::request_code_not_supported);
+  }
+
+  TEST_CASE("a message found by its offsetMsgId and by its key") {
+    remoting_broker b;
+    auto c = b.connect();
+    auto send = send_v2("keyed", "UNIQ-K");
+    send.ext_fields["i"] = encode_properties(
+      {{"UNIQ_KEY", "UNIQ-K"}, {"KEYS", "order-7"}, {"TAGS", "TagA"}});
+    auto res = c.call(send, 10s);
+    REQUIRE(res);
+    REQUIRE_EQ(res->code, response_code::success);
+    // The offsetMsgId names the broker's remoting address, where
+    // RocketMQ's tools look it up.
+    auto id = decode_offset_msg_id(*res->field("msgId"));
+    REQUIRE(id);
+    CHECK_EQ(id->port, b.broker.remoting_port);
+    remoting_command view;
+    view.code = request_code::view_message_by_id;
+    view.ext_fields["offset"] = std::to_string(id->offset);
+    res = c.call(view, 10s);
+    REQUIRE(res);
+    REQUIRE_EQ(res->code, response_code::success);
+    CHECK_EQ(bodies_of(*res), std::vector<std::string>{"keyed"});
+    view.ext_fields["offset"] = "999999999";
+    res = c.call(view, 10s);
+    REQUIRE(res);
+    CHECK_EQ(res->code, response_code::system_error);
+    CHECK_EQ(res->remark, std::optional<std::string>{
+                            "can not find message by the offset, 999999999"});
+    remoting_command query;
+    query.code = request_code::query_message;
+    query.ext_fields = {{"topic", topic},
+                        {"key", "order-7"},
+                        {"maxNum", "32"},
+                        {"beginTimestamp", "0"},
+                        {"endTimestamp", "9223372036854775807"}};
+    REQUIRE(wait_until(
+      [&] {
+        res = c.call(query, 10s);
+        return res && res->code == response_code::success;
+      },
+      5s));
+    CHECK_EQ(bodies_of(*res), std::vector<std::string>{"keyed"});
+    query.ext_fields["key"] = "no-such-key";
+    res = c.call(query, 10s);
+    REQUIRE(res);
+    CHECK_EQ(res->code, response_code::query_not_found);
+  }
+
+  TEST_CASE("a client known by its heartbeat until its connection closes; "
+            "its group's members told of changes") {
+    remoting_broker b;
+    auto heartbeat = [](const std::string& client_id) {
+      client_heartbeat hb;
+      hb.client_id = client_id;
+      consumer_data data;
+      data.group_name = "CG_HB";
+      data.subscriptions.push_back({topic, "*", "TAG", {}, {}, 1});
+      hb.consumers.push_back(data);
+      remoting_command req;
+      req.code = request_code::heart_beat;
+      req.language = "JAVA";
+      req.body = heartbeat_json(hb).dump();
+      return req;
+    };
+    auto members = [&](remoting_client& c) {
+      remoting_command req;
+      req.code = request_code::get_consumer_list_by_group;
+      req.ext_fields["consumerGroup"] = "CG_HB";
+      auto res = c.call(req, 10s);
+      REQUIRE_MESSAGE(res, c.error());
+      if (res->code != response_code::success)
+        return std::vector<std::string>{};
+      return nlohmann::json::parse(res->body)["consumerIdList"]
+        .get<std::vector<std::string>>();
+    };
+    auto first = b.connect();
+    auto res = first.call(heartbeat("10.0.0.1@first"), 10s);
+    REQUIRE(res);
+    CHECK_EQ(res->code, response_code::success);
+    auto other = b.connect();
+    CHECK_EQ(members(other), std::vector<std::string>{"10.0.0.1@first"});
+    // A second member: the first is told on its own connection.
+    auto second = b.connect();
+    res = second.call(heartbeat("10.0.0.2@second"), 10s);
+    REQUIRE(res);
+    auto told = first.receive(10s);
+    REQUIRE_MESSAGE(told, first.error());
+    CHECK_EQ(told->code, request_code::notify_consumer_ids_changed);
+    CHECK(told->is_oneway());
+    CHECK_EQ(*told->field("consumerGroup"), "CG_HB");
+    CHECK_EQ(members(other),
+             (std::vector<std::string>{"10.0.0.1@first", "10.0.0.2@second"}));
+    // Queue locks for an orderly member.
+    remoting_command lock;
+    lock.code = request_code::lock_batch_mq;
+    lock.body = R"({"consumerGroup":"CG_HB","clientId":"10.0.0.2@second",)"
+                R"("mqSet":[{"topic":")"
+                + topic + R"(","brokerName":"broker-a","queueId":0}]})";
+    res = second.call(lock, 10s);
+    REQUIRE(res);
+    REQUIRE_EQ(res->code, response_code::success);
+    CHECK_EQ(nlohmann::json::parse(res->body)["lockOKMQSet"].size(), 1u);
+    // The first closes its connection: gone at once, no expiry wait.
+    first = remoting_client{};
+    REQUIRE(wait_until(
+      [&] {
+        return members(other) == std::vector<std::string>{"10.0.0.2@second"};
+      },
+      10s));
+    // UNREGISTER_CLIENT takes the second out while it stays connected.
+    remoting_command unreg;
+    unreg.code = request_code::unregister_client;
+    unreg.ext_fields = {{"clientID", "10.0.0.2@second"},
+                        {"consumerGroup", "CG_HB"}};
+    res = second.call(unreg, 10s);
+    REQUIRE(res);
+    CHECK_EQ(res->code, response_code::success);
+    CHECK(members(other).empty());
+    // A heartbeat that is no HeartbeatData.
+    remoting_command junk;
+    junk.code = request_code::heart_beat;
+    junk.body = "{oops";
+    res = other.call(junk, 10s);
+    REQUIRE(res);
+    CHECK_EQ(res->code, response_code::system_error);
+  }
+
+  TEST_CASE("topics, groups and figures as mqadmin and the dashboard ask "
+            "for them") {
+    remoting_broker b;
+    auto c = b.connect();
+    auto call = [&](int32_t code, std::map<std::string, std::string> fields,
+                    std::string body = {}) {
+      return remoting_call(c, code, std::move(fields), std::move(body));
+    };
+    // mqadmin updateTopic.
+    auto res = call(request_code::update_and_create_topic,
+                    {{"topic", "TopicAdmin"},
+                     {"defaultTopic", "TBW102"},
+                     {"readQueueNums", "2"},
+                     {"writeQueueNums", "2"},
+                     {"perm", "6"},
+                     {"topicFilterType", "SINGLE_TAG"},
+                     {"topicSysFlag", "0"},
+                     {"order", "false"}});
+    CHECK_EQ(res.code, response_code::success);
+    res = call(request_code::get_all_topic_config, {});
+    REQUIRE_EQ(res.code, response_code::success);
+    auto topics = nlohmann::json::parse(res.body);
+    CHECK_EQ(topics["topicConfigTable"]["TopicAdmin"]["writeQueueNums"], 2);
+    CHECK(topics["dataVersion"].contains("counter"));
+    REQUIRE(c.call(send_v2("x", "U-A"), 10s));
+    // Topic stats: MessageQueue objects as keys, as fastjson writes them.
+    res = call(request_code::get_topic_stats_info, {{"topic", topic}});
+    REQUIRE_EQ(res.code, response_code::success);
+    CHECK_NE(res.body.find(R"({"offsetTable":{{"brokerName":"broker-a",)"
+                           R"("queueId":0,"topic":"TopicRemoting"}:{)"),
+             std::string::npos);
+    CHECK_NE(res.body.find(R"("maxOffset":1,"minOffset":0})"),
+             std::string::npos);
+    res = call(request_code::get_topic_stats_info, {{"topic", "NoSuchTopic"}});
+    CHECK_EQ(res.code, response_code::topic_not_exist);
+    // A subscription group, its consume stats, then gone.
+    res = call(request_code::update_and_create_subscriptiongroup, {},
+               R"({"groupName":"CG_ADMIN","consumeEnable":true,)"
+               R"("retryMaxTimes":5,"retryQueueNums":1})");
+    CHECK_EQ(res.code, response_code::success);
+    res = call(request_code::get_all_subscriptiongroup_config, {});
+    auto groups = nlohmann::json::parse(res.body);
+    CHECK_EQ(groups["subscriptionGroupTable"]["CG_ADMIN"]["retryMaxTimes"], 5);
+    res = call(request_code::update_consumer_offset,
+               {{"consumerGroup", "CG_ADMIN"},
+                {"topic", topic},
+                {"queueId", "0"},
+                {"commitOffset", "1"}});
+    CHECK_EQ(res.code, response_code::success);
+    res = call(request_code::get_consume_stats,
+               {{"consumerGroup", "CG_ADMIN"}, {"topic", topic}});
+    REQUIRE_EQ(res.code, response_code::success);
+    CHECK_EQ(res.body.rfind(R"({"consumeTps":)", 0), 0u);
+    CHECK_NE(res.body.find(R"("brokerOffset":1,"consumerOffset":1,)"),
+             std::string::npos);
+    res = call(request_code::delete_subscriptiongroup,
+               {{"groupName", "CG_ADMIN"}});
+    CHECK_EQ(res.code, response_code::success);
+    // Runtime figures (mqadmin brokerStatus, the exporter).
+    res = call(request_code::get_broker_runtime_info, {});
+    REQUIRE_EQ(res.code, response_code::success);
+    CHECK(
+      nlohmann::json::parse(res.body)["table"].contains("msgPutTotalTodayNow"));
+    res = call(request_code::delete_topic_in_broker, {{"topic", "TopicAdmin"}});
+    CHECK_EQ(res.code, response_code::success);
+    res = call(request_code::get_all_topic_config, {});
+    CHECK_FALSE(nlohmann::json::parse(res.body)["topicConfigTable"].contains(
+      "TopicAdmin"));
+    // Bad input.
+    res = call(request_code::update_and_create_subscriptiongroup, {}, "[]");
+    CHECK_EQ(res.code, response_code::system_error);
+    res = call(request_code::update_and_create_topic, {{"topic", "T"}});
+    CHECK_EQ(res.code, response_code::system_error);
   }
 }

@@ -58,9 +58,8 @@ broker_process start_broker_node(const broker_launch& how) {
   const std::string registered_with = "registered with ";
   auto deadline = std::chrono::steady_clock::now() + start_timeout;
   bool listens = false;
-  // The remoting line comes between "listening" and the registrations;
-  // under TLS remoting is off.
-  bool remoting_known = !how.tls_dir.empty();
+  // The remoting line comes between "listening" and the registrations.
+  bool remoting_known = false;
   std::set<std::string> registered;
   while (!listens || !remoting_known
          || (how.wait_registered && registered.size() < how.namesrvs.size())) {

@@ -48,7 +48,7 @@ struct broker_launch {
 struct broker_process {
   std::unique_ptr<child_process> proc;
   uint16_t port = 0;
-  /// Its remoting port (0 under TLS, where it is off).
+  /// Its remoting port (mutual TLS under TLS).
   uint16_t remoting_port = 0;
   /// The lines it printed until it listened and registered (with
   /// `log_to_stdout`, its log of the start).

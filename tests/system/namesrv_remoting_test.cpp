@@ -21,6 +21,7 @@
 #include "tests/support/frame_bytes.hpp"
 #include "tests/support/wait_until.hpp"
 #include "tests/system/namesrv_system_support.hpp"
+#include "tests/system/remoting_call.hpp"
 
 using namespace rmq::test;
 using namespace rmq::remoting;
@@ -167,14 +168,7 @@ TEST_SUITE("system.namesrv.remoting") {
     auto c = connect_to(ns.remoting_port);
     auto call = [&](int32_t code, std::map<std::string, std::string> fields,
                     std::string body = {}) {
-      remoting_command req;
-      req.code = code;
-      req.language = "JAVA";
-      req.ext_fields = std::move(fields);
-      req.body = std::move(body);
-      auto res = c.call(req, 10s);
-      REQUIRE_MESSAGE(res, c.error());
-      return *res;
+      return remoting_call(c, code, std::move(fields), std::move(body));
     };
     // KV config.
     auto res = call(request_code::put_kv_config,

@@ -53,10 +53,8 @@ namesrv_process start_namesrv(const namesrv_launch& how) {
   std::string rest;
   REQUIRE(result.proc->wait_for("namesrv listening on 127.0.0.1:", rest));
   result.port = static_cast<uint16_t>(std::stoi(rest));
-  if (how.tls_dir.empty()) {
-    REQUIRE(result.proc->wait_for("namesrv remoting on 127.0.0.1:", rest));
-    result.remoting_port = static_cast<uint16_t>(std::stoi(rest));
-  }
+  REQUIRE(result.proc->wait_for("namesrv remoting on 127.0.0.1:", rest));
+  result.remoting_port = static_cast<uint16_t>(std::stoi(rest));
   return result;
 }
 

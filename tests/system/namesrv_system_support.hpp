@@ -32,7 +32,7 @@ namespace rmq::test {
 struct namesrv_process {
   std::unique_ptr<child_process> proc;
   uint16_t port = 0;
-  /// The remoting port (a free one; 0 under TLS, where it is off).
+  /// The remoting port (a free one; mutual TLS under TLS).
   uint16_t remoting_port = 0;
 
   std::string addr() const {

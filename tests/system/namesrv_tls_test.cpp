@@ -18,6 +18,9 @@
 #include "caf/sec.hpp"
 
 #include "messages/common/errors.hpp"
+#include "runtime/net/tls_stream.hpp"
+#include "runtime/remoting/remoting_client.hpp"
+#include "runtime/remoting/remoting_codes.hpp"
 #include "tests/system/namesrv_system_support.hpp"
 
 using namespace std::chrono_literals;
@@ -139,6 +142,57 @@ TEST_SUITE("system.namesrv.tls") {
     CHECK(
       out.find("rmq-node: cannot load private key '" + mixed + "/key.pem': ")
       != std::string::npos);
+  }
+
+  TEST_CASE_FIXTURE(tls_fixture, "the remoting port speaks mutual TLS under "
+                                 "--tls-dir; plain and foreign peers are "
+                                 "refused, the others served") {
+    auto ns = start_tls_namesrv();
+    REQUIRE_NE(ns.remoting_port, 0);
+    auto tls_for = [](const std::string& dir) {
+      auto ctx = rmq::tls_context::load(dir + "/ca.pem", dir + "/cert.pem",
+                                        dir + "/key.pem", false);
+      REQUIRE_MESSAGE(ctx, rmq::describe(ctx.error()));
+      return *ctx;
+    };
+    auto route_query = [] {
+      rmq::remoting::remoting_command req;
+      req.code = rmq::remoting::request_code::get_routeinfo_by_topic;
+      req.ext_fields["topic"] = "NoSuchTopic";
+      return req;
+    };
+    rmq::remoting::remoting_client good;
+    REQUIRE_MESSAGE(good.connect("127.0.0.1", ns.remoting_port,
+                                 tls_for(cluster + "/client")),
+                    good.error());
+    auto res = good.call(route_query(), 10s);
+    REQUIRE_MESSAGE(res, good.error());
+    CHECK_EQ(res->code, rmq::remoting::response_code::topic_not_exist);
+    // Plain TCP: the server reads no frame, it closes the connection.
+    rmq::remoting::remoting_client plain;
+    REQUIRE(plain.connect("127.0.0.1", ns.remoting_port));
+    REQUIRE(plain.send(route_query()));
+    CHECK_FALSE(plain.receive(10s));
+    CHECK(plain.peer_closed());
+    // A certificate of another CA: refused in the handshake (TLS 1.3: the
+    // client may finish first and learn it at its first read).
+    rmq::remoting::remoting_client foreign;
+    if (foreign.connect("127.0.0.1", ns.remoting_port,
+                        tls_for(other + "/client")))
+      CHECK_FALSE(foreign.call(route_query(), 10s));
+    // Garbage where a TLS record belongs.
+    int fd = raw_connect(ns.remoting_port);
+    REQUIRE_GE(fd, 0);
+    std::string junk(64, '\x7f');
+    CHECK_EQ(::write(fd, junk.data(), junk.size()),
+             static_cast<ssize_t>(junk.size()));
+    char byte;
+    CHECK_LE(::read(fd, &byte, 1), 1); // an alert or the close
+    ::close(fd);
+    // The good one is still served.
+    res = good.call(route_query(), 10s);
+    REQUIRE_MESSAGE(res, good.error());
+    CHECK_EQ(res->code, rmq::remoting::response_code::topic_not_exist);
   }
 
 } // TEST_SUITE

@@ -156,7 +156,9 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   scfg.dir = opts.store_dir;
   scfg.flush = opts.flush;
   scfg.store_ip = ntohl(ip.s_addr);
-  scfg.store_port = opts.port;
+  // The store host of every record and offsetMsgId: where RocketMQ's tools
+  // look a message up (its remoting address; the CAF one without).
+  scfg.store_port = opts.remoting_port != 0 ? opts.remoting_port : opts.port;
   scfg.wall_clock = wall;
   auto opened = storage::message_store::open(scfg, wall.now_ms());
   if (!opened)
@@ -332,7 +334,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   fpeers.more.push_back(node.store.warmer);
   reply_processor_options rpopts;
   rpopts.store_reply_message_enable = opts.store_reply_message_enable;
-  rpopts.store_host = ropts.broker_addr;
+  rpopts.store_host = opts.listen_host + ":" + std::to_string(scfg.store_port);
   rpopts.max_message_size = scfg.max_message_size;
   rpopts.wall_clock = wall;
   node.reply = sys.spawn(reply_processor, rpopts, node.send, node.clients);

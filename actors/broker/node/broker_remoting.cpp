@@ -7,9 +7,11 @@
 
 #include "actors/broker/node/remoting_channel.hpp"
 #include "messages/common/errors.hpp"
+#include "runtime/remoting/broker_admin_codec.hpp"
 #include "runtime/remoting/client_manage_codec.hpp"
 #include "runtime/remoting/client_request_headers.hpp"
 #include "runtime/remoting/error_response.hpp"
+#include "runtime/remoting/message_query_codec.hpp"
 #include "runtime/remoting/remoting_codes.hpp"
 
 namespace rmq {
@@ -196,6 +198,92 @@ void clients(caf::io::broker* self, const broker_actor& front,
   }
 }
 
+// A body-only answer.
+template <class T>
+auto with_body(std::string (*body)(const T&)) {
+  return [body](const remoting_command& r, const T& x) {
+    auto res = make_response(r, response_code::success);
+    res.body = body(x);
+    return res;
+  };
+}
+
+remoting_command changed(const remoting_command& r, const data_version&) {
+  return make_response(r, response_code::success);
+}
+
+// Requests without header fields.
+template <class Msg>
+bool no_fields(const remoting_command&, Msg&, std::string&) {
+  return true;
+}
+
+void admin(caf::io::broker* self, const broker_actor& front,
+           remoting_command req, remoting_reply reply) {
+  auto r = std::move(reply);
+  switch (req.code) {
+    case request_code::update_and_create_topic:
+      return simple<update_topic_request, data_version>(
+        self, front, std::move(req), std::move(r), decode_update_topic,
+        changed);
+    case request_code::delete_topic_in_broker:
+      return simple<delete_topic_in_broker_request, data_version>(
+        self, front, std::move(req), std::move(r), decode_delete_topic,
+        changed);
+    case request_code::get_all_topic_config:
+      return simple<get_all_topic_config_request, topic_config_set>(
+        self, front, std::move(req), std::move(r),
+        no_fields<get_all_topic_config_request>, with_body(topic_configs_body));
+    case request_code::update_and_create_subscriptiongroup:
+      return simple<update_sub_group_request, data_version>(
+        self, front, std::move(req), std::move(r), decode_update_sub_group,
+        changed);
+    case request_code::delete_subscriptiongroup:
+      return simple<delete_sub_group_request, data_version>(
+        self, front, std::move(req), std::move(r), decode_delete_sub_group,
+        changed);
+    case request_code::get_all_subscriptiongroup_config:
+      return simple<get_all_sub_group_request, subscription_group_set>(
+        self, front, std::move(req), std::move(r),
+        no_fields<get_all_sub_group_request>, with_body(sub_groups_body));
+    case request_code::get_topic_stats_info:
+      return simple<topic_stats_request, topic_stats>(
+        self, front, std::move(req), std::move(r), decode_topic_stats,
+        with_body(topic_stats_body));
+    case request_code::get_consume_stats:
+      return simple<consume_stats_request, consume_stats>(
+        self, front, std::move(req), std::move(r), decode_consume_stats,
+        with_body(consume_stats_body));
+    default: // get_broker_runtime_info
+      return simple<broker_runtime_info_request, broker_runtime_info>(
+        self, front, std::move(req), std::move(r),
+        no_fields<broker_runtime_info_request>, with_body(runtime_info_body));
+  }
+}
+
+void lookups(caf::io::broker* self, const broker_actor& front,
+             remoting_command req, remoting_reply reply) {
+  if (req.code == request_code::view_message_by_id) {
+    view_message_request msg;
+    std::string err;
+    if (!decode_view_message(req, msg, err))
+      return reply(bad_header(req, err));
+    auto offset = msg.commit_log_offset;
+    // RocketMQ's answer for any failed lookup.
+    auto not_found = [offset](const remoting_command& r, const caf::error&) {
+      return make_response(r, response_code::system_error,
+                           "can not find message by the offset, "
+                             + std::to_string(offset));
+    };
+    return ask_and_reply<std::string>(self, front, msg, req, std::move(reply),
+                                      answer_timeout, view_message_response,
+                                      not_found);
+  }
+  simple<query_message_request, query_message_result>(
+    self, front, std::move(req), std::move(reply), decode_query_message,
+    query_message_response);
+}
+
 } // namespace
 
 remoting_handler broker_remoting(broker_actor front) {
@@ -226,6 +314,19 @@ remoting_handler broker_remoting(broker_actor front) {
       case request_code::consumer_send_msg_back:
       case request_code::end_transaction:
         return clients(self, front, std::move(req), std::move(reply));
+      case request_code::view_message_by_id:
+      case request_code::query_message:
+        return lookups(self, front, std::move(req), std::move(reply));
+      case request_code::update_and_create_topic:
+      case request_code::delete_topic_in_broker:
+      case request_code::get_all_topic_config:
+      case request_code::update_and_create_subscriptiongroup:
+      case request_code::delete_subscriptiongroup:
+      case request_code::get_all_subscriptiongroup_config:
+      case request_code::get_topic_stats_info:
+      case request_code::get_consume_stats:
+      case request_code::get_broker_runtime_info:
+        return admin(self, front, std::move(req), std::move(reply));
       default:
         return reply(not_supported(req));
     }

@@ -8,7 +8,8 @@
 //     "paused" and waits for GO_FILE to exist; "done" at the end.
 //   node alions_client.js consume NAMESRV TOPIC GROUP FROM [TIMESTAMP]
 //     FROM: first, last or timestamp (yyyyMMddHHmmss); "ready" once
-//     started, then "consumed KEY RECONSUME TAG SIZE" per delivery; a key
+//     started, then "consumed KEY RECONSUME TAG SIZE QUEUE:OFFSET" per
+//     delivery; a key
 //     ending in "r" is refused (ACTION_RETRY) at its first delivery, so it
 //     comes back through the broker's retry topic.
 'use strict';
@@ -82,7 +83,8 @@ async function consume([ nameSrv, topic, group, from, timestamp ]) {
   consumer.on('error', err => console.error('consumer error', err.message));
   consumer.subscribe(topic, '*', async msg => {
     const key = msg.keys;
-    say(`consumed ${key} ${msg.reconsumeTimes} ${msg.tags} ${msg.body.length}`);
+    say(`consumed ${key} ${msg.reconsumeTimes} ${msg.tags} ${msg.body.length} ` +
+        `${msg.queueId}:${msg.queueOffset}`);
     if (key.endsWith('r') && msg.reconsumeTimes === 0) {
       return Consumer.ACTION_RETRY;
     }
