@@ -54,16 +54,21 @@ struct server_state {
   uint64_t refused = 0;
 };
 
-// Writes `bytes` (frames) on a known connection, through its TLS session
-// when it has one.
+// Writes `head` and `body` (a frame, or frames and nothing) on a known
+// connection, through its TLS session when it has one: straight into the
+// connection's buffer otherwise, so a pull's records are copied once.
 void write_bytes(caf::io::broker* self, caf::io::connection_handle hdl,
-                 connection& conn, const std::string& bytes) {
+                 connection& conn, std::string_view head,
+                 std::string_view body = {}) {
   conn.active = self->clock().now();
   if (!conn.tls) {
-    self->write(hdl, bytes.size(), bytes.data());
+    self->write(hdl, head.size(), head.data());
+    if (!body.empty())
+      self->write(hdl, body.size(), body.data());
   } else {
     std::string cipher;
-    conn.tls->write(bytes);
+    conn.tls->write(head);
+    conn.tls->write(body);
     conn.tls->drain(cipher);
     self->write(hdl, cipher.size(), cipher.data());
   }
@@ -75,7 +80,8 @@ void write_frame(caf::io::broker* self, server_state& st,
                  const remoting::remoting_command& cmd) {
   auto i = st.connections.find(hdl);
   if (i != st.connections.end())
-    write_bytes(self, hdl, i->second, remoting::encode_frame(cmd));
+    write_bytes(self, hdl, i->second, remoting::encode_frame_head(cmd),
+                cmd.body);
 }
 
 // Forgets a connection and stops its session actor.

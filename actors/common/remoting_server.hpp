@@ -75,9 +75,16 @@ template <class Result, class Handle, class Msg, class Ok, class Fail>
 void ask_and_reply(caf::io::broker* self, const Handle& dest, Msg msg,
                    const remoting::remoting_command& req, remoting_reply reply,
                    caf::timespan timeout, Ok ok, Fail fail) {
+  // One copy of what the answer needs, shared by both outcomes; `ok` may
+  // take the result by value (a pull's records move into the body).
+  auto ctx
+    = std::make_shared<std::pair<remoting::remoting_command, remoting_reply>>(
+      remoting::reply_stub(req), std::move(reply));
   self->request(dest, timeout, std::move(msg))
-    .then([req, reply, ok](const Result& x) { reply(ok(req, x)); },
-          [req, reply, fail](const caf::error& err) { reply(fail(req, err)); });
+    .then([ctx, ok](Result& x) { ctx->second(ok(ctx->first, std::move(x))); },
+          [ctx, fail](const caf::error& err) {
+            ctx->second(fail(ctx->first, err));
+          });
 }
 
 struct remoting_server_options {

@@ -160,6 +160,32 @@ remoting_command remoting_pull(const std::string& pull_topic,
   return req;
 }
 
+// Microseconds from a send to the answer of a pull held for it, per
+// round: the pull (suspend flag, 20 s) goes out first, then the send of
+// the message it waits for; `rounds` of them, the queue growing by one.
+using wake_round = std::function<bool(int64_t offset)>;
+
+std::vector<double> wake_ups(int rounds, const wake_round& round) {
+  std::vector<double> us;
+  for (int64_t i = 0; i < rounds; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    if (!round(i))
+      break;
+    us.push_back(std::chrono::duration<double, std::micro>(
+                   std::chrono::steady_clock::now() - t0)
+                   .count());
+  }
+  std::sort(us.begin(), us.end());
+  return us;
+}
+
+double at(const std::vector<double>& sorted, double q) {
+  if (sorted.empty())
+    return 0;
+  return sorted[std::min(sorted.size() - 1,
+                         static_cast<size_t>(q * sorted.size()))];
+}
+
 struct verdicts {
   int pass = 0;
   int miss = 0;
@@ -254,6 +280,59 @@ int remoting(int argc, char** argv) {
                             sent(batch_size));
   note_errors("remoting batches", remb);
   report(v, "batches of 64, 4 in flight", remb.rate(), cafb.rate(), "msg/s");
+  // Held pulls woken by a send: the consumer's side of a message at
+  // light load. The pull is sent first; the clock runs from the send.
+  {
+    const std::string wake_topic = "BenchRemotingWake";
+    constexpr int rounds = 300;
+    caf::scoped_actor self{sys};
+    if (!create_topic(self, conn->broker, wake_topic + "Caf", 1)
+        || !create_topic(self, conn->broker, wake_topic, 1))
+      return 1;
+    auto caf_wakes = wake_ups(rounds, [&](int64_t offset) {
+      auto pull = bench_pull(wake_topic + "Caf", "BenchWake", offset);
+      pull.sys_flag = 2; // suspend
+      pull.suspend_timeout_ms = 20'000;
+      auto held = self->request(conn->broker, std::chrono::seconds{30}, pull);
+      bool ok = true;
+      self
+        ->request(conn->broker, std::chrono::seconds{10},
+                  bench_send(wake_topic + "Caf", 0, body_size))
+        .receive([](const send_result&) {},
+                 [&](const caf::error&) { ok = false; });
+      held.receive(
+        [&](const pull_message_result& r) { ok = ok && r.message_count > 0; },
+        [&](const caf::error&) { ok = false; });
+      return ok;
+    });
+    remoting_client sender;
+    if (!sender.connect(where->host, where->port)) {
+      std::cerr << sender.error() << '\n';
+      return 1;
+    }
+    auto wake_send = remoting_send(1, how);
+    wake_send.ext_fields["b"] = wake_topic;
+    auto rem_wakes = wake_ups(rounds, [&](int64_t offset) {
+      auto pull = remoting_pull(wake_topic, how);
+      pull.ext_fields["queueOffset"] = std::to_string(offset);
+      pull.ext_fields["sysFlag"] = "2";
+      pull.ext_fields["suspendTimeoutMillis"] = "20000";
+      pull.opaque = static_cast<int32_t>(1'000'000 + offset);
+      if (!c.send(pull) || !sender.call(wake_send, std::chrono::seconds{10}))
+        return false;
+      auto res = c.receive(std::chrono::seconds{30});
+      return res && res->opaque == pull.opaque
+             && res->code == response_code::success;
+    });
+    if (caf_wakes.size() < rounds || rem_wakes.size() < rounds)
+      std::cerr << "wake-ups: " << caf_wakes.size() << " CAF and "
+                << rem_wakes.size() << " remoting rounds of " << rounds
+                << " answered\n";
+    report(v, "held pull woken by a send, p50", at(rem_wakes, 0.5),
+           at(caf_wakes, 0.5), "us", true);
+    report(v, "held pull woken by a send, p99", at(rem_wakes, 0.99),
+           at(caf_wakes, 0.99), "us", true);
+  }
   // Pulls from a queue filled with batches beforehand.
   const std::string pull_topic = "BenchRemotingPull";
   constexpr int64_t filled = 200'000;

@@ -131,7 +131,7 @@ bool decode_pull(const remoting_command& cmd, pull_message_request& out,
 }
 
 remoting_command pull_response(const remoting_command& req,
-                               const pull_message_result& res) {
+                               pull_message_result res) {
   auto status = static_cast<pull_status>(res.status);
   int32_t code = response_code::success;
   switch (status) {
@@ -154,7 +154,7 @@ remoting_command pull_response(const remoting_command& req,
   out.ext_fields["minOffset"] = std::to_string(res.min_offset);
   out.ext_fields["maxOffset"] = std::to_string(res.max_offset);
   if (status == pull_status::found)
-    out.body = res.buffer;
+    out.body = std::move(res.buffer);
   return out;
 }
 

@@ -69,7 +69,7 @@ bool decode_pull(const remoting_command& cmd, pull_message_request& out,
 /// PULL_NOT_FOUND, NO_MATCHED_MSG as PULL_RETRY_IMMEDIATELY,
 /// OFFSET_ILLEGAL as PULL_OFFSET_MOVED; the four offsets in every answer.
 remoting_command pull_response(const remoting_command& req,
-                               const pull_message_result& res);
+                               pull_message_result res);
 
 /// QUERY_CONSUMER_OFFSET (14).
 bool decode_query_offset(const remoting_command& cmd, query_offset_request& out,

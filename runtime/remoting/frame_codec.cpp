@@ -5,7 +5,7 @@
 
 namespace rmq::remoting {
 
-std::string encode_frame(const remoting_command& cmd) {
+std::string encode_frame_head(const remoting_command& cmd) {
   auto header = cmd.serialization == serialize_type::json
                   ? encode_json_header(cmd)
                   : encode_binary_header(cmd);
@@ -14,8 +14,12 @@ std::string encode_frame(const remoting_command& cmd) {
            static_cast<uint32_t>(4 + header.size() + cmd.body.size()));
   put_be32(out.data() + 4, (static_cast<uint32_t>(cmd.serialization) << 24)
                              | static_cast<uint32_t>(header.size() & 0xFFFFFF));
-  out.reserve(out.size() + header.size() + cmd.body.size());
   out += header;
+  return out;
+}
+
+std::string encode_frame(const remoting_command& cmd) {
+  auto out = encode_frame_head(cmd);
   out += cmd.body;
   return out;
 }

@@ -22,6 +22,10 @@ constexpr size_t default_max_frame = 16 * 1024 * 1024;
 /// The frame of `cmd`, its header in `cmd.serialization`.
 std::string encode_frame(const remoting_command& cmd);
 
+/// The frame without its body: length, header length and header. A writer
+/// that has a buffer of its own appends the body there itself.
+std::string encode_frame_head(const remoting_command& cmd);
+
 /// Decodes one frame's content (the bytes after the length field).
 /// nullopt and `err` set when the header does not parse or its length
 /// runs past the frame.

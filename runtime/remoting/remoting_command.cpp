@@ -37,6 +37,17 @@ bool remoting_command::bool_field(const std::string& key, bool fallback) const {
   return lower == "true";
 }
 
+remoting_command reply_stub(const remoting_command& request) {
+  remoting_command out;
+  out.code = request.code;
+  out.language = request.language;
+  out.version = request.version;
+  out.opaque = request.opaque;
+  out.flag = request.flag;
+  out.serialization = request.serialization;
+  return out;
+}
+
 remoting_command make_response(const remoting_command& request, int32_t code,
                                std::optional<std::string> remark) {
   remoting_command out;

@@ -70,6 +70,10 @@ struct remoting_command {
 /// whole text); nullopt when it is no such number.
 std::optional<int64_t> parse_long(const std::string& text);
 
+/// `request` without its extFields, remark and body: all an answer needs
+/// of it (make_response), and cheap to keep while the answer is made.
+remoting_command reply_stub(const remoting_command& request);
+
 /// The response to `request` with `code`: same opaque and serialization,
 /// the response flag set.
 remoting_command make_response(const remoting_command& request, int32_t code,

@@ -81,12 +81,8 @@ void pull(caf::io::broker* self, const broker_actor& front,
   // A held pull answers within its suspend timeout.
   auto timeout = std::chrono::milliseconds{msg.suspend_timeout_ms}
                  + std::chrono::seconds{10};
-  ask<pull_message_result>(
-    self, front, std::move(msg), req, std::move(reply),
-    [](const remoting_command& r, const pull_message_result& x) {
-      return pull_response(r, x);
-    },
-    timeout);
+  ask<pull_message_result>(self, front, std::move(msg), req, std::move(reply),
+                           pull_response, timeout);
 }
 
 remoting_command ok_response(const remoting_command& r, caf::ok_atom) {
