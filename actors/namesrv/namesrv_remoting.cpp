@@ -86,6 +86,26 @@ void get_route(caf::io::broker* self, const namesrv_actor& ns,
     });
 }
 
+// GET_SYSTEM_TOPIC_LIST_FROM_NS names a broker: a remoting client gets
+// its remoting address (from the cluster info).
+void system_topics(caf::io::broker* self, const namesrv_actor& ns,
+                   remoting_command req, remoting_reply reply) {
+  auto stub = reply_stub(req);
+  self->request(ns, answer_timeout, get_system_topic_list_request{})
+    .then(
+      [=](const system_topic_list& x) {
+        ask<cluster_info>(
+          self, ns, get_broker_cluster_info_request{}, stub, reply,
+          [x](const remoting_command& r, const cluster_info& info) {
+            return with_body(
+              r,
+              topic_list_json(x.topics, remoting_addr_of(info, x.broker_addr))
+                .dump());
+          });
+      },
+      [=](const caf::error& err) { reply(error_response(stub, err)); });
+}
+
 void kv_request(caf::io::broker* self, const namesrv_actor& ns,
                 remoting_command req, remoting_reply reply) {
   auto ok = [](const remoting_command& r, caf::ok_atom) { return success(r); };
@@ -163,12 +183,7 @@ void topics(caf::io::broker* self, const namesrv_actor& ns,
                         std::move(req), std::move(reply), list);
       return;
     case request_code::get_system_topic_list_from_ns:
-      return ask<system_topic_list>(
-        self, ns, get_system_topic_list_request{}, std::move(req),
-        std::move(reply),
-        [](const remoting_command& r, const system_topic_list& x) {
-          return with_body(r, topic_list_json(x.topics, x.broker_addr).dump());
-        });
+      return system_topics(self, ns, std::move(req), std::move(reply));
     case request_code::delete_topic_in_namesrv:
       if (has_fields(req, reply, {"topic"}))
         ask<caf::ok_atom>(self, ns,

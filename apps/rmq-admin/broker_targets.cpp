@@ -8,6 +8,7 @@
 #include "apps/rmq-admin/namesrv_client.hpp"
 #include "messages/common/errors.hpp"
 #include "messages/namesrv/namesrv.hpp"
+#include "runtime/remoting/namesrv_body.hpp"
 
 namespace rmq::admin {
 
@@ -52,12 +53,10 @@ cluster_brokers(const command_env& env, const std::string& cluster,
 
 std::string caf_addr_of(const command_env& env, const std::string& addr) {
   auto info = ask_namesrv<cluster_info>(env, get_broker_cluster_info_request{});
-  if (info)
-    for (auto& [name, data] : info->broker_addr_table)
-      for (auto& [id, remoting] : data.remoting_addrs)
-        if (remoting == addr && data.broker_addrs.count(id) > 0)
-          return data.broker_addrs.at(id);
-  return addr;
+  if (!info)
+    return addr;
+  auto found = remoting::caf_addr_of(*info, addr);
+  return found.empty() ? addr : found;
 }
 
 caf::expected<topic_route_data> topic_route(const command_env& env,

@@ -11,6 +11,7 @@
 #include "apps/rmq-node/node_options.hpp"
 #include "messages/common/errors.hpp"
 #include "runtime/common/log.hpp"
+#include "runtime/net/free_port.hpp"
 #include "runtime/process/publish.hpp"
 
 namespace rmq::node {
@@ -25,6 +26,12 @@ int run_namesrv(caf::actor_system& sys, const options& cfg,
   auto remoting_port = static_cast<uint16_t>(
     cfg.remoting_port < 0 ? namesrv_remoting_port : cfg.remoting_port);
   opts.remoting_port = remoting_port;
+  // Said plainly before anything listens: "Address already in use".
+  if (remoting_port != 0)
+    if (auto err = check_port_free(cfg.host, remoting_port)) {
+      std::cerr << "rmq-node: " << describe(err) << std::endl;
+      return 1;
+    }
   opts.scan_interval = std::chrono::milliseconds{cfg.scan_interval_ms};
   opts.broker_timeout = std::chrono::milliseconds{cfg.broker_timeout_ms};
   opts.kv_config_path = cfg.kv_config_path;

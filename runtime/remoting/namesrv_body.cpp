@@ -106,6 +106,34 @@ cluster_info remoting_view(cluster_info info) {
   return info;
 }
 
+namespace {
+
+// The address at `to` of the id whose address at `from` is `addr`.
+std::string translate(const cluster_info& info, const std::string& addr,
+                      std::map<int64_t, std::string> broker_data::*from,
+                      std::map<int64_t, std::string> broker_data::*to) {
+  for (auto& [name, bd] : info.broker_addr_table)
+    for (auto& [id, a] : bd.*from)
+      if (a == addr) {
+        auto i = (bd.*to).find(id);
+        return i != (bd.*to).end() ? i->second : std::string{};
+      }
+  return {};
+}
+
+} // namespace
+
+std::string remoting_addr_of(const cluster_info& info,
+                             const std::string& addr) {
+  return translate(info, addr, &broker_data::broker_addrs,
+                   &broker_data::remoting_addrs);
+}
+
+std::string caf_addr_of(const cluster_info& info, const std::string& addr) {
+  return translate(info, addr, &broker_data::remoting_addrs,
+                   &broker_data::broker_addrs);
+}
+
 bool from_json(const std::string& text, topic_route_data& out) try {
   auto j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object())

@@ -35,6 +35,11 @@ topic_route_data remoting_view(topic_route_data route);
 /// Cluster info with remoting addresses; brokers without one left out.
 cluster_info remoting_view(cluster_info info);
 
+/// The remoting address of the broker whose CAF address is `addr`, and
+/// the other way round; empty when no broker of `info` has it.
+std::string remoting_addr_of(const cluster_info& info, const std::string& addr);
+std::string caf_addr_of(const cluster_info& info, const std::string& addr);
+
 /// A route from a body (REGISTER_TOPIC_IN_NAMESRV); false when it is no
 /// route.
 bool from_json(const std::string& text, topic_route_data& out);
