@@ -210,6 +210,26 @@ caf::expected<consume_stats> group_progress(const command_env& env,
 
 } // namespace
 
+// As mqadmin's examineConsumerConnectionInfo: asks a broker of the
+// group's retry topic.
+int consumer_connection_cmd(const command_env& env) {
+  auto group = env.args.opt('g');
+  auto targets = topic_brokers(env, "%RETRY%" + group);
+  if (!targets)
+    return env.fail(targets.error());
+  caf::error last;
+  for (auto& target : *targets) {
+    auto res = ask_broker<consumer_connection>(
+      env, target.addr, get_consumer_connection_request{group});
+    if (res) {
+      std::cout << format_consumer_connection(*res) << std::flush;
+      return 0;
+    }
+    last = std::move(res.error());
+  }
+  return env.fail(last);
+}
+
 int consumer_progress_cmd(const command_env& env) {
   auto group = env.args.opt('g');
   if (!group.empty()) {

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 #include "messages/common/errors.hpp"
 #include "runtime/message/log_format.hpp"
 #include "runtime/message/message_id.hpp"
@@ -194,6 +196,30 @@ std::string format_broker_status(const broker_runtime_info& info,
     out << pad(key, 32) << ": " << value << '\n';
   }
   return out.str();
+}
+
+std::string format_consumer_connection(const consumer_connection& cc) {
+  std::string out;
+  char line[512];
+  int i = 1;
+  for (auto& c : cc.connections) {
+    std::snprintf(line, sizeof(line), "%03d  %-32s %-22s %-8s %d\n", i++,
+                  c.client_id.c_str(), c.client_addr.c_str(),
+                  c.language.c_str(), c.version);
+    out += line;
+  }
+  out += "\nBelow is subscription:\n";
+  i = 1;
+  for (auto& s : cc.subscriptions) {
+    std::snprintf(line, sizeof(line), "%03d  Topic: %-40s SubExpression: %s\n",
+                  i++, s.topic.c_str(), s.sub_string.c_str());
+    out += line;
+  }
+  nlohmann::json type = cc.type, model = cc.model, from = cc.from_where;
+  out += "\nConsumeType: " + type.get<std::string>() + "\n";
+  out += "MessageModel: " + model.get<std::string>() + "\n";
+  out += "ConsumeFromWhere: " + from.get<std::string>() + "\n";
+  return out;
 }
 
 std::string format_consumer_progress(std::vector<queue_progress> queues,

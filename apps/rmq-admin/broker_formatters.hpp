@@ -45,6 +45,11 @@ std::string format_topic_status(std::vector<topic_stats> stats);
 std::string format_broker_status(const broker_runtime_info& info,
                                  const std::string& addr);
 
+/// consumerConnection -g (RocketMQ 4.9): one "%03d  clientId clientAddr
+/// language version" line per member, then "Below is subscription:",
+/// then ConsumeType, MessageModel and ConsumeFromWhere.
+std::string format_consumer_connection(const consumer_connection& cc);
+
 /// consumerProgress -g (RocketMQ 4.9): "#Topic #Broker Name #QID #Broker
 /// Offset #Consumer Offset #Diff #LastTime" rows sorted by topic, broker
 /// name and queue id, then "Consume TPS: %.2f" and "Diff Total: %d".

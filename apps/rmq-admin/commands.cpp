@@ -53,6 +53,9 @@ const std::vector<command_spec>& command_table() {
     {"consumerProgress", "consumerProgress [-g GROUP [-t TOPIC]]",
      "a group's offsets and diff per queue (no -g: every group)", "", "gt",
      consumer_progress_cmd},
+    {"consumerConnection", "consumerConnection -g GROUP",
+     "a consumer group's members, subscriptions and consume settings", "g", "",
+     consumer_connection_cmd},
     {"updateSubGroup",
      "updateSubGroup (-b ADDR|-c CLUSTER) -g GROUP [-s -m -d -o -a BOOL] "
      "[-q -r -i -w N]",

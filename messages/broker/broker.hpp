@@ -44,6 +44,8 @@ using broker_actor = client_broker_actor::extend<
   caf::replies_to<topic_stats_request>::with<topic_stats>,
   caf::replies_to<consume_stats_request>::with<consume_stats>,
   caf::replies_to<broker_runtime_info_request>::with<broker_runtime_info>,
+  // -- consumer groups' members (mqadmin consumerConnection)
+  caf::replies_to<get_consumer_connection_request>::with<consumer_connection>,
   // -- request-reply: a consumer's reply to a request
   caf::replies_to<send_reply_message_request>::with<send_result>,
   // -- transactions: END_TRANSACTION (producers send it one-way)

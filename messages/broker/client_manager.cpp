@@ -82,7 +82,15 @@ RMQ_DEFINE_MESSAGE(subscription_data, topic, sub_string, expression_type,
 RMQ_DEFINE_MESSAGE(consumer_data, group_name, type, model, from_where,
                    subscriptions, unit_mode)
 
-RMQ_DEFINE_MESSAGE(client_heartbeat, client_id, producer_groups, consumers)
+RMQ_DEFINE_MESSAGE(client_heartbeat, client_id, producer_groups, consumers,
+                   client_addr, language, version)
+
+RMQ_DEFINE_MESSAGE(client_connection, client_id, client_addr, language, version)
+
+RMQ_DEFINE_MESSAGE(get_consumer_connection_request, group)
+
+RMQ_DEFINE_MESSAGE(consumer_connection, connections, subscriptions, type, model,
+                   from_where)
 
 RMQ_DEFINE_MESSAGE(unregister_client_request, client_id, producer_group,
                    consumer_group)

@@ -100,12 +100,19 @@ struct client_heartbeat {
   std::string client_id;
   std::vector<std::string> producer_groups;
   std::vector<consumer_data> consumers;
+  /// What GET_CONSUMER_CONNECTION_LIST shows of the client: its address
+  /// as the broker sees it (empty: the client id's), the language and
+  /// the version its requests name.
+  std::string client_addr;
+  std::string language = "CPP";
+  int32_t version = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, client_heartbeat& x) {
   return f(caf::meta::type_name("rmq.client_heartbeat"), x.client_id,
-           x.producer_groups, x.consumers);
+           x.producer_groups, x.consumers, x.client_addr, x.language,
+           x.version);
 }
 
 RMQ_DECLARE_MESSAGE(client_heartbeat);
@@ -151,6 +158,55 @@ typename Inspector::result_type inspect(Inspector& f, consumer_list& x) {
 }
 
 RMQ_DECLARE_MESSAGE(consumer_list);
+
+/// One member of a consumer group as mqadmin consumerConnection shows it
+/// (RocketMQ Connection).
+struct client_connection {
+  std::string client_id;
+  std::string client_addr;
+  std::string language;
+  int32_t version = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, client_connection& x) {
+  return f(caf::meta::type_name("rmq.client_connection"), x.client_id,
+           x.client_addr, x.language, x.version);
+}
+
+RMQ_DECLARE_MESSAGE(client_connection);
+
+/// GET_CONSUMER_CONNECTION_LIST (203).
+struct get_consumer_connection_request {
+  std::string group;
+};
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, get_consumer_connection_request& x) {
+  return f(caf::meta::type_name("rmq.get_consumer_connection_request"),
+           x.group);
+}
+
+RMQ_DECLARE_MESSAGE(get_consumer_connection_request);
+
+/// A consumer group's members and what they subscribe to (RocketMQ
+/// ConsumerConnection); system_error when nobody is online.
+struct consumer_connection {
+  std::vector<client_connection> connections;
+  std::vector<subscription_data> subscriptions;
+  consume_type type = consume_type::consume_passively;
+  message_model model = message_model::clustering;
+  consume_from_where from_where = consume_from_where::consume_from_last_offset;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, consumer_connection& x) {
+  return f(caf::meta::type_name("rmq.consumer_connection"), x.connections,
+           x.subscriptions, x.type, x.model, x.from_where);
+}
+
+RMQ_DECLARE_MESSAGE(consumer_connection);
 
 /// NOTIFY_CONSUMER_IDS_CHANGED (40), sent by the broker to every member's
 /// channel when a clustering group's members or subscriptions change: the
@@ -358,6 +414,7 @@ using client_manager_actor = dumpable_actor::extend<
   caf::replies_to<client_heartbeat>::with<caf::ok_atom>,
   caf::replies_to<unregister_client_request>::with<caf::ok_atom>,
   caf::replies_to<get_consumer_list_request>::with<consumer_list>,
+  caf::replies_to<get_consumer_connection_request>::with<consumer_connection>,
   // Channels for pushes from the broker (send with caf::anon_send: a
   // typed actor may not send to an untyped handle).
   caf::replies_to<find_producer_channels>::with<std::vector<caf::actor>>,

@@ -126,6 +126,10 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<get_consumer_list_request>(
     "rmq.get_consumer_list_request");
   cfg.add_message_type<consumer_list>("rmq.consumer_list");
+  cfg.add_message_type<client_connection>("rmq.client_connection");
+  cfg.add_message_type<get_consumer_connection_request>(
+    "rmq.get_consumer_connection_request");
+  cfg.add_message_type<consumer_connection>("rmq.consumer_connection");
   cfg.add_message_type<find_producer_channels>("rmq.find_producer_channels");
   cfg.add_message_type<find_client_channel>("rmq.find_client_channel");
   cfg.add_message_type<consumer_ids_changed>("rmq.consumer_ids_changed");

@@ -55,6 +55,16 @@ subscription_data subscription_of(const json& x) {
   return out;
 }
 
+json subscription_json(const subscription_data& s) {
+  return {{"classFilterMode", false},
+          {"topic", s.topic},
+          {"subString", s.sub_string},
+          {"tagsSet", s.tags_set},
+          {"codeSet", s.code_set},
+          {"subVersion", s.sub_version},
+          {"expressionType", s.expression_type}};
+}
+
 json queue_json(const client_queue& q) {
   return {
     {"topic", q.topic}, {"brokerName", q.broker_name}, {"queueId", q.queue_id}};
@@ -132,13 +142,7 @@ json heartbeat_json(const client_heartbeat& hb) {
   for (auto& c : hb.consumers) {
     json subs = json::array();
     for (auto& s : c.subscriptions)
-      subs.push_back({{"classFilterMode", false},
-                      {"topic", s.topic},
-                      {"subString", s.sub_string},
-                      {"tagsSet", s.tags_set},
-                      {"codeSet", s.code_set},
-                      {"subVersion", s.sub_version},
-                      {"expressionType", s.expression_type}});
+      subs.push_back(subscription_json(s));
     json data{{"groupName", c.group_name},
               {"subscriptionDataSet", std::move(subs)},
               {"unitMode", c.unit_mode}};
@@ -171,6 +175,27 @@ remoting_command consumer_list_response(const remoting_command& req,
                                         const consumer_list& ids) {
   auto res = make_response(req, response_code::success);
   res.body = json{{"consumerIdList", ids.client_ids}}.dump();
+  return res;
+}
+
+remoting_command consumer_connection_response(const remoting_command& req,
+                                              const consumer_connection& x) {
+  auto conns = json::array();
+  for (auto& c : x.connections)
+    conns.push_back({{"clientId", c.client_id},
+                     {"clientAddr", c.client_addr},
+                     {"language", c.language},
+                     {"version", c.version}});
+  auto subs = json::object();
+  for (auto& s : x.subscriptions)
+    subs[s.topic] = subscription_json(s);
+  json body{{"connectionSet", std::move(conns)},
+            {"subscriptionTable", std::move(subs)}};
+  body["consumeType"] = x.type;
+  body["messageModel"] = x.model;
+  body["consumeFromWhere"] = x.from_where;
+  auto res = make_response(req, response_code::success);
+  res.body = body.dump();
   return res;
 }
 

@@ -39,6 +39,13 @@ bool decode_consumer_list(const remoting_command& cmd,
 remoting_command consumer_list_response(const remoting_command& req,
                                         const consumer_list& ids);
 
+/// GET_CONSUMER_CONNECTION_LIST (203) reads `consumerGroup` as
+/// decode_consumer_list does; its answer is ConsumerConnection
+/// (connectionSet, subscriptionTable, consumeType, messageModel,
+/// consumeFromWhere).
+remoting_command consumer_connection_response(const remoting_command& req,
+                                              const consumer_connection& x);
+
 /// LOCK_BATCH_MQ and UNLOCK_BATCH_MQ: the Lock/UnlockBatchRequestBody
 /// (consumerGroup, clientId, mqSet).
 bool decode_lock_batch(const remoting_command& cmd, lock_batch_request& out,

@@ -91,6 +91,7 @@ constexpr int32_t subscription_not_exist = 24;
 constexpr int32_t subscription_not_latest = 25;
 constexpr int32_t subscription_group_not_exist = 26;
 constexpr int32_t invalid_parameter = 29;
+constexpr int32_t consumer_not_online = 206;
 } // namespace response_code
 
 } // namespace rmq::remoting

@@ -265,6 +265,17 @@ TEST_SUITE("system.alions") {
         return ids && ids->client_ids.size() == 2;
       },
       30s));
+    // mqadmin's consumerConnection, as rmq-admin prints it: both members.
+    std::string conns;
+    REQUIRE_EQ(run_command({bin_dir() + "/rmq-admin", "-n", ns.addr(),
+                            "consumerConnection", "-g", "CG_MIX"},
+                           conns),
+               0);
+    CHECK_NE(conns.find("001  "), std::string::npos);
+    CHECK_NE(conns.find("002  "), std::string::npos);
+    CHECK_NE(conns.find(" JAVA "), std::string::npos); // ali-ons says JAVA
+    CHECK_NE(conns.find(" CPP "), std::string::npos);
+    CHECK_NE(conns.find("ConsumeType: CONSUME_PASSIVELY\n"), std::string::npos);
     // 20 from ali-ons (keys k0..k19), 20 from rmq-admin's CAF producer
     // (key "caf"), round robin over the four queues.
     alions_process producer{{"produce", namesrv, topic, "0", "20"}};

@@ -357,6 +357,20 @@ TEST_SUITE("system.broker.remoting") {
     CHECK_EQ(*told->field("consumerGroup"), "CG_HB");
     CHECK_EQ(members(other),
              (std::vector<std::string>{"10.0.0.1@first", "10.0.0.2@second"}));
+    // mqadmin consumerConnection: each member with its connection's
+    // address and language.
+    auto conns = remoting_call(other,
+                               request_code::get_consumer_connection_list,
+                               {{"consumerGroup", "CG_HB"}});
+    REQUIRE_EQ(conns.code, response_code::success);
+    auto cc = nlohmann::json::parse(conns.body);
+    REQUIRE_EQ(cc["connectionSet"].size(), 2u);
+    CHECK_EQ(cc["connectionSet"][0]["language"], "JAVA");
+    CHECK_EQ(cc["connectionSet"][0]["clientAddr"].get<std::string>().rfind(
+               "127.0.0.1:", 0),
+             0u);
+    CHECK(cc["subscriptionTable"].contains(topic));
+    CHECK_EQ(cc["messageModel"], "CLUSTERING");
     // Queue locks for an orderly member.
     remoting_command lock;
     lock.code = request_code::lock_batch_mq;
@@ -383,6 +397,11 @@ TEST_SUITE("system.broker.remoting") {
     REQUIRE(res);
     CHECK_EQ(res->code, response_code::success);
     CHECK(members(other).empty());
+    conns = remoting_call(other, request_code::get_consumer_connection_list,
+                          {{"consumerGroup", "CG_HB"}});
+    CHECK_EQ(conns.code, response_code::consumer_not_online);
+    CHECK_EQ(conns.remark, std::optional<std::string>{
+                             "the consumer group[CG_HB] not online"});
     // A heartbeat that is no HeartbeatData.
     remoting_command junk;
     junk.code = request_code::heart_beat;

@@ -155,6 +155,10 @@ void heartbeat(caf::io::broker* self, const broker_actor& front,
   std::string err;
   if (!decode_heartbeat(req, hb, err))
     return reply(bad_header(req, err));
+  // What mqadmin consumerConnection shows of the client.
+  hb.client_addr = peer.host + ":" + std::to_string(peer.port);
+  hb.language = req.language;
+  hb.version = req.version;
   auto& channel = *peer.session;
   if (!channel)
     channel = self->spawn(remoting_channel, front,
@@ -175,6 +179,22 @@ void clients(caf::io::broker* self, const broker_actor& front,
       return simple<get_consumer_list_request, consumer_list>(
         self, front, std::move(req), std::move(reply), decode_consumer_list,
         consumer_list_response);
+    case request_code::get_consumer_connection_list: {
+      get_consumer_connection_request msg;
+      get_consumer_list_request named;
+      std::string err;
+      if (!decode_consumer_list(req, named, err))
+        return reply(bad_header(req, err));
+      msg.group = named.group;
+      auto not_online = [group = msg.group](const remoting_command& r,
+                                            const caf::error&) {
+        return make_response(r, response_code::consumer_not_online,
+                             "the consumer group[" + group + "] not online");
+      };
+      return ask_and_reply<consumer_connection>(
+        self, front, std::move(msg), req, std::move(reply), answer_timeout,
+        consumer_connection_response, not_online);
+    }
     case request_code::lock_batch_mq:
       return simple<lock_batch_request, locked_queues>(
         self, front, std::move(req), std::move(reply), decode_lock_batch,
@@ -305,6 +325,7 @@ remoting_handler broker_remoting(broker_actor front) {
         return heartbeat(self, front, peer, std::move(req), std::move(reply));
       case request_code::unregister_client:
       case request_code::get_consumer_list_by_group:
+      case request_code::get_consumer_connection_list:
       case request_code::lock_batch_mq:
       case request_code::unlock_batch_mq:
       case request_code::consumer_send_msg_back:

@@ -194,6 +194,35 @@ client_manager_state::consumer_ids(const std::string& group) const {
   return result;
 }
 
+caf::expected<consumer_connection>
+client_manager_state::connections_of(const std::string& group) const {
+  auto i = consumers.find(group);
+  if (i == consumers.end() || i->second.members.empty())
+    return make_error(errc::system_error,
+                      "the consumer group[" + group + "] not online");
+  auto& g = i->second;
+  consumer_connection out;
+  out.type = g.type;
+  out.model = g.model;
+  out.from_where = g.from_where;
+  for (auto& [ch, m] : g.members) {
+    client_connection c;
+    c.client_id = m.client_id;
+    if (auto j = channels.find(ch); j != channels.end()) {
+      c.client_addr = j->second.client_addr;
+      c.language = j->second.language;
+      c.version = j->second.version;
+    }
+    // A CAF client names no address: its client id's IP.
+    if (c.client_addr.empty())
+      c.client_addr = m.client_id.substr(0, m.client_id.find('@'));
+    out.connections.push_back(std::move(c));
+  }
+  for (auto& [topic, sub] : g.subscriptions)
+    out.subscriptions.push_back(sub);
+  return out;
+}
+
 std::vector<caf::actor>
 client_manager_state::producer_channels(const std::string& group) const {
   std::vector<std::pair<time_point, caf::actor>> found;
@@ -389,7 +418,8 @@ caf::result<caf::ok_atom> on_heartbeat(self_pointer self,
   auto ch = sender.address();
   auto now = self->clock().now();
   auto [it, added] = st.channels.emplace(ch, client_manager_state::channel{});
-  it->second = client_manager_state::channel{sender, now};
+  it->second = client_manager_state::channel{sender, now, x.client_addr,
+                                             x.language, x.version};
   if (added)
     self->monitor(sender);
   for (auto& group : x.producer_groups)
@@ -448,6 +478,13 @@ client_manager_actor::behavior_type client_manager(
     },
     [=](const get_consumer_list_request& x) -> caf::result<consumer_list> {
       return self->state.consumer_ids(x.group);
+    },
+    [=](const get_consumer_connection_request& x)
+      -> caf::result<consumer_connection> {
+      auto out = self->state.connections_of(x.group);
+      if (!out)
+        return std::move(out.error());
+      return std::move(*out);
     },
     [=](const find_producer_channels& x) {
       return self->state.producer_channels(x.group);

@@ -73,6 +73,10 @@ struct client_manager_state {
   struct channel {
     caf::actor hdl;
     time_point last_seen;
+    /// Address, language and version of its last heartbeat.
+    std::string client_addr;
+    std::string language;
+    int32_t version = 0;
   };
 
   /// Every monitored channel.
@@ -137,6 +141,12 @@ struct client_manager_state {
   /// The channel of a client id in any group, or a system_error naming
   /// the client when it is not online.
   caf::expected<caf::actor> client_channel(const std::string& client_id) const;
+
+  /// A consumer group's members with their channels' addresses, and its
+  /// subscriptions (RocketMQ getConsumerConnectionList); system_error
+  /// when it has none.
+  caf::expected<consumer_connection>
+  connections_of(const std::string& group) const;
 
   /// Whether the channel is in any group.
   bool in_use(const caf::actor_addr& ch) const;

@@ -6,6 +6,7 @@
 #include "actors/broker/table/client_manager.hpp"
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -190,6 +191,39 @@ TEST_SUITE("broker.client_manager") {
     CHECK_EQ(members("G"), (strings{"A", "B"}));
     // An unknown group is RocketMQ's SYSTEM_ERROR "no consumer".
     auto err = ask_error<consumer_list>(mgr, get_consumer_list_request{"X"});
+    CHECK(err == errc::system_error);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "GET_CONSUMER_CONNECTION_LIST: members with "
+                             "their addresses, subscriptions, settings") {
+    start();
+    auto a = client();
+    auto b = client();
+    client_heartbeat hb{"10.0.0.1@7", {}, {consumer("G", {"T1", "T2"})}};
+    hb.client_addr = "10.0.0.1:51000";
+    hb.language = "JAVA";
+    hb.version = 401;
+    ask<caf::ok_atom>(a.hdl, hb);
+    heartbeat(b, "10.0.0.2@8", {consumer("G", {"T1"})}); // a CAF client
+    auto cc = ask<consumer_connection>(mgr,
+                                       get_consumer_connection_request{"G"});
+    REQUIRE_EQ(cc.connections.size(), 2u);
+    std::map<std::string, client_connection> by_id;
+    for (auto& c : cc.connections)
+      by_id[c.client_id] = c;
+    CHECK_EQ(by_id["10.0.0.1@7"].client_addr, "10.0.0.1:51000");
+    CHECK_EQ(by_id["10.0.0.1@7"].language, "JAVA");
+    CHECK_EQ(by_id["10.0.0.1@7"].version, 401);
+    // Without an address of its own: its client id's IP.
+    CHECK_EQ(by_id["10.0.0.2@8"].client_addr, "10.0.0.2");
+    CHECK_EQ(by_id["10.0.0.2@8"].language, "CPP");
+    // The group's subscriptions are its latest heartbeat's (RocketMQ
+    // updateSubscription): b's.
+    REQUIRE_EQ(cc.subscriptions.size(), 1u);
+    CHECK_EQ(cc.subscriptions[0].topic, "T1");
+    CHECK_EQ(cc.model, message_model::clustering);
+    auto err = ask_error<consumer_connection>(
+      mgr, get_consumer_connection_request{"X"});
     CHECK(err == errc::system_error);
   }
 
