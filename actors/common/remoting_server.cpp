@@ -147,8 +147,8 @@ void on_data(caf::io::broker* self, std::shared_ptr<server_state> st,
   size_t decoded = 0;
   while (auto cmd = conn.reader.next()) {
     ++decoded;
-    // Responses to our own calls to a client are not sent yet: a stray
-    // one is dropped.
+    // A client's answer to what a node pushed it (remoting_push) is not
+    // waited for: dropped.
     if (cmd->is_response())
       continue;
     ++conn.requests;
