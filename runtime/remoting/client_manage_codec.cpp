@@ -178,6 +178,14 @@ remoting_command consumer_list_response(const remoting_command& req,
   return res;
 }
 
+bool decode_consumer_connection(const remoting_command& cmd,
+                                get_consumer_connection_request& out,
+                                std::string& err) {
+  header_reader r{cmd};
+  out.group = r.text("consumerGroup");
+  return r.done(err);
+}
+
 remoting_command consumer_connection_response(const remoting_command& req,
                                               const consumer_connection& x) {
   auto conns = json::array();

@@ -39,10 +39,13 @@ bool decode_consumer_list(const remoting_command& cmd,
 remoting_command consumer_list_response(const remoting_command& req,
                                         const consumer_list& ids);
 
-/// GET_CONSUMER_CONNECTION_LIST (203) reads `consumerGroup` as
-/// decode_consumer_list does; its answer is ConsumerConnection
-/// (connectionSet, subscriptionTable, consumeType, messageModel,
-/// consumeFromWhere).
+/// GET_CONSUMER_CONNECTION_LIST (203): consumerGroup.
+bool decode_consumer_connection(const remoting_command& cmd,
+                                get_consumer_connection_request& out,
+                                std::string& err);
+
+/// SUCCESS with ConsumerConnection (connectionSet, subscriptionTable,
+/// consumeType, messageModel, consumeFromWhere).
 remoting_command consumer_connection_response(const remoting_command& req,
                                               const consumer_connection& x);
 

@@ -39,6 +39,15 @@ std::string script() {
   return source_dir() + "/tests/system/alions/alions_client.js";
 }
 
+// A printed line's words.
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in{line};
+  std::vector<std::string> out;
+  for (std::string w; in >> w;)
+    out.push_back(w);
+  return out;
+}
+
 // One ali-ons process (alions_client.js) and what it said so far.
 struct alions_process {
   std::unique_ptr<child_process> proc;
@@ -77,12 +86,9 @@ struct alions_process {
   std::vector<std::vector<std::string>> events(const std::string& word) const {
     std::vector<std::vector<std::string>> out;
     for (auto& line : lines) {
-      std::istringstream in{line};
-      std::vector<std::string> words;
-      for (std::string w; in >> w;)
-        words.push_back(w);
-      if (!words.empty() && words[0] == word)
-        out.push_back(std::move(words));
+      auto w = words(line);
+      if (!w.empty() && w[0] == word)
+        out.push_back(std::move(w));
     }
     return out;
   }
@@ -304,10 +310,7 @@ TEST_SUITE("system.alions") {
         js_msgs.clear();
         js_took_caf = caf_took_js = 0;
         for (auto& l : caf_lines) {
-          std::istringstream in{l};
-          std::vector<std::string> w;
-          for (std::string x; in >> x;)
-            w.push_back(x);
+          auto w = words(l);
           if (w.size() < 9 || w[0] != "msg")
             continue;
           if (w[8] == "caf") {

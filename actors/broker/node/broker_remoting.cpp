@@ -91,14 +91,26 @@ remoting_command ok_response(const remoting_command& r, caf::ok_atom) {
 
 // Requests decoded by `decode` into a `Msg` the front answers with a
 // `Result`, turned into a response by `ok`.
-template <class Msg, class Result, class Decode, class Ok>
+// `fail_for(msg)` gives the error answer, for requests whose failure
+// RocketMQ words with what they asked for.
+template <class Msg, class Result, class Decode, class Ok, class FailFor>
 void simple(caf::io::broker* self, const broker_actor& front,
-            remoting_command req, remoting_reply reply, Decode decode, Ok ok) {
+            remoting_command req, remoting_reply reply, Decode decode, Ok ok,
+            FailFor fail_for) {
   Msg msg;
   std::string err;
   if (!decode(req, msg, err))
     return reply(bad_header(req, err));
-  ask<Result>(self, front, std::move(msg), req, std::move(reply), ok);
+  auto fail = fail_for(msg);
+  ask_and_reply<Result>(self, front, std::move(msg), req, std::move(reply),
+                        answer_timeout, ok, fail);
+}
+
+template <class Msg, class Result, class Decode, class Ok>
+void simple(caf::io::broker* self, const broker_actor& front,
+            remoting_command req, remoting_reply reply, Decode decode, Ok ok) {
+  simple<Msg, Result>(self, front, std::move(req), std::move(reply), decode, ok,
+                      [](const Msg&) { return broker_error; });
 }
 
 void offsets(caf::io::broker* self, const broker_actor& front,
@@ -179,22 +191,18 @@ void clients(caf::io::broker* self, const broker_actor& front,
       return simple<get_consumer_list_request, consumer_list>(
         self, front, std::move(req), std::move(reply), decode_consumer_list,
         consumer_list_response);
-    case request_code::get_consumer_connection_list: {
-      get_consumer_connection_request msg;
-      get_consumer_list_request named;
-      std::string err;
-      if (!decode_consumer_list(req, named, err))
-        return reply(bad_header(req, err));
-      msg.group = named.group;
-      auto not_online = [group = msg.group](const remoting_command& r,
-                                            const caf::error&) {
-        return make_response(r, response_code::consumer_not_online,
-                             "the consumer group[" + group + "] not online");
-      };
-      return ask_and_reply<consumer_connection>(
-        self, front, std::move(msg), req, std::move(reply), answer_timeout,
-        consumer_connection_response, not_online);
-    }
+    case request_code::get_consumer_connection_list:
+      return simple<get_consumer_connection_request, consumer_connection>(
+        self, front, std::move(req), std::move(reply),
+        decode_consumer_connection, consumer_connection_response,
+        [](const get_consumer_connection_request& x) {
+          return
+            [group = x.group](const remoting_command& r, const caf::error&) {
+              return make_response(r, response_code::consumer_not_online,
+                                   "the consumer group[" + group
+                                     + "] not online");
+            };
+        });
     case request_code::lock_batch_mq:
       return simple<lock_batch_request, locked_queues>(
         self, front, std::move(req), std::move(reply), decode_lock_batch,
@@ -279,22 +287,18 @@ void admin(caf::io::broker* self, const broker_actor& front,
 
 void lookups(caf::io::broker* self, const broker_actor& front,
              remoting_command req, remoting_reply reply) {
-  if (req.code == request_code::view_message_by_id) {
-    view_message_request msg;
-    std::string err;
-    if (!decode_view_message(req, msg, err))
-      return reply(bad_header(req, err));
-    auto offset = msg.commit_log_offset;
+  if (req.code == request_code::view_message_by_id)
     // RocketMQ's answer for any failed lookup.
-    auto not_found = [offset](const remoting_command& r, const caf::error&) {
-      return make_response(r, response_code::system_error,
-                           "can not find message by the offset, "
-                             + std::to_string(offset));
-    };
-    return ask_and_reply<std::string>(self, front, msg, req, std::move(reply),
-                                      answer_timeout, view_message_response,
-                                      not_found);
-  }
+    return simple<view_message_request, std::string>(
+      self, front, std::move(req), std::move(reply), decode_view_message,
+      view_message_response, [](const view_message_request& x) {
+        return [offset = x.commit_log_offset](const remoting_command& r,
+                                              const caf::error&) {
+          return make_response(r, response_code::system_error,
+                               "can not find message by the offset, "
+                                 + std::to_string(offset));
+        };
+      });
   simple<query_message_request, query_message_result>(
     self, front, std::move(req), std::move(reply), decode_query_message,
     query_message_response);
