@@ -17,12 +17,14 @@
 #include "caf/deep_to_string.hpp"
 #include "caf/io/broker.hpp"
 #include "caf/io/middleman.hpp"
+#include "caf/make_message.hpp"
 #include "caf/scoped_actor.hpp"
 
 #include "messages/common/common.hpp"
 #include "runtime/common/log.hpp"
 #include "runtime/net/connection_guard.hpp"
 #include "runtime/net/tls_stream.hpp"
+#include "runtime/remoting/deadline_list.hpp"
 #include "runtime/remoting/stall_watch.hpp"
 
 namespace rmq {
@@ -36,6 +38,10 @@ using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
 // and the reader never holds more than one frame beyond them.
 constexpr size_t read_chunk = 64 * 1024;
 
+} // namespace
+
+namespace detail {
+
 struct connection {
   remoting::frame_reader reader;
   remoting_peer peer;
@@ -47,12 +53,41 @@ struct connection {
   remoting::stall_watch<caf::actor_clock::time_point> stall;
 };
 
+// A request the server sent a client and awaits the answer of.
+struct pending_ask {
+  caf::response_promise promise;
+  remoting::deadline_list<caf::actor_clock::time_point,
+                          std::function<void()>>::id_type deadline;
+};
+
 struct server_state {
   remoting_server_options opts;
   remoting_handler handler;
   std::map<caf::io::connection_handle, connection> connections;
   uint64_t refused = 0;
+  /// What runs when a deadline passes: a late answer to a client, an
+  /// error for an ask of ours the client did not answer.
+  remoting::deadline_list<caf::actor_clock::time_point, std::function<void()>>
+    deadlines;
+  /// By connection and opaque.
+  std::map<std::pair<caf::io::connection_handle, int32_t>, pending_ask> asks;
 };
+
+struct reply_slot {
+  caf::io::broker* self = nullptr;
+  std::weak_ptr<server_state> server;
+  caf::io::connection_handle hdl;
+  bool oneway = false;
+  bool answered = false;
+  std::optional<uint64_t> deadline;
+};
+
+} // namespace detail
+
+namespace {
+
+using detail::connection;
+using detail::server_state;
 
 // Writes `head` and `body` (a frame, or frames and nothing) on a known
 // connection, through its TLS session when it has one: straight into the
@@ -84,12 +119,32 @@ void write_frame(caf::io::broker* self, server_state& st,
                 cmd.body);
 }
 
-// Forgets a connection and stops its session actor.
+// Forgets a connection, stops its session actor and fails what the server
+// asked on it.
 void forget(server_state& st,
             std::map<caf::io::connection_handle, connection>::iterator i) {
+  auto hdl = i->first;
   if (auto& session = i->second.peer.session; session && *session)
     caf::anon_send_exit(*session, caf::exit_reason::user_shutdown);
   st.connections.erase(i);
+  auto a = st.asks.lower_bound(std::make_pair(hdl, INT32_MIN));
+  while (a != st.asks.end() && a->first.first == hdl) {
+    st.deadlines.take(a->second.deadline);
+    a->second.promise.deliver(caf::make_error(
+      caf::sec::request_receiver_down, "the client's connection closed"));
+    a = st.asks.erase(a);
+  }
+}
+
+// A client's answer to a request of the server's: to whoever asked.
+void answered(server_state& st, caf::io::connection_handle hdl,
+              const remoting::remoting_command& res) {
+  auto i = st.asks.find(std::make_pair(hdl, res.opaque));
+  if (i == st.asks.end())
+    return; // too late, or an answer to a push: dropped
+  st.deadlines.take(i->second.deadline);
+  i->second.promise.deliver(remoting::encode_frame(res));
+  st.asks.erase(i);
 }
 
 void drop(caf::io::broker* self, server_state& st,
@@ -120,6 +175,8 @@ void sweep(caf::io::broker* self, server_state& st) {
   }
   for (auto& [hdl, why] : stale)
     drop(self, st, hdl, why);
+  for (auto& fire : st.deadlines.expire(now))
+    fire();
 }
 
 void on_data(caf::io::broker* self, std::shared_ptr<server_state> st,
@@ -147,20 +204,17 @@ void on_data(caf::io::broker* self, std::shared_ptr<server_state> st,
   size_t decoded = 0;
   while (auto cmd = conn.reader.next()) {
     ++decoded;
-    // A client's answer to what a node pushed it (remoting_push) is not
-    // waited for: dropped.
-    if (cmd->is_response())
+    if (cmd->is_response()) {
+      answered(*st, msg.handle, *cmd);
       continue;
+    }
     ++conn.requests;
-    auto hdl = msg.handle;
-    bool oneway = cmd->is_oneway();
-    // The connection may be gone by the time the answer comes: write
-    // only while it is known.
-    auto reply = [self, st, hdl, oneway](remoting::remoting_command res) {
-      if (!oneway)
-        write_frame(self, *st, hdl, res);
-    };
-    st->handler(self, conn.peer, std::move(*cmd), std::move(reply));
+    auto slot = std::make_shared<detail::reply_slot>();
+    slot->self = self;
+    slot->server = st;
+    slot->hdl = msg.handle;
+    slot->oneway = cmd->is_oneway();
+    st->handler(self, conn.peer, std::move(*cmd), remoting_reply{slot});
   }
   // The handler may have closed connections: look this one up again.
   i = st->connections.find(msg.handle);
@@ -173,14 +227,15 @@ void on_data(caf::io::broker* self, std::shared_ptr<server_state> st,
 
 caf::behavior remoting_server(caf::io::broker* self,
                               std::shared_ptr<server_state> st) {
-  auto sweep_every = std::min(st->opts.idle_timeout, st->opts.stall_timeout)
-                     / 4;
-  // Sessions end with the server.
+  // The sweep also keeps the requests' deadlines: at most a second late.
+  caf::timespan sweep_every = std::min<caf::timespan>(
+    std::min(st->opts.idle_timeout, st->opts.stall_timeout) / 4,
+    std::chrono::seconds{1});
+  // Sessions and asks end with the server.
   self->attach_functor([st] {
-    for (auto& [hdl, conn] : st->connections)
-      if (conn.peer.session && *conn.peer.session)
-        caf::anon_send_exit(*conn.peer.session,
-                            caf::exit_reason::user_shutdown);
+    while (!st->connections.empty())
+      forget(*st, st->connections.begin());
+    st->deadlines.clear();
   });
   self->delayed_send(self, sweep_every, sweep_atom::value);
   return {
@@ -232,6 +287,28 @@ caf::behavior remoting_server(caf::io::broker* self,
       if (i != st->connections.end())
         write_bytes(self, hdl, i->second, frame);
     },
+    [=](remoting_ask_atom, uint64_t connection, const std::string& frame,
+        int32_t opaque, caf::timespan timeout) -> caf::result<std::string> {
+      caf::io::connection_handle hdl = caf::io::connection_handle::from_int(
+        static_cast<int64_t>(connection));
+      auto i = st->connections.find(hdl);
+      if (i == st->connections.end())
+        return caf::make_error(caf::sec::request_receiver_down,
+                               "the client's connection closed");
+      auto key = std::make_pair(hdl, opaque);
+      auto deadline = st->deadlines.add(self->clock().now() + timeout, [st,
+                                                                        key] {
+        if (auto a = st->asks.find(key); a != st->asks.end()) {
+          a->second.promise.deliver(caf::make_error(
+            caf::sec::request_timeout, "the client did not answer in time"));
+          st->asks.erase(a);
+        }
+      });
+      auto rp = self->make_response_promise();
+      st->asks[key] = detail::pending_ask{rp, deadline};
+      write_bytes(self, hdl, i->second, frame);
+      return caf::delegated<std::string>{};
+    },
     [=](const caf::io::acceptor_closed_msg&) {
       RMQ_WARN(st->opts.name.c_str(), "remoting: the listening socket closed");
     },
@@ -245,6 +322,8 @@ caf::behavior remoting_server(caf::io::broker* self,
            {"buffered", conn.reader.buffered()},
            {"tls", conn.tls != nullptr}});
       out["refusedConnections"] = st->refused;
+      out["deadlines"] = st->deadlines.size();
+      out["pendingAsks"] = st->asks.size();
       out["maxFrame"] = st->opts.max_frame;
       return out.dump();
     },
@@ -253,14 +332,63 @@ caf::behavior remoting_server(caf::io::broker* self,
 
 } // namespace
 
+remoting_reply::remoting_reply(std::shared_ptr<detail::reply_slot> slot)
+  : slot_(std::move(slot)) {
+}
+
+void remoting_reply::operator()(remoting::remoting_command res) const {
+  if (!slot_ || slot_->answered)
+    return;
+  slot_->answered = true;
+  auto st = slot_->server.lock();
+  if (!st)
+    return;
+  if (slot_->deadline)
+    st->deadlines.take(*slot_->deadline);
+  // The connection may be gone by the time the answer comes: written only
+  // while it is known.
+  if (!slot_->oneway)
+    write_frame(slot_->self, *st, slot_->hdl, res);
+}
+
+void remoting_reply::expire_after(
+  caf::timespan timeout,
+  std::function<remoting::remoting_command()> late) const {
+  if (!slot_ || slot_->answered || slot_->oneway || slot_->deadline)
+    return;
+  auto st = slot_->server.lock();
+  if (!st)
+    return;
+  slot_->deadline = st->deadlines.add(slot_->self->clock().now() + timeout,
+                                      [reply = *this, late = std::move(late)] {
+                                        reply.slot_->deadline.reset();
+                                        reply(late());
+                                      });
+}
+
+namespace {
+
+// Opaques of server-sent requests count down from the top: a client's own
+// count up.
+int32_t next_server_opaque() {
+  static std::atomic<int32_t> next{INT32_MAX};
+  return next--;
+}
+
+} // namespace
+
 void remoting_push(const caf::actor& server, uint64_t connection,
                    remoting::remoting_command cmd) {
-  // Opaques of server-sent requests count down from the top: a client's
-  // own count up, and answers to these are dropped anyway.
-  static std::atomic<int32_t> next{INT32_MAX};
-  cmd.opaque = next--;
+  cmd.opaque = next_server_opaque();
   caf::anon_send(server, remoting_push_atom::value, connection,
                  remoting::encode_frame(cmd));
+}
+
+caf::message remoting_ask(uint64_t connection, remoting::remoting_command cmd,
+                          caf::timespan timeout) {
+  cmd.opaque = next_server_opaque();
+  return caf::make_message(remoting_ask_atom::value, connection,
+                           remoting::encode_frame(cmd), cmd.opaque, timeout);
 }
 
 caf::expected<std::pair<caf::actor, uint16_t>>

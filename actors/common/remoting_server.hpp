@@ -22,6 +22,8 @@
 #include "caf/fwd.hpp"
 #include "caf/io/broker.hpp"
 #include "caf/io/fwd.hpp"
+#include "caf/message.hpp"
+#include "caf/sec.hpp"
 #include "caf/timespan.hpp"
 
 #include "runtime/net/tls_stream.hpp"
@@ -30,9 +32,29 @@
 
 namespace rmq {
 
-/// Writes the answer to one request (at most once; nothing for a oneway
-/// request or a connection that closed meanwhile).
-using remoting_reply = std::function<void(remoting::remoting_command)>;
+namespace detail {
+struct reply_slot;
+} // namespace detail
+
+/// Writes the answer to one request: at most once (later answers are
+/// dropped), nothing for a oneway request or a connection that closed
+/// meanwhile. Called in the server broker only.
+class remoting_reply {
+public:
+  remoting_reply() = default;
+  explicit remoting_reply(std::shared_ptr<detail::reply_slot> slot);
+
+  void operator()(remoting::remoting_command res) const;
+
+  /// Unless answered within `timeout`, answers `late()` then. The server's
+  /// sweep keeps the deadline (runtime/remoting/deadline_list), so it may
+  /// fire up to one sweep late and costs no actor-clock timer.
+  void expire_after(caf::timespan timeout,
+                    std::function<remoting::remoting_command()> late) const;
+
+private:
+  std::shared_ptr<detail::reply_slot> slot_;
+};
 
 /// Where a request came from.
 struct remoting_peer {
@@ -60,6 +82,18 @@ using remoting_push_atom = caf::atom_constant<caf::atom("rpush")>;
 void remoting_push(const caf::actor& server, uint64_t connection,
                    remoting::remoting_command cmd);
 
+/// `(remoting_ask_atom, connection, frame, opaque, timeout)` to a server
+/// writes the frame (a request with that opaque) on the connection and
+/// answers the client's response frame (encode_frame's bytes) once it
+/// comes; an error when the connection is unknown or closes first, or
+/// nothing came within the timeout.
+using remoting_ask_atom = caf::atom_constant<caf::atom("rask")>;
+
+/// The message that asks the client on `connection` for `cmd` (see
+/// remoting_ask_atom), with an opaque of its own.
+caf::message remoting_ask(uint64_t connection, remoting::remoting_command cmd,
+                          caf::timespan timeout);
+
 /// A node's requests: runs in the server broker (`self`), which may
 /// `request` the node's actors and answer from their replies.
 using remoting_handler = std::function<void(
@@ -80,7 +114,12 @@ void ask_and_reply(caf::io::broker* self, const Handle& dest, Msg msg,
   auto ctx
     = std::make_shared<std::pair<remoting::remoting_command, remoting_reply>>(
       remoting::reply_stub(req), std::move(reply));
-  self->request(dest, timeout, std::move(msg))
+  ctx->second.expire_after(timeout, [ctx, fail] {
+    return fail(ctx->first, caf::make_error(caf::sec::request_timeout));
+  });
+  // No CAF timeout: the deadline above answers the client, and `dest`,
+  // a local actor, answers or fails every request it takes.
+  self->request(dest, caf::infinite, std::move(msg))
     .then([ctx, ok](Result& x) { ctx->second(ok(ctx->first, std::move(x))); },
           [ctx, fail](const caf::error& err) {
             ctx->second(fail(ctx->first, err));

@@ -163,20 +163,34 @@ remoting_command remoting_pull(const std::string& pull_topic,
 // Microseconds from a send to the answer of a pull held for it, per
 // round: the pull (suspend flag, 20 s) goes out first, then the send of
 // the message it waits for; `rounds` of them, the queue growing by one.
+// The two ports' rounds alternate, so a disturbance of the machine falls
+// on both alike rather than on whichever ran at the time.
 using wake_round = std::function<bool(int64_t offset)>;
 
-std::vector<double> wake_ups(int rounds, const wake_round& round) {
-  std::vector<double> us;
-  for (int64_t i = 0; i < rounds; ++i) {
+struct wake_times {
+  std::vector<double> caf_us;
+  std::vector<double> remoting_us;
+};
+
+wake_times wake_ups(int rounds, const wake_round& caf_round,
+                    const wake_round& remoting_round) {
+  wake_times out;
+  auto timed = [](const wake_round& round, int64_t i, std::vector<double>& us) {
     auto t0 = std::chrono::steady_clock::now();
     if (!round(i))
-      break;
+      return false;
     us.push_back(std::chrono::duration<double, std::micro>(
                    std::chrono::steady_clock::now() - t0)
                    .count());
-  }
-  std::sort(us.begin(), us.end());
-  return us;
+    return true;
+  };
+  for (int64_t i = 0; i < rounds; ++i)
+    if (!timed(caf_round, i, out.caf_us)
+        || !timed(remoting_round, i, out.remoting_us))
+      break;
+  std::sort(out.caf_us.begin(), out.caf_us.end());
+  std::sort(out.remoting_us.begin(), out.remoting_us.end());
+  return out;
 }
 
 double at(const std::vector<double>& sorted, double q) {
@@ -284,12 +298,19 @@ int remoting(int argc, char** argv) {
   // light load. The pull is sent first; the clock runs from the send.
   {
     const std::string wake_topic = "BenchRemotingWake";
-    constexpr int rounds = 300;
+    constexpr int rounds = 1000;
     caf::scoped_actor self{sys};
     if (!create_topic(self, conn->broker, wake_topic + "Caf", 1)
         || !create_topic(self, conn->broker, wake_topic, 1))
       return 1;
-    auto caf_wakes = wake_ups(rounds, [&](int64_t offset) {
+    remoting_client sender;
+    if (!sender.connect(where->host, where->port)) {
+      std::cerr << sender.error() << '\n';
+      return 1;
+    }
+    auto wake_send = remoting_send(1, how);
+    wake_send.ext_fields["b"] = wake_topic;
+    auto caf_round = [&](int64_t offset) {
       auto pull = bench_pull(wake_topic + "Caf", "BenchWake", offset);
       pull.sys_flag = 2; // suspend
       pull.suspend_timeout_ms = 20'000;
@@ -304,15 +325,8 @@ int remoting(int argc, char** argv) {
         [&](const pull_message_result& r) { ok = ok && r.message_count > 0; },
         [&](const caf::error&) { ok = false; });
       return ok;
-    });
-    remoting_client sender;
-    if (!sender.connect(where->host, where->port)) {
-      std::cerr << sender.error() << '\n';
-      return 1;
-    }
-    auto wake_send = remoting_send(1, how);
-    wake_send.ext_fields["b"] = wake_topic;
-    auto rem_wakes = wake_ups(rounds, [&](int64_t offset) {
+    };
+    auto remoting_round = [&](int64_t offset) {
       auto pull = remoting_pull(wake_topic, how);
       pull.ext_fields["queueOffset"] = std::to_string(offset);
       pull.ext_fields["sysFlag"] = "2";
@@ -323,7 +337,10 @@ int remoting(int argc, char** argv) {
       auto res = c.receive(std::chrono::seconds{30});
       return res && res->opaque == pull.opaque
              && res->code == response_code::success;
-    });
+    };
+    auto wakes = wake_ups(rounds, caf_round, remoting_round);
+    auto& caf_wakes = wakes.caf_us;
+    auto& rem_wakes = wakes.remoting_us;
     if (caf_wakes.size() < rounds || rem_wakes.size() < rounds)
       std::cerr << "wake-ups: " << caf_wakes.size() << " CAF and "
                 << rem_wakes.size() << " remoting rounds of " << rounds
