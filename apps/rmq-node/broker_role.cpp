@@ -10,6 +10,7 @@
 #include "caf/io/middleman.hpp"
 
 #include "actors/broker/node/broker_node.hpp"
+#include "actors/broker/node/broker_properties.hpp"
 #include "actors/broker/node/broker_remoting.hpp"
 #include "actors/common/bench_echo.hpp"
 #include "apps/rmq-node/node_options.hpp"
@@ -203,9 +204,9 @@ int run_broker(caf::actor_system& sys, const options& cfg,
   // ("registered with ...") follow it.
   print_line("broker " + cfg.broker_name + " listening on " + cfg.host + ":"
              + std::to_string(*port));
-  auto remoting = serve_remoting(sys, cfg, "broker", *remoting_port,
-                                 broker_remoting(node.frontend),
-                                 node.supervisor);
+  auto remoting = serve_remoting(
+    sys, cfg, "broker", *remoting_port,
+    broker_remoting(node.frontend, broker_properties(*opts)), node.supervisor);
   if (!remoting) {
     sys.middleman().unpublish(node.frontend, *port);
     node.stop(sys);

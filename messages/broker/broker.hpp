@@ -46,6 +46,8 @@ using broker_actor = client_broker_actor::extend<
   caf::replies_to<broker_runtime_info_request>::with<broker_runtime_info>,
   // -- consumer groups' members (mqadmin consumerConnection)
   caf::replies_to<get_consumer_connection_request>::with<consumer_connection>,
+  caf::replies_to<get_consumer_running_info_request>::with<
+    consumer_running_info>,
   // -- request-reply: a consumer's reply to a request
   caf::replies_to<send_reply_message_request>::with<send_result>,
   // -- transactions: END_TRANSACTION (producers send it one-way)

@@ -103,6 +103,10 @@ RMQ_DEFINE_MESSAGE(find_producer_channels, group)
 
 RMQ_DEFINE_MESSAGE(find_client_channel, client_id)
 
+RMQ_DEFINE_MESSAGE(get_consumer_running_info_request, group, client_id, jstack)
+
+RMQ_DEFINE_MESSAGE(consumer_running_info, body)
+
 RMQ_DEFINE_MESSAGE(consumer_ids_changed, group)
 
 RMQ_DEFINE_MESSAGE(client_queue, topic, broker_name, queue_id)

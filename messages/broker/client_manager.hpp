@@ -208,6 +208,39 @@ typename Inspector::result_type inspect(Inspector& f, consumer_connection& x) {
 
 RMQ_DECLARE_MESSAGE(consumer_connection);
 
+/// GET_CONSUMER_RUNNING_INFO (307): what one client says of its consumer
+/// of `group` (RocketMQ ConsumerRunningInfo). An admin asks the broker;
+/// the broker asks that client's channel, which answers for the client.
+struct get_consumer_running_info_request {
+  std::string group;
+  std::string client_id;
+  /// The client adds its threads' stacks (a Java client's jstack).
+  bool jstack = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, get_consumer_running_info_request& x) {
+  return f(caf::meta::type_name("rmq.get_consumer_running_info_request"),
+           x.group, x.client_id, x.jstack);
+}
+
+RMQ_DECLARE_MESSAGE(get_consumer_running_info_request);
+
+/// ConsumerRunningInfo as the client wrote it: JSON text (in fastjson's
+/// words from a RocketMQ client), passed on unread.
+struct consumer_running_info {
+  std::string body;
+};
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, consumer_running_info& x) {
+  return f(caf::meta::type_name("rmq.consumer_running_info"), x.body);
+}
+
+RMQ_DECLARE_MESSAGE(consumer_running_info);
+
 /// NOTIFY_CONSUMER_IDS_CHANGED (40), sent by the broker to every member's
 /// channel when a clustering group's members or subscriptions change: the
 /// members then rebalance at once rather than at their next 20 s round.
@@ -415,6 +448,10 @@ using client_manager_actor = dumpable_actor::extend<
   caf::replies_to<unregister_client_request>::with<caf::ok_atom>,
   caf::replies_to<get_consumer_list_request>::with<consumer_list>,
   caf::replies_to<get_consumer_connection_request>::with<consumer_connection>,
+  // Asks the client's channel; "not online" when the client is not in
+  // the group.
+  caf::replies_to<get_consumer_running_info_request>::with<
+    consumer_running_info>,
   // Channels for pushes from the broker (send with caf::anon_send: a
   // typed actor may not send to an untyped handle).
   caf::replies_to<find_producer_channels>::with<std::vector<caf::actor>>,

@@ -286,6 +286,10 @@ using client_heartbeat_service_actor = dumpable_actor::extend<
   caf::replies_to<caf::delete_atom, consumer_atom,
                   std::string>::with<caf::ok_atom>,
   caf::reacts_to<consumer_ids_changed>,
+  // A broker's GET_CONSUMER_RUNNING_INFO for an admin: what this client's
+  // consumer of the group holds now.
+  caf::replies_to<get_consumer_running_info_request>::with<
+    consumer_running_info>,
   caf::reacts_to<caf::subscribe_atom, caf::actor>,
   caf::reacts_to<caf::tick_atom>,
   // A broker's check-back: forwarded to the listeners of its producer

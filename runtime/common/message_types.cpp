@@ -130,6 +130,9 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<get_consumer_connection_request>(
     "rmq.get_consumer_connection_request");
   cfg.add_message_type<consumer_connection>("rmq.consumer_connection");
+  cfg.add_message_type<get_consumer_running_info_request>(
+    "rmq.get_consumer_running_info_request");
+  cfg.add_message_type<consumer_running_info>("rmq.consumer_running_info");
   cfg.add_message_type<find_producer_channels>("rmq.find_producer_channels");
   cfg.add_message_type<find_client_channel>("rmq.find_client_channel");
   cfg.add_message_type<consumer_ids_changed>("rmq.consumer_ids_changed");

@@ -5,6 +5,7 @@
 
 #include "runtime/remoting/client_request_headers.hpp"
 #include "runtime/remoting/namesrv_body.hpp"
+#include "runtime/remoting/remoting_codes.hpp"
 
 namespace rmq::remoting {
 
@@ -134,20 +135,48 @@ json to_json(const subscription_group_config& g) {
           {"notifyConsumerIdsChangedEnable",
            g.notify_consumer_ids_changed_enable},
           {"groupSysFlag", g.group_sys_flag},
-          {"consumeTimeoutMinute", g.consume_timeout_minute}};
+          {"consumeTimeoutMinute", g.consume_timeout_minute},
+          // RocketMQ 5.x's fields, at their defaults: we keep no retry
+          // policy (CUSTOMIZED: the delay levels) and no group attributes.
+          {"groupRetryPolicy", {{"type", "CUSTOMIZED"}}},
+          {"attributes", json::object()}};
 }
 
 std::string topic_configs_body(const topic_config_set& set) {
-  return topic_config_wrapper_json(set.topics, set.version).dump();
+  auto out = topic_config_wrapper_json(set.topics, set.version);
+  // TopicConfigAndMappingSerializeWrapper (5.x): we have no static topics,
+  // so no mappings, and the mappings' version is the table's.
+  out["mappingDataVersion"] = to_json(set.version);
+  out["topicQueueMappingDetailMap"] = json::object();
+  out["topicQueueMappingInfoMap"] = json::object();
+  return out.dump();
+}
+
+remoting_command topic_configs_response(const remoting_command& req,
+                                        const topic_config_set& set) {
+  auto out = make_response(req, response_code::success);
+  out.ext_fields["totalTopicNum"] = std::to_string(set.topics.size());
+  out.body = topic_configs_body(set);
+  return out;
 }
 
 std::string sub_groups_body(const subscription_group_set& set) {
   auto table = json::object();
   for (auto& g : set.groups)
     table[g.group_name] = to_json(g);
+  // SubscriptionGroupWrapper (5.x): no group is forbidden any topic here.
   return json{{"subscriptionGroupTable", std::move(table)},
+              {"forbiddenTable", json::object()},
               {"dataVersion", to_json(set.version)}}
     .dump();
+}
+
+remoting_command sub_groups_response(const remoting_command& req,
+                                     const subscription_group_set& set) {
+  auto out = make_response(req, response_code::success);
+  out.ext_fields["totalGroupNum"] = std::to_string(set.groups.size());
+  out.body = sub_groups_body(set);
+  return out;
 }
 
 std::string topic_stats_body(const topic_stats& stats) {
@@ -170,9 +199,13 @@ std::string consume_stats_body(const consume_stats& stats) {
       return queue_key(q.topic, q.broker_name, q.queue_id);
     },
     [](const queue_progress& q) {
+      // RocketMQ's pullOffset is the larger of the committed offset and
+      // where the group last pulled; we keep no separate pull offset, so
+      // it is the committed one.
       return json{{"brokerOffset", q.broker_offset},
                   {"consumerOffset", q.consumer_offset},
-                  {"lastTimestamp", q.last_timestamp}};
+                  {"lastTimestamp", q.last_timestamp},
+                  {"pullOffset", q.consumer_offset}};
     },
     json{{"consumeTps", stats.consume_tps}});
 }

@@ -49,13 +49,26 @@ bool decode_consume_stats(const remoting_command& cmd,
 nlohmann::json to_json(const subscription_group_config& g);
 
 /// Bodies of the answers, as RocketMQ's broker writes them: Topic- and
-/// SubscriptionGroup wrappers (standard JSON); TopicStatsTable and
-/// ConsumeStats with MessageQueue objects as map keys, as fastjson writes
-/// them (not JSON, but what mqadmin and the dashboard read); KVTable.
+/// SubscriptionGroup wrappers (standard JSON, with 5.x's fields:
+/// mappingDataVersion and the empty static-topic mapping tables,
+/// forbiddenTable, a group's groupRetryPolicy and attributes);
+/// TopicStatsTable and ConsumeStats with MessageQueue objects as map keys,
+/// as fastjson writes them (not JSON, but what mqadmin and the dashboard
+/// read); KVTable.
 std::string topic_configs_body(const topic_config_set& set);
 std::string sub_groups_body(const subscription_group_set& set);
 std::string topic_stats_body(const topic_stats& stats);
 std::string consume_stats_body(const consume_stats& stats);
 std::string runtime_info_body(const broker_runtime_info& info);
+
+/// GET_ALL_TOPIC_CONFIG's answer: topic_configs_body with
+/// GetAllTopicConfigResponseHeader's `totalTopicNum`.
+remoting_command topic_configs_response(const remoting_command& req,
+                                        const topic_config_set& set);
+
+/// GET_ALL_SUBSCRIPTIONGROUP_CONFIG's answer: sub_groups_body with
+/// GetAllSubscriptionGroupResponseHeader's `totalGroupNum`.
+remoting_command sub_groups_response(const remoting_command& req,
+                                     const subscription_group_set& set);
 
 } // namespace rmq::remoting

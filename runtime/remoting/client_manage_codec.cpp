@@ -55,16 +55,6 @@ subscription_data subscription_of(const json& x) {
   return out;
 }
 
-json subscription_json(const subscription_data& s) {
-  return {{"classFilterMode", false},
-          {"topic", s.topic},
-          {"subString", s.sub_string},
-          {"tagsSet", s.tags_set},
-          {"codeSet", s.code_set},
-          {"subVersion", s.sub_version},
-          {"expressionType", s.expression_type}};
-}
-
 json queue_json(const client_queue& q) {
   return {
     {"topic", q.topic}, {"brokerName", q.broker_name}, {"queueId", q.queue_id}};
@@ -98,6 +88,16 @@ bool decode_lock_body(const remoting_command& cmd, Request& out,
 }
 
 } // namespace
+
+nlohmann::json subscription_json(const subscription_data& s) {
+  return {{"classFilterMode", false},
+          {"topic", s.topic},
+          {"subString", s.sub_string},
+          {"tagsSet", s.tags_set},
+          {"codeSet", s.code_set},
+          {"subVersion", s.sub_version},
+          {"expressionType", s.expression_type}};
+}
 
 bool decode_heartbeat(const remoting_command& cmd, client_heartbeat& out,
                       std::string& err) {
@@ -184,6 +184,34 @@ bool decode_consumer_connection(const remoting_command& cmd,
   header_reader r{cmd};
   out.group = r.text("consumerGroup");
   return r.done(err);
+}
+
+bool decode_consumer_running_info(const remoting_command& cmd,
+                                  get_consumer_running_info_request& out,
+                                  std::string& err) {
+  header_reader r{cmd};
+  out.group = r.text("consumerGroup");
+  out.client_id = r.text("clientId");
+  out.jstack = r.boolean("jstackEnable");
+  return r.done(err);
+}
+
+remoting_command
+consumer_running_info_request(const get_consumer_running_info_request& x) {
+  remoting_command cmd;
+  cmd.code = request_code::get_consumer_running_info;
+  cmd.ext_fields["consumerGroup"] = x.group;
+  cmd.ext_fields["clientId"] = x.client_id;
+  cmd.ext_fields["jstackEnable"] = x.jstack ? "true" : "false";
+  return cmd;
+}
+
+remoting_command
+consumer_running_info_response(const remoting_command& req,
+                               const consumer_running_info& x) {
+  auto res = make_response(req, response_code::success);
+  res.body = x.body;
+  return res;
 }
 
 remoting_command consumer_connection_response(const remoting_command& req,

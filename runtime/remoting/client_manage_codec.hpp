@@ -24,6 +24,9 @@ namespace rmq::remoting {
 bool decode_heartbeat(const remoting_command& cmd, client_heartbeat& out,
                       std::string& err);
 
+/// SubscriptionData as RocketMQ writes it.
+nlohmann::json subscription_json(const subscription_data& s);
+
 /// HeartbeatData as RocketMQ's clients write it (tests, rmq-bench).
 nlohmann::json heartbeat_json(const client_heartbeat& hb);
 
@@ -46,6 +49,21 @@ bool decode_consumer_connection(const remoting_command& cmd,
 
 /// SUCCESS with ConsumerConnection (connectionSet, subscriptionTable,
 /// consumeType, messageModel, consumeFromWhere).
+/// GetConsumerRunningInfoRequestHeader: consumerGroup, clientId,
+/// jstackEnable (GET_CONSUMER_RUNNING_INFO, 307), as an admin sends it to
+/// a broker and the broker to the client.
+bool decode_consumer_running_info(const remoting_command& cmd,
+                                  get_consumer_running_info_request& out,
+                                  std::string& err);
+
+/// The request the broker sends the client (Broker2Client#callClient).
+remoting_command
+consumer_running_info_request(const get_consumer_running_info_request& x);
+
+/// SUCCESS with the client's ConsumerRunningInfo as the body.
+remoting_command consumer_running_info_response(const remoting_command& req,
+                                                const consumer_running_info& x);
+
 remoting_command consumer_connection_response(const remoting_command& req,
                                               const consumer_connection& x);
 

@@ -108,6 +108,12 @@ remoting_command send_response(const remoting_command& req,
   // sends none for it.
   if (!res.msg_id.empty() && res.msg_id.find(',') == std::string::npos)
     out.ext_fields["transactionId"] = res.msg_id;
+  // SendMessageProcessor adds these to every send answer: the broker's
+  // BrokerConfig.regionId and traceOn, whose defaults are ours (we have no
+  // regions and never switch tracing off). A Java producer copies both
+  // into its SendResult (MQClientAPIImpl.processSendResponse).
+  out.ext_fields["MSG_REGION"] = "DefaultRegion";
+  out.ext_fields["TRACE_ON"] = "true";
   return out;
 }
 
@@ -130,6 +136,31 @@ bool decode_pull(const remoting_command& cmd, pull_message_request& out,
   return r.done(err);
 }
 
+namespace {
+
+// The remark RocketMQ's PullMessageProcessor writes: the name of the
+// store's GetMessageStatus. Our status is coarser; the offsets tell which
+// of the store's names it stands for.
+const char* pull_remark(const pull_message_result& res) {
+  switch (static_cast<pull_status>(res.status)) {
+    case pull_status::found:
+      return "FOUND";
+    case pull_status::no_new_msg:
+      // At the end of a queue; an empty queue has nothing at all.
+      return res.max_offset == 0 ? "NO_MESSAGE_IN_QUEUE"
+                                 : "OFFSET_OVERFLOW_ONE";
+    case pull_status::no_matched_msg:
+      return "NO_MATCHED_MESSAGE";
+    case pull_status::offset_illegal:
+      // Sent on to the end: the request was past it; else to the start.
+      return res.next_begin_offset >= res.max_offset ? "OFFSET_OVERFLOW_BADLY"
+                                                     : "OFFSET_TOO_SMALL";
+  }
+  return "UNKNOWN";
+}
+
+} // namespace
+
 remoting_command pull_response(const remoting_command& req,
                                pull_message_result res) {
   auto status = static_cast<pull_status>(res.status);
@@ -147,7 +178,7 @@ remoting_command pull_response(const remoting_command& req,
       code = response_code::pull_offset_moved;
       break;
   }
-  auto out = make_response(req, code, to_string(status));
+  auto out = make_response(req, code, pull_remark(res));
   out.ext_fields["suggestWhichBrokerId"]
     = std::to_string(res.suggest_which_broker_id);
   out.ext_fields["nextBeginOffset"] = std::to_string(res.next_begin_offset);

@@ -57,7 +57,9 @@ bool decode_send(const remoting_command& cmd, send_message_request& out,
 /// The answer to a stored send: its status as the response code
 /// (FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT, SLAVE_NOT_AVAILABLE: stored),
 /// `msgId` (offset message ids, comma-joined for a batch), `queueId`,
-/// `queueOffset` (a batch's first), `transactionId` (the UNIQ_KEY).
+/// `queueOffset` (a batch's first), `transactionId` (the UNIQ_KEY), and
+/// `MSG_REGION` ("DefaultRegion") and `TRACE_ON` ("true") as
+/// SendMessageProcessor adds them.
 remoting_command send_response(const remoting_command& req,
                                const send_result& res);
 
@@ -68,6 +70,10 @@ bool decode_pull(const remoting_command& cmd, pull_message_request& out,
 /// FOUND as SUCCESS with the stored records as the body; NO_NEW_MSG as
 /// PULL_NOT_FOUND, NO_MATCHED_MSG as PULL_RETRY_IMMEDIATELY,
 /// OFFSET_ILLEGAL as PULL_OFFSET_MOVED; the four offsets in every answer.
+/// The remark is the store's GetMessageStatus name, as RocketMQ writes it:
+/// FOUND; NO_MESSAGE_IN_QUEUE (empty queue) or OFFSET_OVERFLOW_ONE;
+/// NO_MATCHED_MESSAGE; OFFSET_OVERFLOW_BADLY (sent on to the end) or
+/// OFFSET_TOO_SMALL.
 remoting_command pull_response(const remoting_command& req,
                                pull_message_result res);
 

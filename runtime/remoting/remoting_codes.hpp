@@ -92,6 +92,7 @@ constexpr int32_t subscription_not_latest = 25;
 constexpr int32_t subscription_group_not_exist = 26;
 constexpr int32_t invalid_parameter = 29;
 constexpr int32_t consumer_not_online = 206;
+constexpr int32_t consume_msg_timeout = 207;
 } // namespace response_code
 
 } // namespace rmq::remoting

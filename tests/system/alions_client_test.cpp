@@ -20,12 +20,17 @@
 
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "messages/broker/broker.hpp"
+#include "runtime/remoting/remoting_client.hpp"
+#include "runtime/remoting/remoting_codes.hpp"
 #include "tests/support/child_process.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/wait_until.hpp"
 #include "tests/system/broker_system_support.hpp"
 #include "tests/system/namesrv_system_support.hpp"
+#include "tests/system/remoting_call.hpp"
 
 using namespace rmq;
 using namespace rmq::test;
@@ -282,6 +287,47 @@ TEST_SUITE("system.alions") {
     CHECK_NE(conns.find(" JAVA "), std::string::npos); // ali-ons says JAVA
     CHECK_NE(conns.find(" CPP "), std::string::npos);
     CHECK_NE(conns.find("ConsumeType: CONSUME_PASSIVELY\n"), std::string::npos);
+    // mqadmin consumerStatus asks each member through the broker
+    // (GET_CONSUMER_RUNNING_INFO). Our CAF member answers with what it
+    // holds; ali-ons does not answer such requests at all, so the broker
+    // says CONSUME_MSG_TIMEOUT after its 10 s, as RocketMQ's does.
+    {
+      remoting::remoting_client admin;
+      REQUIRE_MESSAGE(admin.connect("127.0.0.1", broker.remoting_port),
+                      admin.error());
+      auto members = nlohmann::json::parse(
+        remoting_call(admin,
+                      remoting::request_code::get_consumer_connection_list,
+                      {{"consumerGroup", "CG_MIX"}})
+          .body)["connectionSet"];
+      REQUIRE_EQ(members.size(), 2u);
+      std::map<std::string, std::string> id_of; // by language
+      for (auto& m : members)
+        id_of[m["language"]] = m["clientId"];
+      auto running_info = [&](const std::string& language) {
+        return remoting_call(admin,
+                             remoting::request_code::get_consumer_running_info,
+                             {{"consumerGroup", "CG_MIX"},
+                              {"clientId", id_of[language]},
+                              {"jstackEnable", "false"}},
+                             {}, 30s);
+      };
+      auto caf_info = running_info("CPP");
+      REQUIRE_EQ(caf_info.code, remoting::response_code::success);
+      // MessageQueue objects as map keys, as fastjson writes them.
+      CHECK_NE(caf_info.body.find("\"mqTable\":{{\"brokerName\":"),
+               std::string::npos);
+      CHECK_NE(caf_info.body.find("\"consumerGroup\":\"CG_MIX\""),
+               std::string::npos);
+      CHECK_NE(caf_info.body.find("\"PROP_CONSUME_TYPE\":"
+                                  "\"CONSUME_PASSIVELY\""),
+               std::string::npos);
+      CHECK_NE(caf_info.body.find("\"topic\":\"" + topic + "\""),
+               std::string::npos);
+      auto js_info = running_info("JAVA");
+      CHECK_EQ(js_info.code, remoting::response_code::consume_msg_timeout);
+      CHECK_EQ(js_info.remark.value_or("").rfind("consumer <CG_MIX> <", 0), 0u);
+    }
     // 20 from ali-ons (keys k0..k19), 20 from rmq-admin's CAF producer
     // (key "caf"), round robin over the four queues.
     alions_process producer{{"produce", namesrv, topic, "0", "20"}};

@@ -2,8 +2,9 @@
 // consumers write them (our C++ remoting client): sends in all three
 // header forms (10 full names, 310 one-letter, 320 batch), pulls that
 // return the stored records byte for byte and a held pull woken by a
-// send, consumer offsets, queue offsets; and a message sent over
-// remoting read over CAF and the other way round.
+// send, consumer offsets, queue offsets; a client's identity on its
+// connection, with what the broker asks it for an admin; and a message
+// sent over remoting read over CAF and the other way round.
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -20,6 +21,7 @@
 #include "runtime/message/message_id.hpp"
 #include "runtime/message/message_properties.hpp"
 #include "runtime/remoting/client_manage_codec.hpp"
+#include "runtime/remoting/namesrv_body.hpp"
 #include "runtime/remoting/remoting_client.hpp"
 #include "runtime/remoting/remoting_codes.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -371,6 +373,63 @@ TEST_SUITE("system.broker.remoting") {
              0u);
     CHECK(cc["subscriptionTable"].contains(topic));
     CHECK_EQ(cc["messageModel"], "CLUSTERING");
+    // mqadmin consumerStatus (GET_CONSUMER_RUNNING_INFO): the broker asks
+    // the member on its own connection and hands its answer back.
+    auto running_info = [&](const std::string& client_id) {
+      remoting_command ask;
+      ask.code = request_code::get_consumer_running_info;
+      ask.language = "JAVA";
+      ask.opaque = 7001;
+      ask.ext_fields = {{"consumerGroup", "CG_HB"},
+                        {"clientId", client_id},
+                        {"jstackEnable", "false"}};
+      REQUIRE(other.send(ask));
+    };
+    // What the broker asks the member (past any notification before it).
+    auto asked_of = [](remoting_client& c) {
+      for (;;) {
+        auto cmd = c.receive(10s);
+        REQUIRE_MESSAGE(cmd, c.error());
+        if (cmd->code != request_code::notify_consumer_ids_changed)
+          return *cmd;
+      }
+    };
+    running_info("10.0.0.2@second");
+    auto asked = asked_of(second);
+    CHECK_EQ(asked.code, request_code::get_consumer_running_info);
+    CHECK_FALSE(asked.is_oneway());
+    CHECK_FALSE(asked.is_response());
+    CHECK_EQ(*asked.field("consumerGroup"), "CG_HB");
+    CHECK_EQ(*asked.field("clientId"), "10.0.0.2@second");
+    auto info = make_response(asked, response_code::success);
+    info.body = R"({"properties":{"consumerGroup":"CG_HB"},"jstack":"x"})";
+    REQUIRE(second.send(info));
+    auto relayed = other.receive(10s);
+    REQUIRE_MESSAGE(relayed, other.error());
+    CHECK_EQ(relayed->opaque, 7001);
+    CHECK_EQ(relayed->code, response_code::success);
+    CHECK_EQ(relayed->body, info.body);
+    // The member's refusal, in its own words.
+    running_info("10.0.0.2@second");
+    asked = asked_of(second);
+    auto refusal = make_response(asked, response_code::system_error,
+                                 "The Consumer Group <CG_HB> not exist in "
+                                 "this consumer");
+    REQUIRE(second.send(refusal));
+    relayed = other.receive(10s);
+    REQUIRE_MESSAGE(relayed, other.error());
+    CHECK_EQ(relayed->code, response_code::system_error);
+    CHECK_EQ(relayed->remark, refusal.remark);
+    // An answer to nothing asked (a stale opaque) is dropped.
+    REQUIRE(second.send(info));
+    // A client that is not a member of the group.
+    auto nobody = remoting_call(other, request_code::get_consumer_running_info,
+                                {{"consumerGroup", "CG_HB"},
+                                 {"clientId", "10.0.0.9@nobody"}});
+    CHECK_EQ(nobody.code, response_code::system_error);
+    CHECK_EQ(nobody.remark,
+             std::optional<std::string>{
+               "The Consumer <CG_HB> <10.0.0.9@nobody> not online"});
     // Queue locks for an orderly member.
     remoting_command lock;
     lock.code = request_code::lock_batch_mq;
@@ -435,6 +494,21 @@ TEST_SUITE("system.broker.remoting") {
     auto topics = nlohmann::json::parse(res.body);
     CHECK_EQ(topics["topicConfigTable"]["TopicAdmin"]["writeQueueNums"], 2);
     CHECK(topics["dataVersion"].contains("counter"));
+    // mqadmin getBrokerConfig: RocketMQ's names, the running values.
+    res = call(request_code::get_broker_config, {});
+    REQUIRE_EQ(res.code, response_code::success);
+    auto props = parse_properties_text(res.body);
+    CHECK_EQ(props["brokerName"], "broker-a");
+    CHECK_EQ(props["listenPort"], std::to_string(b.broker.remoting_port));
+    CHECK_EQ(props["cafListenPort"], std::to_string(b.broker.port));
+    CHECK_EQ(props["flushDiskType"], "ASYNC_FLUSH");
+    CHECK_EQ(props["brokerRole"], "ASYNC_MASTER");
+    // updateBrokerConfig: read at start, so refused with the keys named.
+    res = call(request_code::update_broker_config, {},
+               "autoCreateTopicEnable=false\n");
+    CHECK_EQ(res.code, response_code::system_error);
+    CHECK_NE(res.remark.value_or("").find("autoCreateTopicEnable"),
+             std::string::npos);
     REQUIRE(c.call(send_v2("x", "U-A"), 10s));
     // Topic stats: MessageQueue objects as keys, as fastjson writes them.
     res = call(request_code::get_topic_stats_info, {{"topic", topic}});

@@ -136,6 +136,9 @@ broker_frontend_actor::behavior_type broker_frontend(
     [self](get_consumer_connection_request& req) {
       return self->delegate(self->state.peers.clients, std::move(req));
     },
+    [self](get_consumer_running_info_request& req) {
+      return self->delegate(self->state.peers.clients, std::move(req));
+    },
     [self](unregister_client_request& req) {
       return self->delegate(self->state.peers.clients, std::move(req));
     },

@@ -12,6 +12,7 @@
 #include "runtime/remoting/client_request_headers.hpp"
 #include "runtime/remoting/error_response.hpp"
 #include "runtime/remoting/message_query_codec.hpp"
+#include "runtime/remoting/namesrv_body.hpp"
 #include "runtime/remoting/remoting_codes.hpp"
 
 namespace rmq {
@@ -203,6 +204,24 @@ void clients(caf::io::broker* self, const broker_actor& front,
                                      + "] not online");
             };
         });
+    case request_code::get_consumer_running_info:
+      // Relayed to the client (the broker's call to it is 10 s); a client
+      // that does not answer is CONSUME_MSG_TIMEOUT, as callConsumer says.
+      return simple<get_consumer_running_info_request, consumer_running_info>(
+        self, front, std::move(req), std::move(reply),
+        decode_consumer_running_info, consumer_running_info_response,
+        [](const get_consumer_running_info_request& x) {
+          return [who = "<" + x.group + "> <" + x.client_id + ">"](
+                   const remoting_command& r, const caf::error& err) {
+            if (err == errc::request_timeout)
+              return make_response(r, response_code::consume_msg_timeout,
+                                   error_detail(err));
+            if (err == caf::sec::request_timeout)
+              return make_response(r, response_code::consume_msg_timeout,
+                                   "consumer " + who + " Timeout");
+            return broker_error(r, err);
+          };
+        });
     case request_code::lock_batch_mq:
       return simple<lock_batch_request, locked_queues>(
         self, front, std::move(req), std::move(reply), decode_lock_batch,
@@ -257,7 +276,7 @@ void admin(caf::io::broker* self, const broker_actor& front,
     case request_code::get_all_topic_config:
       return simple<get_all_topic_config_request, topic_config_set>(
         self, front, std::move(req), std::move(r),
-        no_fields<get_all_topic_config_request>, with_body(topic_configs_body));
+        no_fields<get_all_topic_config_request>, topic_configs_response);
     case request_code::update_and_create_subscriptiongroup:
       return simple<update_sub_group_request, data_version>(
         self, front, std::move(req), std::move(r), decode_update_sub_group,
@@ -269,7 +288,7 @@ void admin(caf::io::broker* self, const broker_actor& front,
     case request_code::get_all_subscriptiongroup_config:
       return simple<get_all_sub_group_request, subscription_group_set>(
         self, front, std::move(req), std::move(r),
-        no_fields<get_all_sub_group_request>, with_body(sub_groups_body));
+        no_fields<get_all_sub_group_request>, sub_groups_response);
     case request_code::get_topic_stats_info:
       return simple<topic_stats_request, topic_stats>(
         self, front, std::move(req), std::move(r), decode_topic_stats,
@@ -304,11 +323,31 @@ void lookups(caf::io::broker* self, const broker_actor& front,
     query_message_response);
 }
 
+// GET_BROKER_CONFIG: the settings as Java Properties text. A broker reads
+// its settings at start: UPDATE_BROKER_CONFIG is refused with the keys
+// named, rather than taken and left without effect.
+void broker_config(const std::map<std::string, std::string>& config,
+                   const remoting_command& req, const remoting_reply& reply) {
+  if (req.code == request_code::get_broker_config) {
+    auto res = make_response(req, response_code::success);
+    res.body = properties_text(config);
+    return reply(std::move(res));
+  }
+  std::string keys;
+  for (auto& [key, value] : parse_properties_text(req.body))
+    keys += (keys.empty() ? "" : ", ") + key;
+  reply(make_response(req, response_code::system_error,
+                      "the broker reads its config at start: set "
+                        + (keys.empty() ? std::string{"it"} : keys)
+                        + " in its config file (or flags) and restart it"));
+}
+
 } // namespace
 
-remoting_handler broker_remoting(broker_actor front) {
-  return [front](caf::io::broker* self, const remoting_peer& peer,
-                 remoting_command req, remoting_reply reply) {
+remoting_handler broker_remoting(broker_actor front,
+                                 std::map<std::string, std::string> config) {
+  return [front, config](caf::io::broker* self, const remoting_peer& peer,
+                         remoting_command req, remoting_reply reply) {
     switch (req.code) {
       case request_code::send_message:
       case request_code::send_message_v2:
@@ -330,6 +369,7 @@ remoting_handler broker_remoting(broker_actor front) {
       case request_code::unregister_client:
       case request_code::get_consumer_list_by_group:
       case request_code::get_consumer_connection_list:
+      case request_code::get_consumer_running_info:
       case request_code::lock_batch_mq:
       case request_code::unlock_batch_mq:
       case request_code::consumer_send_msg_back:
@@ -348,6 +388,9 @@ remoting_handler broker_remoting(broker_actor front) {
       case request_code::get_consume_stats:
       case request_code::get_broker_runtime_info:
         return admin(self, front, std::move(req), std::move(reply));
+      case request_code::get_broker_config:
+      case request_code::update_broker_config:
+        return broker_config(config, req, reply);
       default:
         return reply(not_supported(req));
     }

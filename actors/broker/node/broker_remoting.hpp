@@ -4,12 +4,17 @@
 // sent message is the connection's peer, as RocketMQ's broker takes it.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "actors/common/remoting_server.hpp"
 #include "messages/broker/broker.hpp"
 
 namespace rmq {
 
-/// The handler for start_remoting_server: serves `front`'s clients.
-remoting_handler broker_remoting(broker_actor front);
+/// The handler for start_remoting_server: serves `front`'s clients;
+/// `config` is what GET_BROKER_CONFIG answers (broker_properties).
+remoting_handler broker_remoting(broker_actor front,
+                                 std::map<std::string, std::string> config);
 
 } // namespace rmq

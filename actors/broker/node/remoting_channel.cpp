@@ -4,7 +4,11 @@
 #include <utility>
 
 #include "actors/common/remoting_server.hpp"
+#include "messages/common/errors.hpp"
 #include "runtime/remoting/broker_push_codec.hpp"
+#include "runtime/remoting/client_manage_codec.hpp"
+#include "runtime/remoting/frame_codec.hpp"
+#include "runtime/remoting/remoting_codes.hpp"
 
 namespace rmq {
 
@@ -12,6 +16,23 @@ namespace {
 
 // The client manager answers from memory.
 constexpr auto heartbeat_timeout = std::chrono::seconds{10};
+
+// What the broker asks a client for an admin: Broker2Client#callClient's
+// 10 s. The server keeps the deadline and answers an error past it.
+constexpr auto call_timeout = std::chrono::seconds{10};
+
+// The client's answer to GET_CONSUMER_RUNNING_INFO: its body, or its
+// refusal in its own words.
+caf::expected<consumer_running_info> running_info(const std::string& frame) {
+  remoting::frame_reader r;
+  r.feed(frame);
+  auto res = r.next();
+  if (!res)
+    return make_error(errc::system_error, "the client's answer did not parse");
+  if (res->code != remoting::response_code::success)
+    return make_error(errc::system_error, res->remark.value_or(""));
+  return consumer_running_info{std::move(res->body)};
+}
 
 } // namespace
 
@@ -37,6 +58,26 @@ caf::behavior remoting_channel(caf::event_based_actor* self, broker_actor front,
       push(remoting::check_transaction_request(x));
     },
     [=](const push_reply_message& x) { push(remoting::push_reply_request(x)); },
+    [=](const get_consumer_running_info_request& x)
+      -> caf::result<consumer_running_info> {
+      auto rp = self->make_response_promise<consumer_running_info>();
+      // No CAF timeout: the server answers every ask, by its deadline.
+      self
+        ->request(server, caf::infinite,
+                  remoting_ask(connection,
+                               remoting::consumer_running_info_request(x),
+                               call_timeout))
+        .then(
+          [rp](const std::string& frame) mutable {
+            auto info = running_info(frame);
+            if (info)
+              rp.deliver(std::move(*info));
+            else
+              rp.deliver(std::move(info.error()));
+          },
+          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+      return rp;
+    },
   };
 }
 

@@ -5,7 +5,8 @@
 // monitors a CAF client's channel (a closed connection unregisters the
 // client at once), and turns what the broker sends a client's channel
 // (consumer_ids_changed, check_transaction_state, push_reply_message)
-// into requests on the connection.
+// into requests on the connection, and answers the broker's
+// get_consumer_running_info_request with what the client answers.
 #pragma once
 
 #include <cstdint>

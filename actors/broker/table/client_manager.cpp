@@ -240,6 +240,19 @@ client_manager_state::producer_channels(const std::string& group) const {
 }
 
 caf::expected<caf::actor>
+client_manager_state::consumer_channel(const std::string& group,
+                                       const std::string& client_id) const {
+  if (auto i = consumers.find(group); i != consumers.end())
+    for (auto& [ch, m] : i->second.members)
+      if (m.client_id == client_id)
+        if (auto j = channels.find(ch); j != channels.end() && j->second.hdl)
+          return j->second.hdl;
+  // AdminBrokerProcessor#callConsumer's words.
+  return make_error(errc::system_error, "The Consumer <" + group + "> <"
+                                          + client_id + "> not online");
+}
+
+caf::expected<caf::actor>
 client_manager_state::client_channel(const std::string& client_id) const {
   // Producers first: a reply goes to the requesting producer's client.
   auto find
@@ -485,6 +498,36 @@ client_manager_actor::behavior_type client_manager(
       if (!out)
         return std::move(out.error());
       return std::move(*out);
+    },
+    [=](const get_consumer_running_info_request& x)
+      -> caf::result<consumer_running_info> {
+      auto ch = self->state.consumer_channel(x.group, x.client_id);
+      if (!ch)
+        return std::move(ch.error());
+      auto rp = self->make_response_promise<consumer_running_info>();
+      auto who = "<" + x.group + "> <" + x.client_id + ">";
+      self->request(*ch, self->state.options.client_call_timeout, x)
+        .then(
+          [rp](consumer_running_info& info) mutable {
+            rp.deliver(std::move(info));
+          },
+          [rp, who](caf::error& err) mutable {
+            // The client's own refusal goes back as it said it;
+            // a silent or lost client in callConsumer's words.
+            if (err.category() == errc_category
+                && err.code() == static_cast<uint8_t>(errc::system_error))
+              rp.deliver(std::move(err));
+            else if (err == caf::sec::request_timeout
+                     || err == errc::request_timeout)
+              rp.deliver(
+                make_error(errc::request_timeout,
+                           "consumer " + who + " Timeout: " + describe(err)));
+            else
+              rp.deliver(make_error(errc::system_error,
+                                    "invoke consumer " + who
+                                      + " Exception: " + describe(err)));
+          });
+      return rp;
     },
     [=](const find_producer_channels& x) {
       return self->state.producer_channels(x.group);

@@ -37,6 +37,9 @@ struct client_manager_options {
   caf::timespan scan_interval = std::chrono::seconds{10};
   /// How long a heartbeat waits for the subscription group and topic tables.
   caf::timespan table_timeout = std::chrono::seconds{3};
+  /// How long a client has to answer what the broker asks it for an admin
+  /// (Broker2Client#callClient: 10 s).
+  caf::timespan client_call_timeout = std::chrono::seconds{10};
 };
 
 /// State and logic of the client manager; the actor sends what it returns.
@@ -141,6 +144,12 @@ struct client_manager_state {
   /// The channel of a client id in any group, or a system_error naming
   /// the client when it is not online.
   caf::expected<caf::actor> client_channel(const std::string& client_id) const;
+
+  /// The channel of `client_id` in consumer group `group`, or a
+  /// system_error in RocketMQ's words when it is not there.
+  caf::expected<caf::actor>
+  consumer_channel(const std::string& group,
+                   const std::string& client_id) const;
 
   /// A consumer group's members with their channels' addresses, and its
   /// subscriptions (RocketMQ getConsumerConnectionList); system_error

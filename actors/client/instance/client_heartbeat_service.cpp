@@ -11,8 +11,10 @@
 #include "caf/send.hpp"
 
 #include "messages/common/errors.hpp"
+#include "runtime/client/consumer_running_report.hpp"
 #include "runtime/common/log.hpp"
 #include "runtime/common/request_failure.hpp"
+#include "runtime/remoting/consumer_running_info_body.hpp"
 
 #include "actors/common/dump.hpp"
 
@@ -187,6 +189,8 @@ client_heartbeat_service(heartbeat_ptr self, client_heartbeat_config cfg) {
     },
     [=](consumer_atom,
         const consumer_data& c) -> caf::typed_response_promise<caf::ok_atom> {
+      // Taken before the promise, which takes the request's sender over.
+      auto consumer = caf::actor_cast<dumpable_actor>(self->current_sender());
       auto rp = self->make_response_promise<caf::ok_atom>();
       if (c.group_name.empty()) {
         rp.deliver(make_error(errc::invalid_parameter, "empty consumer group"));
@@ -194,6 +198,7 @@ client_heartbeat_service(heartbeat_ptr self, client_heartbeat_config cfg) {
       }
       // A consumer's new subscriptions reach the brokers at once too.
       self->state.consumers[c.group_name] = c;
+      self->state.consumer_actors[c.group_name] = consumer;
       round(self, [rp]() mutable { rp.deliver(caf::ok_atom::value); });
       return rp;
     },
@@ -215,6 +220,7 @@ client_heartbeat_service(heartbeat_ptr self, client_heartbeat_config cfg) {
     [=](caf::delete_atom, consumer_atom,
         const std::string& group) -> caf::typed_response_promise<caf::ok_atom> {
       auto rp = self->make_response_promise<caf::ok_atom>();
+      self->state.consumer_actors.erase(group);
       if (self->state.consumers.erase(group) == 0) {
         rp.deliver(caf::ok_atom::value);
         return rp;
@@ -230,6 +236,45 @@ client_heartbeat_service(heartbeat_ptr self, client_heartbeat_config cfg) {
       // cannot send to them.
       for (auto& l : self->state.listeners)
         caf::anon_send(l, x);
+    },
+    [=](const get_consumer_running_info_request& x)
+      -> caf::typed_response_promise<consumer_running_info> {
+      auto rp = self->make_response_promise<consumer_running_info>();
+      auto& st = self->state;
+      auto i = st.consumers.find(x.group);
+      if (i == st.consumers.end()) {
+        // ClientRemotingProcessor#getConsumerRunningInfo's words.
+        rp.deliver(make_error(errc::system_error, "The Consumer Group <"
+                                                    + x.group
+                                                    + "> not exist in this "
+                                                      "consumer"));
+        return rp;
+      }
+      auto group = i->second;
+      auto answer = [rp, group](const nlohmann::json& dump) mutable {
+        rp.deliver(consumer_running_info{remoting::consumer_running_info_body(
+          consumer_running_report(group, dump))});
+      };
+      auto a = st.consumer_actors.find(x.group);
+      if (a == st.consumer_actors.end() || !a->second) {
+        RMQ_WARN(component,
+                 "running info of " << x.group << ": no consumer actor known");
+        answer(nullptr);
+        return rp;
+      }
+      self->request(a->second, st.cfg.request_timeout, dump_atom::value)
+        .then(
+          [answer](const std::string& dump) mutable {
+            answer(nlohmann::json::parse(dump, nullptr, false));
+          },
+          // What the heartbeat knows, without the queues.
+          [answer, group = x.group](const caf::error& err) mutable {
+            RMQ_WARN(component, "running info of "
+                                  << group
+                                  << " without its queues: " << describe(err));
+            answer(nullptr);
+          });
+      return rp;
     },
     [=](caf::subscribe_atom, const caf::actor& l) {
       auto& ls = self->state.listeners;

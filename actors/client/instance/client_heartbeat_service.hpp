@@ -65,6 +65,9 @@ struct client_heartbeat_state {
   /// Producer group -> how many producers of the process are in it.
   std::map<std::string, int32_t> producers;
   std::map<std::string, consumer_data> consumers;
+  /// The consumer actor of each group (what registered it): asked for its
+  /// dump when a broker asks for the group's running info.
+  std::map<std::string, dumpable_actor> consumer_actors;
   std::vector<caf::actor> listeners;
   /// By broker address.
   std::map<std::string, heartbeat_peer> peers;

@@ -202,6 +202,9 @@ play_heartbeats(client_heartbeat_service_actor::pointer,
       return caf::ok_atom::value;
     },
     [](const consumer_ids_changed&) {},
+    [](const get_consumer_running_info_request&) {
+      return consumer_running_info{};
+    },
     [](caf::subscribe_atom, const caf::actor&) {},
     [](tick_atom) {},
     [](const check_transaction_state&) {},

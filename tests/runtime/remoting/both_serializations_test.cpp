@@ -149,6 +149,12 @@ TEST_SUITE("runtime.remoting_both_serializations") {
     check_both(request_code::get_consumer_list_by_group,
                {{"consumerGroup", "CG"}}, get_consumer_list_request{"CG"},
                decode_consumer_list);
+    check_both(request_code::get_consumer_running_info,
+               {{"consumerGroup", "CG"},
+                {"clientId", "10.0.0.1@7"},
+                {"jstackEnable", "true"}},
+               get_consumer_running_info_request{"CG", "10.0.0.1@7", true},
+               decode_consumer_running_info);
     check_both(request_code::consumer_send_msg_back,
                {{"offset", "4213"},
                 {"group", "CG"},

@@ -52,6 +52,17 @@ TEST_SUITE("runtime.remoting_broker_admin") {
       sub_groups_body({{req.config}, data_version{1, 2, 3}}));
     CHECK_EQ(body["subscriptionGroupTable"]["G"]["retryMaxTimes"], 3);
     CHECK_EQ(body["subscriptionGroupTable"]["G"]["consumeEnable"], false);
+    // RocketMQ 5.x's fields, at their defaults.
+    CHECK_EQ(body["subscriptionGroupTable"]["G"]["groupRetryPolicy"],
+             nlohmann::json{{"type", "CUSTOMIZED"}});
+    CHECK_EQ(body["subscriptionGroupTable"]["G"]["attributes"],
+             nlohmann::json::object());
+    CHECK_EQ(body["forbiddenTable"], nlohmann::json::object());
+    auto answer = sub_groups_response(cmd, {{req.config, req.config},
+                                            data_version{1, 2, 3}});
+    CHECK_EQ(answer.code, response_code::success);
+    CHECK_EQ(answer.ext_fields["totalGroupNum"], "2");
+    CHECK_EQ(nlohmann::json::parse(answer.body)["dataVersion"]["counter"], 3);
     cmd.body = R"({"consumeEnable":true})";
     CHECK_FALSE(decode_update_sub_group(cmd, req, err));
     CHECK_EQ(err, "the body is no SubscriptionGroupConfig");
@@ -73,7 +84,28 @@ TEST_SUITE("runtime.remoting_broker_admin") {
     CHECK_EQ(consume_stats_body(cs),
              R"({"consumeTps":1.5,"offsetTable":{{"brokerName":"b",)"
              R"("queueId":0,"topic":"T"}:{"brokerOffset":5,)"
-             R"("consumerOffset":3,"lastTimestamp":99}}})");
+             R"("consumerOffset":3,"lastTimestamp":99,"pullOffset":3}}})");
     CHECK_EQ(topic_stats_body({}), R"({"offsetTable":{}})");
+  }
+
+  TEST_CASE("all topic configs with 5.x's mapping fields and the count") {
+    topic_config tc;
+    tc.topic_name = "T";
+    topic_config_set set{{tc}, data_version{0, 1795935358330, 7}};
+    auto body = nlohmann::json::parse(topic_configs_body(set));
+    CHECK_EQ(body["dataVersion"]["counter"], 7);
+    CHECK_EQ(body["mappingDataVersion"], body["dataVersion"]);
+    CHECK_EQ(body["topicQueueMappingDetailMap"], nlohmann::json::object());
+    CHECK_EQ(body["topicQueueMappingInfoMap"], nlohmann::json::object());
+    CHECK(body["topicConfigTable"].contains("T"));
+    remoting_command req;
+    req.code = request_code::get_all_topic_config;
+    req.opaque = 9;
+    auto answer = topic_configs_response(req, set);
+    CHECK_EQ(answer.code, response_code::success);
+    CHECK_EQ(answer.opaque, 9);
+    CHECK_EQ(answer.ext_fields["totalTopicNum"], "1");
+    CHECK_EQ(answer.body, topic_configs_body(set));
+    CHECK_EQ(topic_configs_response(req, {}).ext_fields["totalTopicNum"], "0");
   }
 }

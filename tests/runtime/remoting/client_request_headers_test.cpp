@@ -100,6 +100,8 @@ TEST_SUITE("runtime.remoting_client_headers") {
     CHECK_EQ(out.code, response_code::success);
     CHECK_EQ(out.opaque, 2);
     CHECK_EQ(out.ext_fields, std::map<std::string, std::string>{
+                               {"MSG_REGION", "DefaultRegion"},
+                               {"TRACE_ON", "true"},
                                {"msgId", "7F000001000051AF0000000000000000"},
                                {"queueId", "0"},
                                {"queueOffset", "0"},
@@ -113,6 +115,8 @@ TEST_SUITE("runtime.remoting_client_headers") {
     CHECK_EQ(out.ext_fields["msgId"], "A,B");
     CHECK_EQ(out.ext_fields["queueOffset"], "7");
     CHECK_FALSE(out.field("transactionId"));
+    CHECK_EQ(out.ext_fields["MSG_REGION"], "DefaultRegion");
+    CHECK_EQ(out.ext_fields["TRACE_ON"], "true");
   }
 
   TEST_CASE("ali-ons' PULL_MESSAGE and the answers to it") {
@@ -145,14 +149,34 @@ TEST_SUITE("runtime.remoting_client_headers") {
     CHECK_EQ(out.ext_fields["minOffset"], "0");
     CHECK_EQ(out.ext_fields["maxOffset"], "1");
     CHECK_EQ(out.body.size(), 172u);
+    // The remark names the store's GetMessageStatus, as RocketMQ's does.
+    CHECK_EQ(out.remark, std::optional<std::string>{"FOUND"});
+    auto remark = [&](pull_status status) {
+      res.status = static_cast<uint8_t>(status);
+      return pull_response(cmd, res).remark.value_or("(none)");
+    };
     res.status = static_cast<uint8_t>(pull_status::no_new_msg);
     CHECK_EQ(pull_response(cmd, res).code, response_code::pull_not_found);
     CHECK(pull_response(cmd, res).body.empty());
+    CHECK_EQ(remark(pull_status::no_new_msg), "OFFSET_OVERFLOW_ONE");
     res.status = static_cast<uint8_t>(pull_status::no_matched_msg);
     CHECK_EQ(pull_response(cmd, res).code,
              response_code::pull_retry_immediately);
+    CHECK_EQ(remark(pull_status::no_matched_msg), "NO_MATCHED_MESSAGE");
     res.status = static_cast<uint8_t>(pull_status::offset_illegal);
     CHECK_EQ(pull_response(cmd, res).code, response_code::pull_offset_moved);
+    // Sent on to the end (next 1 = max 1): past it.
+    CHECK_EQ(remark(pull_status::offset_illegal), "OFFSET_OVERFLOW_BADLY");
+    // Sent on to a start below the end: before it.
+    res.min_offset = 1;
+    res.max_offset = 5;
+    CHECK_EQ(remark(pull_status::offset_illegal), "OFFSET_TOO_SMALL");
+    // An empty queue.
+    res.min_offset = 0;
+    res.max_offset = 0;
+    res.next_begin_offset = 0;
+    CHECK_EQ(remark(pull_status::no_new_msg), "NO_MESSAGE_IN_QUEUE");
+    CHECK_EQ(remark(pull_status::offset_illegal), "OFFSET_OVERFLOW_BADLY");
   }
 
   TEST_CASE("offset requests as ali-ons sends them") {
