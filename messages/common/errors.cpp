@@ -91,8 +91,13 @@ std::string describe(const caf::error& err) {
     return "no error";
   if (err.category() == errc_category)
     return render_error(err.code(), err.category(), err.context());
-  if (err.category() == caf::atom("system"))
-    return "caf::" + caf::to_string(static_cast<caf::sec>(err.code()));
+  if (err.category() == caf::atom("system")) {
+    auto out = "caf::" + caf::to_string(static_cast<caf::sec>(err.code()));
+    // Our own words on a CAF error (a remoting ask that lost its client).
+    if (err.context().match_elements<std::string>())
+      out += ": " + err.context().get_as<std::string>(0);
+    return out;
+  }
   return caf::to_string(err);
 }
 

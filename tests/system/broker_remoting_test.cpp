@@ -440,8 +440,20 @@ TEST_SUITE("system.broker.remoting") {
     REQUIRE(res);
     REQUIRE_EQ(res->code, response_code::success);
     CHECK_EQ(nlohmann::json::parse(res->body)["lockOKMQSet"].size(), 1u);
+    // The first is asked, and its connection closes before it answers:
+    // the admin hears so in callConsumer's words, not a timeout.
+    running_info("10.0.0.1@first");
+    asked = asked_of(first);
+    CHECK_EQ(asked.code, request_code::get_consumer_running_info);
     // The first closes its connection: gone at once, no expiry wait.
     first = remoting_client{};
+    relayed = other.receive(30s);
+    REQUIRE_MESSAGE(relayed, other.error());
+    CHECK_EQ(relayed->code, response_code::system_error);
+    auto why = relayed->remark.value_or("");
+    CHECK_EQ(
+      why.rfind("invoke consumer <CG_HB> <10.0.0.1@first> Exception: ", 0), 0u);
+    CHECK_NE(why.find("the client's connection closed"), std::string::npos);
     REQUIRE(wait_until(
       [&] {
         return members(other) == std::vector<std::string>{"10.0.0.2@second"};

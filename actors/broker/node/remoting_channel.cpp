@@ -1,6 +1,8 @@
 #include "actors/broker/node/remoting_channel.hpp"
 
 #include <chrono>
+#include <map>
+#include <memory>
 #include <utility>
 
 #include "actors/common/remoting_server.hpp"
@@ -41,6 +43,19 @@ caf::behavior remoting_channel(caf::event_based_actor* self, broker_actor front,
   auto push = [server, connection](remoting::remoting_command cmd) {
     remoting_push(server, connection, std::move(cmd));
   };
+  // Asks in flight, by number: the server stops this channel when the
+  // connection closes, and whoever asked hears it then, not at its
+  // timeout.
+  using promise = caf::typed_response_promise<consumer_running_info>;
+  auto asks = std::make_shared<std::map<uint64_t, promise>>();
+  auto next_ask = std::make_shared<uint64_t>(0);
+  self->set_exit_handler([=](caf::exit_msg& msg) {
+    for (auto& [id, rp] : *asks)
+      rp.deliver(caf::make_error(caf::sec::request_receiver_down,
+                                 "the client's connection closed"));
+    asks->clear();
+    self->quit(msg.reason);
+  });
   return {
     [=](client_heartbeat& hb) -> caf::result<caf::ok_atom> {
       auto rp = self->make_response_promise<caf::ok_atom>();
@@ -61,21 +76,26 @@ caf::behavior remoting_channel(caf::event_based_actor* self, broker_actor front,
     [=](const get_consumer_running_info_request& x)
       -> caf::result<consumer_running_info> {
       auto rp = self->make_response_promise<consumer_running_info>();
+      auto id = (*next_ask)++;
+      asks->emplace(id, rp);
+      auto done = [asks, id](caf::expected<consumer_running_info> x) {
+        auto i = asks->find(id);
+        if (i == asks->end())
+          return;
+        if (x)
+          i->second.deliver(std::move(*x));
+        else
+          i->second.deliver(std::move(x.error()));
+        asks->erase(i);
+      };
       // No CAF timeout: the server answers every ask, by its deadline.
       self
         ->request(server, caf::infinite,
                   remoting_ask(connection,
                                remoting::consumer_running_info_request(x),
                                call_timeout))
-        .then(
-          [rp](const std::string& frame) mutable {
-            auto info = running_info(frame);
-            if (info)
-              rp.deliver(std::move(*info));
-            else
-              rp.deliver(std::move(info.error()));
-          },
-          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+        .then([done](const std::string& frame) { done(running_info(frame)); },
+              [done](caf::error& err) { done(std::move(err)); });
       return rp;
     },
   };
