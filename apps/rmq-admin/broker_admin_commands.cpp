@@ -2,6 +2,8 @@
 // per-queue statistics, runtime figures, consumer progress and a broker's
 // dump. Brokers are found through the NameServer (broker_targets.hpp).
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -226,6 +228,60 @@ int consumer_connection_cmd(const command_env& env) {
       return 0;
     }
     last = std::move(res.error());
+  }
+  return env.fail(last);
+}
+
+// As mqadmin consumerStatus: each member's running info, asked through a
+// broker of the group (GET_CONSUMER_RUNNING_INFO, which the broker relays
+// to the client); with -i one member's in full.
+int consumer_status_cmd(const command_env& env) {
+  auto group = env.args.opt('g');
+  auto client_id = env.args.opt('i');
+  auto targets = topic_brokers(env, "%RETRY%" + group);
+  if (!targets)
+    return env.fail(targets.error());
+  caf::error last;
+  for (auto& target : *targets) {
+    auto members = ask_broker<consumer_connection>(
+      env, target.addr, get_consumer_connection_request{group});
+    if (!members) {
+      last = std::move(members.error());
+      continue;
+    }
+    // The broker gives a member 10 s to answer: wait for its verdict.
+    auto args = env.args;
+    args.timeout = std::max<std::chrono::milliseconds>(
+      args.timeout, std::chrono::seconds{12});
+    command_env patient{args, env.sys};
+    auto ask = [&](const std::string& id) {
+      return ask_broker<consumer_running_info>(
+        patient, target.addr,
+        get_consumer_running_info_request{group, id, false});
+    };
+    if (!client_id.empty()) {
+      auto info = ask(client_id);
+      if (!info)
+        return env.fail(info.error());
+      std::cout << format_consumer_running_info(info->body) << std::flush;
+      return 0;
+    }
+    std::map<std::string, std::string> bodies;
+    int i = 1;
+    for (auto& c : members->connections) {
+      auto info = ask(c.client_id);
+      // mqadmin names the file it wrote each member's info to; we say
+      // whether the member answered (-i prints it).
+      std::printf("%03d  %-40s %-20d %s\n", i++, c.client_id.c_str(), c.version,
+                  info ? "answered" : describe(info.error()).c_str());
+      if (info)
+        bodies[c.client_id] = info->body;
+    }
+    if (!bodies.empty()) {
+      auto check = running_info_analysis(bodies);
+      std::cout << "\n\n" << check << std::flush;
+    }
+    return 0;
   }
   return env.fail(last);
 }

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <ctime>
 #include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -13,6 +15,7 @@
 #include "messages/common/errors.hpp"
 #include "runtime/message/log_format.hpp"
 #include "runtime/message/message_id.hpp"
+#include "runtime/remoting/fastjson_text.hpp"
 
 namespace rmq::admin {
 
@@ -220,6 +223,142 @@ std::string format_consumer_connection(const consumer_connection& cc) {
   out += "MessageModel: " + model.get<std::string>() + "\n";
   out += "ConsumeFromWhere: " + from.get<std::string>() + "\n";
   return out;
+}
+
+std::string format_consumer_running_info(const std::string& body) {
+  std::string err;
+  auto info = remoting::read_fastjson(body, err);
+  if (!info || !info->is_object())
+    return "the client's answer does not read (" + err + "):\n" + body + "\n";
+  auto field = [&](const char* key) {
+    auto i = info->find(key);
+    return i == info->end() ? nlohmann::json::object() : *i;
+  };
+  auto text = [](const nlohmann::json& x) {
+    return x.is_string() ? x.get<std::string>() : x.dump();
+  };
+  std::string out = "#Consumer Properties#\n";
+  char line[1024];
+  auto props = field("properties");
+  for (auto& [key, value] : props.items()) {
+    std::snprintf(line, sizeof(line), "%-40s: %s\n", key.c_str(),
+                  text(value).c_str());
+    out += line;
+  }
+  out += "\n\n#Consumer Subscription#\n";
+  int i = 1;
+  auto sub_set = field("subscriptionSet");
+  for (auto& sub : sub_set) {
+    std::snprintf(line, sizeof(line),
+                  "%03d Topic: %-40s ClassFilter: %-8s SubExpression: %s\n",
+                  i++, text(sub.value("topic", nlohmann::json{""})).c_str(),
+                  sub.value("classFilterMode", false) ? "true" : "false",
+                  text(sub.value("subString", nlohmann::json{""})).c_str());
+    out += line;
+  }
+  // mqTable by MessageQueue order (topic, broker, queue), as Java's
+  // TreeMap keeps it.
+  using queue_key = std::tuple<std::string, std::string, int64_t>;
+  std::map<queue_key, nlohmann::json> queues;
+  auto table = field("mqTable");
+  for (auto& [key, value] : table.items()) {
+    auto mq = nlohmann::json::parse(key, nullptr, false);
+    if (!mq.is_object())
+      continue;
+    queues[{mq.value("topic", ""), mq.value("brokerName", ""),
+            mq.value("queueId", int64_t{0})}]
+      = value;
+  }
+  out += "\n\n#Consumer Offset#\n";
+  std::snprintf(line, sizeof(line), "%-64s  %-32s  %-4s  %-20s\n", "#Topic",
+                "#Broker Name", "#QID", "#Consumer Offset");
+  out += line;
+  for (auto& [mq, pq] : queues) {
+    std::snprintf(line, sizeof(line),
+                  "%-32s  %-32s  %-4" PRId64 "  %-20" PRId64 "\n",
+                  std::get<0>(mq).c_str(), std::get<1>(mq).c_str(),
+                  std::get<2>(mq), pq.value("commitOffset", int64_t{0}));
+    out += line;
+  }
+  out += "\n\n#Consumer MQ Detail#\n";
+  std::snprintf(line, sizeof(line), "%-64s  %-32s  %-4s  %-20s\n", "#Topic",
+                "#Broker Name", "#QID", "#ProcessQueueInfo");
+  out += line;
+  for (auto& [mq, pq] : queues) {
+    // ProcessQueueInfo#toString, with the fields the client sent.
+    std::string detail = "ProcessQueueInfo [";
+    bool first = true;
+    for (auto key :
+         {"commitOffset", "cachedMsgMinOffset", "cachedMsgMaxOffset",
+          "cachedMsgCount", "cachedMsgSizeInMiB", "transactionMsgMinOffset",
+          "transactionMsgMaxOffset", "transactionMsgCount", "locked",
+          "tryUnlockTimes", "lastLockTimestamp", "droped", "lastPullTimestamp",
+          "lastConsumeTimestamp"}) {
+      if (auto v = pq.find(key); v != pq.end()) {
+        detail += (first ? "" : ", ") + std::string{key} + "=" + text(*v);
+        first = false;
+      }
+    }
+    detail += "]";
+    std::snprintf(line, sizeof(line), "%-64s  %-32s  %-4" PRId64 "  %s\n",
+                  std::get<0>(mq).c_str(), std::get<1>(mq).c_str(),
+                  std::get<2>(mq), detail.c_str());
+    out += line;
+  }
+  out += "\n\n#Consumer RT&TPS#\n";
+  std::snprintf(line, sizeof(line), "%-64s  %14s %14s %14s %14s %18s %25s\n",
+                "#Topic", "#Pull RT", "#Pull TPS", "#Consume RT",
+                "#ConsumeOK TPS", "#ConsumeFailed TPS",
+                "#ConsumeFailedMsgsInHour");
+  out += line;
+  auto status = field("statusTable");
+  for (auto& [topic, st] : status.items()) {
+    std::snprintf(line, sizeof(line),
+                  "%-64s  %14.2f %14.2f %14.2f %14.2f %18.2f %25" PRId64 "\n",
+                  topic.c_str(), st.value("pullRT", 0.0),
+                  st.value("pullTPS", 0.0), st.value("consumeRT", 0.0),
+                  st.value("consumeOKTPS", 0.0),
+                  st.value("consumeFailedTPS", 0.0),
+                  st.value("consumeFailedMsgs", int64_t{0}));
+    out += line;
+  }
+  if (auto j = info->find("jstack"); j != info->end() && j->is_string())
+    out += "\n\n#Consumer jstack#\n" + j->get<std::string>() + "\n";
+  return out;
+}
+
+std::string
+running_info_analysis(const std::map<std::string, std::string>& bodies) {
+  std::optional<std::set<std::string>> subs; // topic + expression
+  bool same = true;
+  bool clustering = true;
+  std::map<std::string, int> holders; // queue key -> members holding it
+  for (auto& [id, body] : bodies) {
+    std::string err;
+    auto info = remoting::read_fastjson(body, err);
+    if (!info || !info->is_object())
+      continue;
+    std::set<std::string> mine;
+    for (auto& s : info->value("subscriptionSet", nlohmann::json::array()))
+      mine.insert(s.value("topic", "") + " " + s.value("subString", ""));
+    if (subs && *subs != mine)
+      same = false;
+    subs = mine;
+    auto props = info->value("properties", nlohmann::json::object());
+    if (props.value("messageModel", "") == "BROADCASTING")
+      clustering = false;
+    auto table = info->value("mqTable", nlohmann::json::object());
+    for (auto& [key, value] : table.items())
+      ++holders[key];
+  }
+  if (!same)
+    return "WARN: Different subscription in the same group of consumer!!!\n";
+  bool rebalanced = true;
+  if (clustering)
+    for (auto& [key, n] : holders)
+      rebalanced = rebalanced && n == 1;
+  return std::string{"Same subscription in the same group of consumer\n\n"}
+         + "Rebalance " + (rebalanced ? "OK" : "Failed") + "\n";
 }
 
 std::string format_consumer_progress(std::vector<queue_progress> queues,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,18 @@ std::string format_broker_status(const broker_runtime_info& info,
 /// language version" line per member, then "Below is subscription:",
 /// then ConsumeType, MessageModel and ConsumeFromWhere.
 std::string format_consumer_connection(const consumer_connection& cc);
+
+/// ConsumerRunningInfo as mqadmin consumerStatus -i prints it
+/// (formatString): properties, subscriptions, per queue the consumer
+/// offset and the process queue, rates, jstack. `body` is what the client
+/// answered (fastjson's text); text that does not read is shown as it is.
+std::string format_consumer_running_info(const std::string& body);
+
+/// mqadmin consumerStatus's verdict over the members' running info (by
+/// client id): whether they subscribe alike and, in a clustering group,
+/// whether no queue is held by two members.
+std::string
+running_info_analysis(const std::map<std::string, std::string>& bodies);
 
 /// consumerProgress -g (RocketMQ 4.9): "#Topic #Broker Name #QID #Broker
 /// Offset #Consumer Offset #Diff #LastTime" rows sorted by topic, broker

@@ -56,6 +56,9 @@ const std::vector<command_spec>& command_table() {
     {"consumerConnection", "consumerConnection -g GROUP",
      "a consumer group's members, subscriptions and consume settings", "g", "",
      consumer_connection_cmd},
+    {"consumerStatus", "consumerStatus -g GROUP [-i CLIENT_ID]",
+     "each member's running info, asked through a broker (-i: one in full)",
+     "g", "i", consumer_status_cmd},
     {"updateSubGroup",
      "updateSubGroup (-b ADDR|-c CLUSTER) -g GROUP [-s -m -d -o -a BOOL] "
      "[-q -r -i -w N]",

@@ -79,6 +79,7 @@ int topic_status_cmd(const command_env& env);
 int broker_status_cmd(const command_env& env);
 int consumer_progress_cmd(const command_env& env);
 int consumer_connection_cmd(const command_env& env);
+int consumer_status_cmd(const command_env& env);
 int update_sub_group_cmd(const command_env& env);
 int send_message_cmd(const command_env& env);
 int query_msg_by_id_cmd(const command_env& env);

@@ -324,6 +324,21 @@ TEST_SUITE("system.alions") {
                std::string::npos);
       CHECK_NE(caf_info.body.find("\"topic\":\"" + topic + "\""),
                std::string::npos);
+      // rmq-admin consumerStatus -i: the same through the CAF port, as
+      // mqadmin prints it.
+      std::string status;
+      REQUIRE_EQ(run_command({bin_dir() + "/rmq-admin", "-n", ns.addr(),
+                              "consumerStatus", "-g", "CG_MIX", "-i",
+                              id_of["CPP"]},
+                             status),
+                 0);
+      CHECK_EQ(status.rfind("#Consumer Properties#\n", 0), 0u);
+      CHECK_NE(status.find("consumerGroup                           : CG_MIX"),
+               std::string::npos);
+      CHECK_NE(status.find("\n#Consumer Offset#\n"), std::string::npos);
+      CHECK_NE(status.find("\n" + topic + " "), std::string::npos);
+      CHECK_NE(status.find("ProcessQueueInfo [commitOffset="),
+               std::string::npos);
       auto js_info = running_info("JAVA");
       CHECK_EQ(js_info.code, remoting::response_code::consume_msg_timeout);
       CHECK_EQ(js_info.remark.value_or("").rfind("consumer <CG_MIX> <", 0), 0u);
