@@ -13,6 +13,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "caf/error.hpp"
@@ -138,6 +139,23 @@ public:
 
   /// Base offset of the last segment (0 without segments).
   int64_t last_segment_base() const;
+
+  // -- replication (docs/replication.md) --------------------------------------
+
+  /// The log's bytes from `from`, a record start: whole records, at most
+  /// `max_bytes` (at least one record), within the segment holding
+  /// `from`, never past the write offset; a segment's blank marker comes
+  /// with the rest of its segment. Empty at the write offset. What a
+  /// master sends its slave: the slave appends the same bytes at the same
+  /// offsets.
+  caf::expected<std::string> read_chunk(int64_t from, size_t max_bytes) const;
+
+  /// A slave's append of its master's bytes at `from`, which must be the
+  /// write offset (a gap or an overlap is refused). Every record must be
+  /// whole, with its body CRC right and its own phys offset its place, and
+  /// a blank marker must fill its segment to the end; otherwise nothing is
+  /// written and the error says where and why.
+  caf::error append_chunk(int64_t from, std::string_view bytes);
 
   /// Ranges of missing segment files between stored ones, found by `load`.
   const std::vector<corruption>& holes() const {

@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -91,6 +92,18 @@ public:
   /// Deletes expired segments (or the oldest one when the disk is above the
   /// clean ratio); never beyond what is flushed and dispatched.
   size_t delete_expired(int64_t now_wall_ms);
+
+  // -- replication (docs/replication.md) ----------------------------------------
+
+  /// What a master sends its slave from `from` (commit_log::read_chunk).
+  caf::expected<std::string> read_log(int64_t from, size_t max_bytes) const;
+
+  /// A slave's append of its master's bytes at `from`, its write offset
+  /// (commit_log::append_chunk: checked whole, or nothing is written).
+  /// The queue offsets the records carry become this store's next ones,
+  /// so a promoted slave goes on where its master stopped. Dispatch
+  /// follows as after a put.
+  caf::error append_replica(int64_t from, std::string_view bytes);
 
   // -- flush --------------------------------------------------------------------
 

@@ -1,0 +1,165 @@
+// A slave's copy of its master's commit log, at the store level: chunks
+// read from the master, appended at the slave's write offset, checked
+// whole before a byte is written.
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "messages/common/errors.hpp"
+#include "runtime/storage/message_store.hpp"
+#include "tests/runtime/storage/store_test_util.hpp"
+
+using namespace rmq;
+using namespace rmq::storage;
+using rmq::test::make_message;
+
+namespace {
+
+// Copies the master's log to the slave, chunk by chunk, from where the
+// slave is; answers the number of chunks.
+int catch_up(message_store& master, message_store& slave, size_t chunk_bytes) {
+  int chunks = 0;
+  for (;;) {
+    auto chunk = master.read_log(slave.write_offset(), chunk_bytes);
+    REQUIRE_MESSAGE(chunk, describe(chunk.error()));
+    if (chunk->empty())
+      return chunks;
+    REQUIRE_FALSE(slave.append_replica(slave.write_offset(), *chunk));
+    ++chunks;
+  }
+}
+
+// The log's bytes [0, end) as the store reads them back.
+std::string log_bytes(message_store& st) {
+  std::string out;
+  int64_t at = 0;
+  while (at < st.write_offset()) {
+    auto chunk = st.read_log(at, 1 << 20);
+    REQUIRE(chunk);
+    REQUIRE_FALSE(chunk->empty());
+    out += *chunk;
+    at += static_cast<int64_t>(chunk->size());
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_SUITE("runtime.storage_replication") {
+  TEST_CASE("the slave's log is the master's, across segments, and its "
+            "queues read the same") {
+    test::temp_dir m_dir, s_dir;
+    auto cfg = test::small_config(m_dir.path());
+    cfg.segment_size = 4096; // blanks and rolls every few records
+    auto master = test::open_store(cfg);
+    cfg.dir = s_dir.path();
+    auto slave = test::open_store(cfg);
+    for (int i = 0; i < 40; ++i)
+      REQUIRE_FALSE(
+        master
+          ->put(make_message("T", i % 2, std::string(300, 'a' + i % 26)),
+                1'700'000'000'000 + i, 0)
+          .error);
+    // Small chunks: many cut inside a segment, the blanks whole.
+    CHECK_GT(catch_up(*master, *slave, 700), 10);
+    CHECK_EQ(slave->write_offset(), master->write_offset());
+    CHECK_EQ(log_bytes(*slave), log_bytes(*master));
+    REQUIRE_FALSE(slave->dispatch(slave->write_offset()));
+    REQUIRE_FALSE(master->dispatch(master->write_offset()));
+    for (int q = 0; q < 2; ++q) {
+      CHECK_EQ(test::read_all(*slave, "T", q), test::read_all(*master, "T", q));
+      CHECK_EQ(slave->offsets("T", q), master->offsets("T", q));
+    }
+    // A put on the slave (promoted) goes on at the master's queue offsets.
+    auto next = slave->put(make_message("T", 0, "after"), 1, 0);
+    REQUIRE_FALSE(next.error);
+    CHECK_EQ(next.queue_offset, 20);
+  }
+
+  TEST_CASE("a slave resumes from its own offset after a restart") {
+    test::temp_dir m_dir, s_dir;
+    auto cfg = test::small_config(m_dir.path());
+    auto master = test::open_store(cfg);
+    test::put_n(*master, 10);
+    auto s_cfg = cfg;
+    s_cfg.dir = s_dir.path();
+    {
+      auto slave = test::open_store(s_cfg);
+      catch_up(*master, *slave, 1 << 20);
+      REQUIRE(slave->flush(slave->write_offset()));
+      REQUIRE_FALSE(slave->close());
+    }
+    test::put_n(*master, 5, 10);
+    auto slave = test::open_store(s_cfg);
+    auto from = slave->write_offset();
+    CHECK_GT(from, 0);
+    CHECK_EQ(catch_up(*master, *slave, 1 << 20), 1); // only what is new
+    REQUIRE_FALSE(slave->dispatch(slave->write_offset()));
+    CHECK_EQ(test::read_all(*slave).size(), 15u);
+  }
+
+  TEST_CASE("a gap, an overlap, a bad CRC and a stranger's chunk are "
+            "refused and nothing is written") {
+    test::temp_dir m_dir, s_dir, x_dir;
+    auto cfg = test::small_config(m_dir.path());
+    auto master = test::open_store(cfg);
+    test::put_n(*master, 6);
+    auto s_cfg = cfg;
+    s_cfg.dir = s_dir.path();
+    auto slave = test::open_store(s_cfg);
+    auto first = master->read_log(0, 1);
+    REQUIRE(first);
+    auto one = static_cast<int64_t>(first->size()); // one record
+    REQUIRE_FALSE(slave->append_replica(0, *first));
+    // A gap: a chunk from further on.
+    auto later = master->read_log(2 * one, 1);
+    REQUIRE(later);
+    auto err = slave->append_replica(2 * one, *later);
+    CHECK(err == errc::invalid_parameter);
+    CHECK_NE(describe(err).find("the log ends at"), std::string::npos);
+    // An overlap: what the slave has already.
+    CHECK(slave->append_replica(0, *first) == errc::invalid_parameter);
+    // A body byte changed on the way: the CRC says so.
+    auto next = master->read_log(one, 1 << 20);
+    REQUIRE(next);
+    // The body CRC covers the body ("m1"), not the header's other fields.
+    auto bad = *next;
+    auto body = bad.find("m1");
+    REQUIRE_NE(body, std::string::npos);
+    bad[body + 1] ^= 0x55;
+    err = slave->append_replica(one, bad);
+    CHECK(err == errc::corrupt_data);
+    CHECK_EQ(slave->write_offset(), one);
+    // A stranger's log: valid records that name other offsets.
+    auto x_cfg = cfg;
+    x_cfg.dir = x_dir.path();
+    auto stranger = test::open_store(x_cfg);
+    REQUIRE_FALSE(stranger->put(make_message("Other", 0, "zz"), 1, 0).error);
+    REQUIRE_FALSE(stranger->put(make_message("Other", 0, "zz"), 1, 0).error);
+    auto theirs = stranger->read_log(0, 1 << 20);
+    REQUIRE(theirs);
+    // Its first record names offset 0, not its place here.
+    err = slave->append_replica(one, *theirs);
+    CHECK(err == errc::corrupt_data);
+    CHECK_NE(describe(err).find("not from this log's master"),
+             std::string::npos);
+    CHECK_EQ(slave->write_offset(), one);
+    // The right chunk still goes in.
+    REQUIRE_FALSE(slave->append_replica(one, *next));
+    CHECK_EQ(slave->write_offset(), master->write_offset());
+  }
+
+  TEST_CASE("the master reads only what is there") {
+    test::temp_dir dir;
+    auto master = test::open_store(test::small_config(dir.path()));
+    auto empty = master->read_log(0, 1024);
+    REQUIRE(empty);
+    CHECK(empty->empty());
+    test::put_n(*master, 3);
+    auto past = master->read_log(master->write_offset() + 1, 1024);
+    CHECK_FALSE(past);
+    // Not a record start.
+    auto inside = master->read_log(3, 1024);
+    CHECK_FALSE(inside);
+  }
+}
