@@ -157,6 +157,12 @@ public:
   /// written and the error says where and why.
   caf::error append_chunk(int64_t from, std::string_view bytes);
 
+  /// Cuts the log at `offset`, where a record or a blank marker begins (a
+  /// slave that followed another term than its new master's, cut to
+  /// where the two histories part): the rest of that segment is zeroed
+  /// and synced, later segments are deleted.
+  caf::error truncate(int64_t offset);
+
   /// Ranges of missing segment files between stored ones, found by `load`.
   const std::vector<corruption>& holes() const {
     return holes_;

@@ -119,4 +119,49 @@ caf::error commit_log::append_chunk(int64_t from, std::string_view bytes) {
   return caf::none;
 }
 
+caf::error commit_log::truncate(int64_t offset) {
+  std::lock_guard<std::mutex> warm{warm_mtx_};
+  auto end = write_offset();
+  if (offset == end)
+    return caf::none;
+  if (offset > end || offset < min_offset())
+    return make_error(errc::invalid_parameter,
+                      "cannot cut the log at " + std::to_string(offset)
+                        + ": it holds " + std::to_string(min_offset()) + ".."
+                        + std::to_string(end));
+  mapped_file_ptr seg;
+  size_t avail = 0;
+  auto p = at(offset, seg, avail);
+  record_view rec;
+  auto status = p ? decode_record(p, avail, rec, false)
+                  : decode_status::corrupt;
+  if (status != decode_status::blank
+      && (status != decode_status::ok || rec.phys_offset != offset))
+    return make_error(errc::invalid_parameter, "cannot cut the log at "
+                                                 + std::to_string(offset)
+                                                 + ": no record begins there");
+  auto pos = static_cast<size_t>(offset - seg->base_offset());
+  if (auto err = seg->write_zeros(pos, seg->size() - pos))
+    return err;
+  if (auto err = seg->sync_zeros())
+    return err;
+  std::vector<mapped_file_ptr> dropped;
+  {
+    std::lock_guard<std::mutex> guard{mtx_};
+    while (segments_.back()->base_offset() > offset) {
+      dropped.push_back(segments_.back());
+      segments_.pop_back();
+    }
+    current_ = segments_.back();
+  }
+  for (auto& x : dropped)
+    x->remove();
+  write_offset_.store(offset, std::memory_order_release);
+  if (flushed_offset_.load() > offset)
+    flushed_offset_.store(offset);
+  // Zeros ahead of the writer are the warm actor's to vouch for again.
+  warm_end_.store(offset, std::memory_order_release);
+  return caf::none;
+}
+
 } // namespace rmq::storage

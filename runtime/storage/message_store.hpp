@@ -105,6 +105,11 @@ public:
   /// follows as after a put.
   caf::error append_replica(int64_t from, std::string_view bytes);
 
+  /// Cuts the store at `offset` (commit_log::truncate): units of the
+  /// consume queues past it go, the next queue offsets follow what is
+  /// left, and a checkpoint records it before it returns.
+  caf::error truncate_log(int64_t offset);
+
   // -- flush --------------------------------------------------------------------
 
   /// Makes the commit log durable up to `up_to`. A failure makes the store

@@ -40,4 +40,28 @@ caf::error message_store::append_replica(int64_t from, std::string_view bytes) {
   return caf::none;
 }
 
+caf::error message_store::truncate_log(int64_t offset) {
+  std::lock_guard<std::mutex> c{checkpoint_mtx_};
+  std::lock_guard<std::mutex> w{writer_mtx_};
+  std::lock_guard<std::mutex> r{reader_mtx_};
+  if (auto err = log_.truncate(offset))
+    return err;
+  next_offsets_.clear();
+  for (auto& [topic, list] : queues_)
+    for (auto& cq : list) {
+      if (!cq)
+        continue;
+      cq->truncate_dirty(offset);
+      auto& offs = next_offsets_[cq->topic()];
+      auto qid = static_cast<size_t>(cq->queue_id());
+      if (offs.size() <= qid)
+        offs.resize(qid + 1, 0);
+      offs[qid] = cq->max_offset();
+    }
+  if (dispatched_.load() > offset)
+    dispatched_.store(offset);
+  checkpoint_plan_.reset();
+  return save_checkpoint_locked();
+}
+
 } // namespace rmq::storage

@@ -149,6 +149,62 @@ TEST_SUITE("runtime.storage_replication") {
     CHECK_EQ(slave->write_offset(), master->write_offset());
   }
 
+  TEST_CASE("a slave ahead of its new master is cut where their histories "
+            "part, then follows it") {
+    test::temp_dir a_dir, b_dir, s_dir;
+    auto cfg = test::small_config(a_dir.path());
+    cfg.segment_size = 4096;
+    auto old_master = test::open_store(cfg);
+    auto b_cfg = cfg;
+    b_cfg.dir = b_dir.path();
+    auto new_master = test::open_store(b_cfg);
+    auto s_cfg = cfg;
+    s_cfg.dir = s_dir.path();
+    auto slave = test::open_store(s_cfg);
+    auto put = [](message_store& st, const std::string& body) {
+      REQUIRE_FALSE(
+        st.put(make_message("T", 0, std::string(200, 'x') + body), 1, 0).error);
+    };
+    for (int i = 0; i < 30; ++i)
+      put(*old_master, "old" + std::to_string(i));
+    // The new master had copied 20 of them when it was promoted; the slave
+    // got all 30 from the old master.
+    // One record a chunk (or a segment's blank).
+    for (int copied = 0; copied < 20;) {
+      auto chunk = old_master->read_log(new_master->write_offset(), 1);
+      REQUIRE(chunk);
+      record_view rec;
+      if (decode_record(chunk->data(), chunk->size(), rec) == decode_status::ok)
+        ++copied;
+      REQUIRE_FALSE(
+        new_master->append_replica(new_master->write_offset(), *chunk));
+    }
+    auto parted = new_master->write_offset();
+    catch_up(*old_master, *slave, 1 << 20);
+    for (int i = 0; i < 5; ++i)
+      put(*new_master, "new" + std::to_string(i));
+    // Its next chunk does not follow the slave's log: refused.
+    CHECK(slave->append_replica(parted, *new_master->read_log(parted, 1 << 20))
+          == errc::invalid_parameter);
+    // Cut at the parting point, it follows the new master.
+    REQUIRE_FALSE(slave->truncate_log(parted));
+    CHECK_EQ(slave->write_offset(), parted);
+    catch_up(*new_master, *slave, 1 << 20);
+    CHECK_EQ(log_bytes(*slave), log_bytes(*new_master));
+    REQUIRE_FALSE(slave->dispatch(slave->write_offset()));
+    REQUIRE_FALSE(new_master->dispatch(new_master->write_offset()));
+    CHECK_EQ(test::read_all(*slave), test::read_all(*new_master));
+    CHECK_EQ(slave->offsets("T", 0), queue_offsets{0, 25});
+    // A cut where no record begins is refused.
+    CHECK(slave->truncate_log(parted + 1) == errc::invalid_parameter);
+    // A crash after the cut: recovery finds the same store.
+    auto want = test::read_all(*new_master);
+    slave.reset(); // not closed: as a crash leaves it
+    auto again = test::open_store(s_cfg);
+    CHECK_EQ(test::read_all(*again), want);
+    CHECK_EQ(again->write_offset(), new_master->write_offset());
+  }
+
   TEST_CASE("the master reads only what is there") {
     test::temp_dir dir;
     auto master = test::open_store(test::small_config(dir.path()));
