@@ -10,6 +10,7 @@
 #include "caf/replies_to.hpp"
 #include "caf/typed_actor.hpp"
 
+#include "messages/broker/replication.hpp"
 #include "messages/broker/timer.hpp"
 #include "messages/common/common.hpp"
 #include "messages/store/store.hpp"
@@ -97,6 +98,11 @@ using commit_log_writer_actor = dumpable_actor::extend<
   // batch (system_busy, a failed flush).
   caf::replies_to<caf::put_atom,
                   std::vector<store_message>>::with<std::vector<put_result>>,
+  // A slave appends its master's chunk (message_store::append_replica);
+  // answers the new write offset.
+  caf::replies_to<replica_atom, int64_t, std::string>::with<int64_t>,
+  // The master's replication service, told whenever the log grows.
+  caf::reacts_to<caf::subscribe_atom, ha_service_actor>,
   // Flush and housekeeping timer.
   caf::reacts_to<tick_atom>>;
 

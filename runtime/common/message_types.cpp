@@ -5,6 +5,7 @@
 #include "messages/broker/client_manager.hpp"
 #include "messages/broker/namesrv_registrar.hpp"
 #include "messages/broker/pull.hpp"
+#include "messages/broker/replication.hpp"
 #include "messages/broker/reply.hpp"
 #include "messages/broker/schedule.hpp"
 #include "messages/broker/send.hpp"
@@ -133,6 +134,8 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<get_consumer_running_info_request>(
     "rmq.get_consumer_running_info_request");
   cfg.add_message_type<consumer_running_info>("rmq.consumer_running_info");
+  cfg.add_message_type<replica_chunk_request>("rmq.replica_chunk_request");
+  cfg.add_message_type<replica_chunk>("rmq.replica_chunk");
   cfg.add_message_type<find_producer_channels>("rmq.find_producer_channels");
   cfg.add_message_type<find_client_channel>("rmq.find_client_channel");
   cfg.add_message_type<consumer_ids_changed>("rmq.consumer_ids_changed");

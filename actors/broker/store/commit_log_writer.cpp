@@ -203,6 +203,7 @@ nlohmann::json commit_log_state::dump_fields() const {
     {"flush_mode", sync_mode(st) ? "sync" : "async"},
     {"write_offset", st.store->write_offset()},
     {"flushed_offset", st.store->flushed_offset()},
+    {"replica_chunks", st.replica_chunks},
     {"dispatched_offset", st.store->dispatched_offset()},
     {"min_offset", st.store->min_offset()},
     {"backlog_bytes", st.backlog()},
@@ -300,6 +301,8 @@ commit_log_writer_actor::behavior_type commit_log_writer(
       st.messages += static_cast<int64_t>(batch.size());
       auto end = st.store->write_offset();
       request_warm(self);
+      if (st.ha && end > before)
+        self->send(st.ha, tick_atom::value);
       if (!sync_mode(st)) {
         if (end > before)
           note_dispatch(self);
@@ -316,6 +319,27 @@ commit_log_writer_actor::behavior_type commit_log_writer(
                                  self->clock().now() + cfg.sync_flush_timeout});
       request_flush(self);
       return rp;
+    },
+    [=](replica_atom, int64_t from,
+        const std::string& bytes) -> caf::result<int64_t> {
+      auto& st = self->state;
+      if (auto err = st.store->append_replica(from, bytes)) {
+        if (err == errc::disk_full)
+          note_disk(st);
+        return err;
+      }
+      ++st.replica_chunks;
+      request_warm(self);
+      // As after a put: readers see the copy once dispatched, and under
+      // sync flush only what is on disk.
+      if (sync_mode(st))
+        request_flush(self);
+      else
+        note_dispatch(self);
+      return st.store->write_offset();
+    },
+    [=](caf::subscribe_atom, const ha_service_actor& ha) {
+      self->state.ha = ha;
     },
     [=](tick_atom) {
       if (!self->state.stopped)

@@ -51,6 +51,10 @@ struct commit_log_state {
   flush_service_actor flusher;
   queue_service_actor queue_service;
   warm_service_actor warmer; // null: no warming
+  /// The master's replication service, told when the log grows; none
+  /// without slaves' service (docs/replication.md).
+  ha_service_actor ha;
+  int64_t replica_chunks = 0;
   std::deque<waiting> waiting_acks;
   bool flush_in_flight = false;
   bool busy = false; // above the high watermark, until below the low one

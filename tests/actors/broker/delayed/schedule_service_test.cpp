@@ -59,6 +59,12 @@ flaky_commit_log(commit_log_writer_actor::stateful_pointer<flaky_state> self,
       return self->delegate(self->state.real, caf::put_atom::value,
                             std::move(batch));
     },
+    [](replica_atom, int64_t, const std::string&) -> caf::result<int64_t> {
+      return make_error(errc::invalid_parameter, "a stand-in has no replica");
+    },
+    [](caf::subscribe_atom, const ha_service_actor&) {
+      // nop
+    },
     [=](tick_atom) {
       // nop
     },

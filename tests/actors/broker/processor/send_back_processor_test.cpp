@@ -39,6 +39,12 @@ refusing_commit_log(commit_log_writer_actor::pointer, errc code) {
         r.error = make_error(code, "stand-in");
       return res;
     },
+    [](replica_atom, int64_t, const std::string&) -> caf::result<int64_t> {
+      return make_error(errc::invalid_parameter, "a stand-in has no replica");
+    },
+    [](caf::subscribe_atom, const ha_service_actor&) {
+      // nop
+    },
     [=](tick_atom) {
       // nop
     },

@@ -44,6 +44,12 @@ fake_commit_log(commit_log_writer_actor::pointer, errc per_message) {
       }
       return res;
     },
+    [](replica_atom, int64_t, const std::string&) -> caf::result<int64_t> {
+      return make_error(errc::invalid_parameter, "a stand-in has no replica");
+    },
+    [](caf::subscribe_atom, const ha_service_actor&) {
+      // nop
+    },
     [=](tick_atom) {
       // nop
     },

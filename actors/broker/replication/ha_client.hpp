@@ -1,0 +1,56 @@
+// The slave's side of replication (docs/replication.md, "Copying"): asks
+// the master for its log from the slave's own write offset, appends what
+// comes through the slave's commit-log writer (every record checked), and
+// asks again from the new end; an empty answer (nothing new within the
+// wait) is followed by the next ask at once, a failure (master away,
+// refused) by a retry after `retry`, logged once per kind of failure.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "caf/stateful_actor.hpp"
+#include "caf/timespan.hpp"
+#include "caf/typed_event_based_actor.hpp"
+
+#include "messages/broker/replication.hpp"
+#include "messages/store/store_actors.hpp"
+#include "runtime/storage/message_store.hpp"
+
+namespace rmq {
+
+struct ha_client_options {
+  ha_service_actor master;
+  commit_log_writer_actor writer;
+  std::shared_ptr<storage::message_store> store;
+  std::string broker_name;
+  int64_t broker_id = 1;
+  int32_t max_bytes = 1 << 20;
+  /// How long the master may hold an ask with nothing new.
+  int32_t wait_ms = 1'000;
+  caf::timespan retry = std::chrono::seconds{1};
+  /// Beyond the wait: the master or the writer did not answer.
+  caf::timespan timeout = std::chrono::seconds{10};
+};
+
+struct ha_client_state {
+  ha_client_options opts;
+  int64_t master_end = 0;
+  int64_t chunks = 0;
+  int64_t bytes = 0;
+  int64_t failures = 0;
+  std::string last_error;
+
+  nlohmann::json dump_fields() const;
+
+  static const char* name;
+};
+
+ha_client_actor::behavior_type
+ha_client(ha_client_actor::stateful_pointer<ha_client_state> self,
+          ha_client_options opts);
+
+} // namespace rmq

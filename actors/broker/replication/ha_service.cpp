@@ -1,0 +1,122 @@
+#include "actors/broker/replication/ha_service.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
+
+#include "actors/common/dump.hpp"
+
+namespace rmq {
+
+const char* ha_service_state::name = "ha_service";
+
+namespace {
+
+using self_ptr = ha_service_actor::stateful_pointer<ha_service_state>;
+
+// The chunk for `req`, empty when the slave has everything.
+caf::expected<replica_chunk> chunk_for(ha_service_state& st,
+                                       const replica_chunk_request& req) {
+  auto max = std::min(std::max(req.max_bytes, 1), st.opts.max_chunk);
+  auto bytes = st.opts.store->read_log(req.from, static_cast<size_t>(max));
+  if (!bytes)
+    return std::move(bytes.error());
+  replica_chunk out;
+  out.from = req.from;
+  out.bytes = std::move(*bytes);
+  out.master_end = st.opts.store->write_offset();
+  auto& s = st.slaves[req.broker_id];
+  if (!out.bytes.empty()) {
+    ++s.chunks;
+    s.bytes += static_cast<int64_t>(out.bytes.size());
+  }
+  return out;
+}
+
+// Answers the held asks that have something now, or whose wait passed.
+void recheck(self_ptr self) {
+  auto& st = self->state;
+  auto now = self->clock().now();
+  std::vector<ha_service_state::held> still;
+  for (auto& h : st.waiting) {
+    auto chunk = chunk_for(st, h.req);
+    if (!chunk)
+      h.rp.deliver(std::move(chunk.error()));
+    else if (!chunk->bytes.empty() || h.deadline <= now)
+      h.rp.deliver(std::move(*chunk));
+    else
+      still.push_back(std::move(h));
+  }
+  st.waiting = std::move(still);
+}
+
+} // namespace
+
+nlohmann::json ha_service_state::dump_fields() const {
+  auto end = opts.store->write_offset();
+  auto rows = nlohmann::json::array();
+  for (auto& [id, s] : slaves)
+    rows.push_back({{"broker_id", id},
+                    {"acked_offset", s.acked},
+                    {"lag_bytes", end - s.acked},
+                    {"asks", s.asks},
+                    {"chunks", s.chunks},
+                    {"bytes", s.bytes}});
+  return {{"broker_name", opts.broker_name},
+          {"master_offset", end},
+          {"slaves", rows},
+          {"held_asks", waiting.size()},
+          {"refused", refused}};
+}
+
+ha_service_actor::behavior_type
+ha_service(ha_service_actor::stateful_pointer<ha_service_state> self,
+           ha_service_options opts) {
+  self->state.opts = std::move(opts);
+  return {
+    [self](const replica_chunk_request& req)
+      -> caf::typed_response_promise<replica_chunk> {
+      auto& st = self->state;
+      auto rp = self->make_response_promise<replica_chunk>();
+      if (req.broker_name != st.opts.broker_name || req.broker_id < 1) {
+        ++st.refused;
+        RMQ_WARN("ha_service", "refused a slave of "
+                                 << req.broker_name << " (id " << req.broker_id
+                                 << "): this is the master of "
+                                 << st.opts.broker_name);
+        rp.deliver(make_error(errc::no_permission,
+                              "this is the master of " + st.opts.broker_name
+                                + ", not of " + req.broker_name + " (id "
+                                + std::to_string(req.broker_id) + ")"));
+        return rp;
+      }
+      auto& s = st.slaves[req.broker_id];
+      s.acked = req.from;
+      ++s.asks;
+      s.last_ask = self->clock().now();
+      auto chunk = chunk_for(st, req);
+      if (!chunk) {
+        rp.deliver(std::move(chunk.error()));
+        return rp;
+      }
+      if (!chunk->bytes.empty() || req.wait_ms <= 0) {
+        rp.deliver(std::move(*chunk));
+        return rp;
+      }
+      auto wait
+        = std::chrono::milliseconds{std::min(req.wait_ms, st.opts.max_wait_ms)};
+      st.waiting.push_back({req, rp, self->clock().now() + wait});
+      self->delayed_send(self, wait, tick_atom::value);
+      return rp;
+    },
+    [self](tick_atom) { recheck(self); },
+    dump_handler(self),
+  };
+}
+
+} // namespace rmq

@@ -1,0 +1,12 @@
+#include "messages/broker/replication.hpp"
+
+#include "messages/common/message_def.hpp"
+
+namespace rmq {
+
+RMQ_DEFINE_MESSAGE(replica_chunk_request, broker_name, broker_id, from,
+                   max_bytes, wait_ms)
+
+RMQ_DEFINE_MESSAGE(replica_chunk, from, bytes, master_end)
+
+} // namespace rmq

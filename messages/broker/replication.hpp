@@ -1,0 +1,76 @@
+// Master/slave replication inside a broker group (docs/replication.md):
+// a slave asks its master for the commit log from where its own ends, and
+// the master answers with the stored bytes from there (RocketMQ's HA: the
+// slave reports its max offset, the master pushes from it). The offset a
+// slave asks from is also its acknowledgement of everything below it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "caf/meta/type_name.hpp"
+#include "caf/replies_to.hpp"
+#include "caf/typed_actor.hpp"
+
+#include "messages/common/common.hpp"
+#include "messages/common/message_decl.hpp"
+
+namespace rmq {
+
+/// A slave's ask for its master's log from `from`, its own write offset.
+struct replica_chunk_request {
+  /// The slave's group (brokerName): a slave of another group is refused.
+  std::string broker_name;
+  /// brokerId, 1 and up.
+  int64_t broker_id = 0;
+  int64_t from = 0;
+  /// At most this many bytes (at least one record).
+  int32_t max_bytes = 0;
+  /// With nothing new, the master holds the ask this long (a long poll).
+  int32_t wait_ms = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type
+inspect(Inspector& f, replica_chunk_request& x) {
+  return f(caf::meta::type_name("rmq.replica_chunk_request"), x.broker_name,
+           x.broker_id, x.from, x.max_bytes, x.wait_ms);
+}
+
+RMQ_DECLARE_MESSAGE(replica_chunk_request);
+
+/// The master's log from `from` as stored (message_store::read_log);
+/// empty when nothing came within the wait.
+struct replica_chunk {
+  int64_t from = 0;
+  std::string bytes;
+  /// The master's write offset when it answered: the slave's lag.
+  int64_t master_end = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, replica_chunk& x) {
+  return f(caf::meta::type_name("rmq.replica_chunk"), x.from, x.bytes,
+           x.master_end);
+}
+
+RMQ_DECLARE_MESSAGE(replica_chunk);
+
+/// `(replica_atom, from, bytes)` to a slave's commit-log writer appends a
+/// master's chunk; answers the new write offset.
+using replica_atom = caf::atom_constant<caf::atom("replica")>;
+
+/// The master's replication service: answers its slaves' asks, holding
+/// them while nothing is new; `tick_atom` from its writer says the log
+/// grew (and re-checks held asks past their wait).
+using ha_service_actor = dumpable_actor::extend<
+  caf::replies_to<replica_chunk_request>::with<replica_chunk>,
+  caf::reacts_to<tick_atom>>;
+
+/// A slave's replication client: asks its master for the log from its
+/// own end, again and again; `tick_atom` retries after a failure.
+using ha_client_actor = dumpable_actor::extend<caf::reacts_to<tick_atom>>;
+
+} // namespace rmq

@@ -1,0 +1,154 @@
+// A master's replication service and a slave's client on the
+// deterministic coordinator: the slave catches up from its own offset,
+// a held ask is woken by the master's next append, the slave's queues
+// read as the master's, and a slave of another group is refused with
+// nothing written.
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "actors/broker/replication/ha_client.hpp"
+#include "actors/broker/replication/ha_service.hpp"
+#include "actors/broker/store/store_actors.hpp"
+#include "messages/common/errors.hpp"
+#include "tests/runtime/storage/store_test_util.hpp"
+#include "tests/support/deterministic_fixture.hpp"
+
+using namespace rmq;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct side {
+  test::temp_dir dir;
+  std::shared_ptr<storage::message_store> store;
+  store_actors actors;
+};
+
+struct fixture : test::deterministic_fixture {
+  side master, slave;
+  ha_service_actor service;
+  ha_client_actor client;
+
+  fixture() {
+    for (auto* s : {&master, &slave}) {
+      s->store = test::open_store(test::small_config(s->dir.path()));
+      s->actors = spawn_store_actors(sys, s->store, false, 1s);
+      track(s->actors.commit_log);
+      track(s->actors.flusher);
+      track(s->actors.queue_service);
+      track(s->actors.warmer);
+    }
+    ha_service_options so;
+    so.store = master.store;
+    so.broker_name = "broker-a";
+    service = spawn(ha_service, so);
+    caf::anon_send(master.actors.commit_log, caf::subscribe_atom::value,
+                   service);
+    sched.run();
+  }
+
+  ~fixture() {
+    // The writers close their stores before the folders go.
+    for (auto* s : {&master, &slave})
+      caf::anon_send_exit(s->actors.commit_log,
+                          caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+
+  ha_client_actor start_client(const std::string& name) {
+    ha_client_options co;
+    co.master = service;
+    co.writer = slave.actors.commit_log;
+    co.store = slave.store;
+    co.broker_name = name;
+    co.broker_id = 1;
+    co.max_bytes = 512; // several chunks
+    return spawn(ha_client, co);
+  }
+
+  void put(int n, int first = 0) {
+    std::vector<store_message> batch;
+    for (int i = first; i < first + n; ++i)
+      batch.push_back(test::make_message("T", i % 2, "m" + std::to_string(i)));
+    auto res = ask<std::vector<put_result>>(master.actors.commit_log,
+                                            caf::put_atom::value, batch);
+    REQUIRE_EQ(res.size(), static_cast<size_t>(n));
+  }
+
+  template <class Handle>
+  nlohmann::json dump(const Handle& hdl) {
+    return nlohmann::json::parse(ask<std::string>(hdl, dump_atom::value));
+  }
+};
+
+} // namespace
+
+TEST_SUITE("broker.replication") {
+  TEST_CASE_FIXTURE(fixture, "a slave copies what the master has and what "
+                             "it appends later") {
+    put(20);
+    client = start_client("broker-a");
+    CHECK_EQ(slave.store->write_offset(), master.store->write_offset());
+    // Nothing new: the slave's ask is held at the master.
+    CHECK_EQ(dump(service)["held_asks"], 1);
+    // The master's next append wakes it.
+    put(10, 20);
+    CHECK_EQ(slave.store->write_offset(), master.store->write_offset());
+    for (int q = 0; q < 2; ++q)
+      CHECK_EQ(test::read_all(*slave.store, "T", q),
+               test::read_all(*master.store, "T", q));
+    // The ask the slave holds now says what it has: no lag.
+    auto ha = dump(service);
+    REQUIRE_EQ(ha["slaves"].size(), 1u);
+    CHECK_EQ(ha["slaves"][0]["acked_offset"], master.store->write_offset());
+    CHECK_EQ(ha["slaves"][0]["lag_bytes"], 0);
+    auto c = dump(client);
+    CHECK_GT(c["chunks"].get<int>(), 2);
+    CHECK_EQ(c["lag_bytes"], 0);
+    // A held ask past its wait comes back empty and is asked again.
+    advance_time(3s, 500ms);
+    CHECK_EQ(dump(service)["held_asks"], 1);
+    CHECK_EQ(dump(client)["failures"], 0);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a slave of another group is refused and "
+                             "writes nothing") {
+    put(5);
+    client = start_client("broker-b");
+    CHECK_EQ(slave.store->write_offset(), 0);
+    auto c = dump(client);
+    CHECK_EQ(c["failures"], 1);
+    CHECK_NE(c["last_error"].get<std::string>().find("master of broker-a"),
+             std::string::npos);
+    CHECK_EQ(dump(service)["refused"], 1);
+    // It keeps asking, and keeps being refused.
+    advance_time(2s, 1s);
+    CHECK_EQ(dump(client)["failures"], 3);
+    CHECK_EQ(slave.store->write_offset(), 0);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a slave that had part of the log resumes from "
+                             "its own end") {
+    put(6);
+    auto first = master.store->read_log(0, 1 << 20);
+    REQUIRE(first);
+    // The slave had the first record only.
+    auto one = master.store->read_log(0, 1);
+    REQUIRE(one);
+    REQUIRE_EQ(ask<int64_t>(slave.actors.commit_log, replica_atom::value,
+                            int64_t{0}, *one),
+               static_cast<int64_t>(one->size()));
+    client = start_client("broker-a");
+    CHECK_EQ(slave.store->write_offset(), master.store->write_offset());
+    CHECK_EQ(test::read_all(*slave.store, "T", 0),
+             test::read_all(*master.store, "T", 0));
+    // Its writer refuses a chunk that does not follow its log.
+    auto err = ask_error<int64_t>(slave.actors.commit_log, replica_atom::value,
+                                  int64_t{0}, *first);
+    CHECK(err == errc::invalid_parameter);
+  }
+}
