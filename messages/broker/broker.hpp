@@ -14,6 +14,7 @@
 #include "messages/broker/admin.hpp"
 #include "messages/broker/client_manager.hpp"
 #include "messages/broker/pull.hpp"
+#include "messages/broker/replication.hpp"
 #include "messages/broker/reply.hpp"
 #include "messages/broker/send.hpp"
 #include "messages/broker/send_back.hpp"
@@ -48,6 +49,8 @@ using broker_actor = client_broker_actor::extend<
   caf::replies_to<get_consumer_connection_request>::with<consumer_connection>,
   caf::replies_to<get_consumer_running_info_request>::with<
     consumer_running_info>,
+  // A slave's ask for this master's log (docs/replication.md).
+  caf::replies_to<replica_chunk_request>::with<replica_chunk>,
   // -- request-reply: a consumer's reply to a request
   caf::replies_to<send_reply_message_request>::with<send_result>,
   // -- transactions: END_TRANSACTION (producers send it one-way)

@@ -69,8 +69,17 @@ using ha_service_actor = dumpable_actor::extend<
   caf::replies_to<replica_chunk_request>::with<replica_chunk>,
   caf::reacts_to<tick_atom>>;
 
+/// What a slave asks: its master's replication service, or the master's
+/// broker front, which passes the ask on.
+using replica_source_actor = caf::typed_actor<
+  caf::replies_to<replica_chunk_request>::with<replica_chunk>>;
+
 /// A slave's replication client: asks its master for the log from its
-/// own end, again and again; `tick_atom` retries after a failure.
-using ha_client_actor = dumpable_actor::extend<caf::reacts_to<tick_atom>>;
+/// own end, again and again; `tick_atom` retries after a failure, and
+/// `(connect_atom, "host:port")` names the master's broker (the
+/// NameServers tell the slave's registrar).
+using ha_client_actor
+  = dumpable_actor::extend<caf::reacts_to<tick_atom>,
+                           caf::reacts_to<caf::connect_atom, std::string>>;
 
 } // namespace rmq

@@ -139,6 +139,12 @@ broker_frontend_actor::behavior_type broker_frontend(
     [self](get_consumer_running_info_request& req) {
       return self->delegate(self->state.peers.clients, std::move(req));
     },
+    [self](replica_chunk_request& req) -> caf::result<replica_chunk> {
+      if (!self->state.peers.ha)
+        return make_error(errc::no_permission,
+                          "this broker is a slave: it serves no slaves");
+      return self->delegate(self->state.peers.ha, std::move(req));
+    },
     [self](unregister_client_request& req) {
       return self->delegate(self->state.peers.clients, std::move(req));
     },

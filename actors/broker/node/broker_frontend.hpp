@@ -20,6 +20,7 @@
 #include "actors/common/supervisor.hpp"
 #include "messages/broker/broker.hpp"
 #include "messages/broker/namesrv_registrar.hpp"
+#include "messages/broker/replication.hpp"
 #include "messages/broker/reply.hpp"
 #include "messages/broker/transaction_service.hpp"
 
@@ -49,6 +50,8 @@ struct broker_frontend_peers {
   reply_processor_actor reply;
   /// END_TRANSACTION (attached: delegated).
   end_transaction_processor_actor end_transaction;
+  /// A master's replication service; none on a slave.
+  ha_service_actor ha;
 };
 
 struct broker_frontend_state {

@@ -23,6 +23,8 @@
 #include "actors/broker/processor/reply_processor.hpp"
 #include "actors/broker/processor/send_back_processor.hpp"
 #include "actors/broker/processor/send_processor.hpp"
+#include "actors/broker/replication/ha_client.hpp"
+#include "actors/broker/replication/ha_service.hpp"
 #include "actors/broker/table/client_manager.hpp"
 #include "actors/broker/table/consumer_offset_table.hpp"
 #include "actors/broker/table/queue_lock_table.hpp"
@@ -282,6 +284,14 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   ropts.register_interval = opts.register_interval;
   ropts.connector = opts.connector;
   ropts.on_event = opts.on_registrar_event;
+  // A slave's replication client learns its master from the answers;
+  // spawned below, so the callback reads it from a shared slot.
+  auto ha_client_slot = std::make_shared<ha_client_actor>();
+  if (opts.broker_id != 0)
+    ropts.on_master = [ha_client_slot](const std::string& addr) {
+      if (*ha_client_slot)
+        caf::anon_send(*ha_client_slot, caf::connect_atom::value, addr);
+    };
   // Every actor but the registrar holds state (files, parked pulls, client
   // channels, locks, the broker permission) or is held by handle by the
   // others, so its exit stops the node. The registrar holds only its
@@ -344,6 +354,26 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   fpeers.more.push_back(node.end_transaction);
   fpeers.more.push_back(node.transaction_check);
   fpeers.more.push_back(node.timer);
+  // Replication (docs/replication.md): a master serves its slaves' asks;
+  // a slave copies its master's log, found through the NameServers.
+  if (opts.broker_id == 0) {
+    ha_service_options haopts;
+    haopts.store = *opened;
+    haopts.broker_name = opts.broker_name;
+    node.ha = sys.spawn(ha_service, haopts);
+    caf::anon_send(node.store.commit_log, caf::subscribe_atom::value, node.ha);
+    fpeers.ha = node.ha;
+    fpeers.more.push_back(node.ha);
+  } else {
+    ha_client_options hcopts;
+    hcopts.writer = node.store.commit_log;
+    hcopts.store = *opened;
+    hcopts.broker_name = opts.broker_name;
+    hcopts.broker_id = opts.broker_id;
+    node.ha_client = sys.spawn(ha_client, hcopts);
+    *ha_client_slot = node.ha_client;
+    fpeers.more.push_back(node.ha_client);
+  }
   auto front = sys.spawn(broker_frontend, std::move(fpeers), ropts.broker_addr,
                          opts.broker_name, opts.cluster_name, opts.broker_id);
   node.frontend = front;
@@ -371,6 +401,10 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   add("schedule_service", node.schedule);
   add("transaction_check_service", node.transaction_check);
   add("timer_service", node.timer);
+  if (node.ha)
+    add("ha_service", node.ha);
+  if (node.ha_client)
+    add("ha_client", node.ha_client);
   add("queue_service", node.store.queue_service);
   if (node.store.queue_service_helper)
     add("queue_service_helper", node.store.queue_service_helper);

@@ -22,6 +22,7 @@
 #include "messages/broker/client_manager.hpp"
 #include "messages/broker/namesrv_registrar.hpp"
 #include "messages/broker/pull.hpp"
+#include "messages/broker/replication.hpp"
 #include "messages/broker/reply.hpp"
 #include "messages/broker/schedule.hpp"
 #include "messages/broker/send.hpp"
@@ -154,6 +155,9 @@ struct broker_node {
   transaction_check_service_actor transaction_check;
   /// Moves due timed messages from rmq_sys_wheel_timer to their topic.
   timer_service_actor timer;
+  /// A master's replication service (broker id 0) or a slave's client.
+  ha_service_actor ha;
+  ha_client_actor ha_client;
 
   /// Starts the graceful stop without waiting: spawns and returns an actor
   /// that stops the supervisor, asks the registrar to unregister (bounded),

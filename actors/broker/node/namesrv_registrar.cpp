@@ -93,6 +93,8 @@ void register_with(registrar_ptr self, size_t i) {
         p.registered_version = req.version;
         p.master_addr = res.master_addr;
         p.ha_server_addr = res.ha_server_addr;
+        if (!res.master_addr.empty() && self->state.opts.on_master)
+          self->state.opts.on_master(res.master_addr);
         event(self, "registered with " + p.addr);
       },
       [=](const caf::error& err) {

@@ -82,6 +82,10 @@ struct namesrv_registrar_options {
   /// ...", "unregistered from ADDR"); may be empty. The events are logged
   /// as well.
   std::function<void(const std::string&)> on_event;
+  /// A slave's master as a NameServer names it in each answer (the
+  /// master's broker address): the slave's replication client connects
+  /// there, or again after it lost the master.
+  std::function<void(const std::string&)> on_master;
   /// Registers nothing until `open_atom`: rmq-node publishes the broker's
   /// port after spawning it, and a NameServer must not hand clients an
   /// address nobody listens on yet.

@@ -5,8 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "messages/broker/broker.hpp"
 #include "messages/common/errors.hpp"
 #include "runtime/common/log.hpp"
+#include "runtime/net/connect.hpp"
+#include "runtime/net/host_port.hpp"
 
 #include "actors/common/dump.hpp"
 
@@ -19,8 +22,41 @@ namespace {
 using self_ptr = ha_client_actor::stateful_pointer<ha_client_state>;
 
 void ask(self_ptr self);
+void failed(self_ptr self, const std::string& what, const caf::error& err);
 
-void failed(self_ptr self, const std::string& what, const caf::error& err) {
+// Connects to the master's broker at `master_addr`, then asks.
+void connect(self_ptr self) {
+  auto& st = self->state;
+  auto where = parse_host_port(st.master_addr);
+  if (!where) {
+    failed(self, "the master's address",
+           make_error(errc::invalid_parameter,
+                      "'" + st.master_addr + "' is no host:port"));
+    return;
+  }
+  st.connecting = true;
+  connect_async<broker_actor>(
+    self, *where, st.opts.connect_timeout,
+    [self, addr = st.master_addr](caf::expected<broker_actor> front) {
+      auto& st = self->state;
+      st.connecting = false;
+      if (addr != st.master_addr)
+        return; // another master was named meanwhile
+      if (!front) {
+        failed(self, "connecting to the master at " + addr, front.error());
+        return;
+      }
+      st.opts.master = caf::actor_cast<replica_source_actor>(*front);
+      // A lost connection ends the held ask at once, not at its timeout
+      // (CAF 0.17 leaves a request to a lost node to its timeout).
+      self->monitor(*front);
+      ask(self);
+    });
+}
+
+// Logs a failure (once per kind) and retries after `retry`.
+void note_failure(self_ptr self, const std::string& what,
+                  const caf::error& err) {
   auto& st = self->state;
   ++st.failures;
   auto why = what + ": " + describe(err);
@@ -35,6 +71,12 @@ void failed(self_ptr self, const std::string& what, const caf::error& err) {
   self->delayed_send(self, st.opts.retry, tick_atom::value);
 }
 
+// What was on its way failed: nothing is now.
+void failed(self_ptr self, const std::string& what, const caf::error& err) {
+  self->state.busy = false;
+  note_failure(self, what, err);
+}
+
 void append(self_ptr self, replica_chunk chunk) {
   auto& st = self->state;
   auto size = static_cast<int64_t>(chunk.bytes.size());
@@ -45,6 +87,7 @@ void append(self_ptr self, replica_chunk chunk) {
       [self, size](int64_t) {
         ++self->state.chunks;
         self->state.bytes += size;
+        self->state.busy = false;
         ask(self);
       },
       [self](const caf::error& err) {
@@ -54,6 +97,11 @@ void append(self_ptr self, replica_chunk chunk) {
 
 void ask(self_ptr self) {
   auto& st = self->state;
+  if (!st.opts.master || st.busy)
+    return; // the master is not known yet, or an ask is on its way
+  st.busy = true;
+  st.asking = true;
+  auto gen = st.generation;
   replica_chunk_request req;
   req.broker_name = st.opts.broker_name;
   req.broker_id = st.opts.broker_id;
@@ -65,19 +113,31 @@ void ask(self_ptr self) {
               std::chrono::milliseconds{st.opts.wait_ms} + st.opts.timeout,
               std::move(req))
     .then(
-      [self](replica_chunk& chunk) {
+      [self, gen](replica_chunk& chunk) {
         auto& st = self->state;
+        if (gen != st.generation)
+          return; // asked of a master since lost
+        st.asking = false;
         st.master_end = chunk.master_end;
         if (!st.last_error.empty()) {
           RMQ_INFO("ha_client", "copying from the master again");
           st.last_error.clear();
         }
-        if (chunk.bytes.empty())
+        if (chunk.bytes.empty()) {
+          st.busy = false;
           ask(self);
-        else
+        } else {
           append(self, std::move(chunk));
+        }
       },
-      [self](const caf::error& err) {
+      [self, gen](const caf::error& err) {
+        if (gen != self->state.generation)
+          return;
+        self->state.asking = false;
+        // A master found by address is connected to again: it may have
+        // restarted, and a lost connection's handle stays lost.
+        if (!self->state.master_addr.empty())
+          self->state.opts.master = nullptr;
         failed(self, "asking the master for its log", err);
       });
 }
@@ -88,6 +148,8 @@ nlohmann::json ha_client_state::dump_fields() const {
   auto end = opts.store->write_offset();
   return {{"broker_name", opts.broker_name},
           {"broker_id", opts.broker_id},
+          {"master_addr", master_addr},
+          {"master_addr", master_addr},
           {"slave_offset", end},
           {"master_offset", master_end},
           {"lag_bytes", std::max<int64_t>(0, master_end - end)},
@@ -101,9 +163,42 @@ ha_client_actor::behavior_type
 ha_client(ha_client_actor::stateful_pointer<ha_client_state> self,
           ha_client_options opts) {
   self->state.opts = std::move(opts);
+  self->set_down_handler([self](caf::down_msg& dm) {
+    auto& st = self->state;
+    if (!st.opts.master || dm.source != st.opts.master.address())
+      return;
+    st.opts.master = nullptr;
+    if (st.asking) {
+      // Its answer will never come: forget the ask.
+      st.asking = false;
+      st.busy = false;
+      ++st.generation;
+    }
+    // An append on its way still ends `busy` when it is done.
+    note_failure(self, "the master's broker went away", dm.reason);
+  });
+  if (self->state.opts.master)
+    self->monitor(self->state.opts.master);
   ask(self);
   return {
-    [self](tick_atom) { ask(self); },
+    [self](tick_atom) {
+      auto& st = self->state;
+      if (!st.opts.master && !st.master_addr.empty() && !st.connecting)
+        connect(self);
+      else
+        ask(self);
+    },
+    [self](caf::connect_atom, const std::string& addr) {
+      auto& st = self->state;
+      if (addr == st.master_addr && (st.opts.master || st.connecting))
+        return;
+      if (addr != st.master_addr)
+        RMQ_INFO("ha_client",
+                 "the master of " << st.opts.broker_name << " is at " << addr);
+      st.master_addr = addr;
+      st.opts.master = nullptr;
+      connect(self);
+    },
     dump_handler(self),
   };
 }

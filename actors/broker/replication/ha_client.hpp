@@ -23,7 +23,9 @@
 namespace rmq {
 
 struct ha_client_options {
-  ha_service_actor master;
+  /// The master to ask; none until `(connect_atom, addr)` names its
+  /// broker, which the client then connects to.
+  replica_source_actor master;
   commit_log_writer_actor writer;
   std::shared_ptr<storage::message_store> store;
   std::string broker_name;
@@ -34,10 +36,21 @@ struct ha_client_options {
   caf::timespan retry = std::chrono::seconds{1};
   /// Beyond the wait: the master or the writer did not answer.
   caf::timespan timeout = std::chrono::seconds{10};
+  /// Bound of one connect to the master's broker.
+  caf::timespan connect_timeout = std::chrono::seconds{3};
 };
 
 struct ha_client_state {
   ha_client_options opts;
+  /// The master's broker address, once named.
+  std::string master_addr;
+  /// An ask or an append is on its way: a retry tick waits for it.
+  bool busy = false;
+  /// The ask part of `busy`; `generation` tells a lost master's late
+  /// answer from the current one's.
+  bool asking = false;
+  int64_t generation = 0;
+  bool connecting = false;
   int64_t master_end = 0;
   int64_t chunks = 0;
   int64_t bytes = 0;

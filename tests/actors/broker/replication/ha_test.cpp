@@ -131,6 +131,23 @@ TEST_SUITE("broker.replication") {
     CHECK_EQ(slave.store->write_offset(), 0);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a master that goes away is noticed at once, "
+                             "not at the held ask's timeout") {
+    put(3);
+    client = start_client("broker-a");
+    CHECK_EQ(dump(service)["held_asks"], 1);
+    caf::anon_send_exit(service, caf::exit_reason::kill);
+    sched.run();
+    auto c = dump(client);
+    CHECK_EQ(c["failures"], 1);
+    CHECK_NE(c["last_error"].get<std::string>().find("went away"),
+             std::string::npos);
+    // What it has stays; it asks nobody now.
+    CHECK_EQ(slave.store->write_offset(), master.store->write_offset());
+    advance_time(2s, 1s);
+    CHECK_EQ(dump(client)["failures"], 1);
+  }
+
   TEST_CASE_FIXTURE(fixture, "a slave that had part of the log resumes from "
                              "its own end") {
     put(6);

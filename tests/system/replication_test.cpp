@@ -1,0 +1,80 @@
+// A master and its slave as real rmq-node processes (docs/replication.md,
+// "Copying"): the slave (broker id 1, the same name) learns its master
+// from the NameServer, copies its log and serves the same queues; a
+// SIGKILLed master's messages stay readable on the slave, and the slave
+// goes on copying once the master is back.
+#include <chrono>
+#include <csignal>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "messages/broker/broker.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/wait_until.hpp"
+#include "tests/system/broker_system_support.hpp"
+#include "tests/system/namesrv_system_support.hpp"
+
+using namespace rmq;
+using namespace rmq::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string topic = "TopicHa";
+constexpr int32_t queues = 4;
+
+void send(const namesrv_process& ns, int n, const std::string& body) {
+  auto res = run_admin({"-n", ns.addr(), "sendMessage", "-t", topic, "-p", body,
+                        "-n", std::to_string(n)});
+  REQUIRE_MESSAGE(res.rc == 0, res.out);
+}
+
+} // namespace
+
+TEST_SUITE("system.replication") {
+  TEST_CASE("a slave copies its master's log, serves it while the master is "
+            "down, and follows it again") {
+    temp_dir dir;
+    auto ns = start_namesrv();
+    auto how_m = one_broker(ns, dir.path() + "/master");
+    auto master = start_broker_node(how_m);
+    auto how_s = one_broker(ns, dir.path() + "/slave");
+    how_s.extra.push_back("--broker-id=1");
+    auto slave = start_broker_node(how_s);
+    remote_client client;
+    auto m_front = connect_broker(client, master.port);
+    auto s_front = connect_broker(client, slave.port);
+    // Topics do not follow the master yet: the slave gets its own.
+    create_topic(client, m_front, topic, queues);
+    create_topic(client, s_front, topic, queues);
+    send(ns, 100, "first");
+    REQUIRE(wait_until(
+      [&] { return stored_count(client, s_front, topic, queues) == 100; },
+      20s));
+    for (int32_t q = 0; q < queues; ++q) {
+      REQUIRE(wait_readable(client, s_front, topic, q,
+                            stored_count(client, m_front, topic, q + 1)
+                              - stored_count(client, m_front, topic, q)));
+      CHECK_EQ(pull_all(client, s_front, topic, q),
+               pull_all(client, m_front, topic, q));
+    }
+    // The master dies; what it acknowledged is on the slave.
+    master.proc->signal(SIGKILL);
+    REQUIRE_EQ(master.proc->wait(10s), 128 + SIGKILL);
+    int64_t on_slave = 0;
+    for (int32_t q = 0; q < queues; ++q)
+      on_slave
+        += static_cast<int64_t>(pull_all(client, s_front, topic, q).size());
+    CHECK_EQ(on_slave, 100);
+    // Back, it takes sends again and the slave copies them.
+    restart_broker_node(master, how_m);
+    m_front = connect_broker(client, master.port);
+    send(ns, 50, "second");
+    REQUIRE(wait_until(
+      [&] { return stored_count(client, s_front, topic, queues) == 150; },
+      30s));
+    CHECK_EQ(stored_count(client, m_front, topic, queues), 150);
+  }
+}
