@@ -51,6 +51,21 @@ caf::expected<broker_options> to_broker_options(const options& cfg) {
                         + cfg.flush_disk_type);
   if (cfg.broker_id < 0)
     return make_error(errc::invalid_parameter, "--broker-id must be >= 0");
+  // RocketMQ's brokerRole: a master is id 0, a slave any other id.
+  auto role = cfg.broker_role.empty()
+                ? (cfg.broker_id == 0 ? "ASYNC_MASTER" : "SLAVE")
+                : cfg.broker_role;
+  if (role != "ASYNC_MASTER" && role != "SYNC_MASTER" && role != "SLAVE")
+    return make_error(errc::invalid_parameter,
+                      "--broker-role must be ASYNC_MASTER, SYNC_MASTER or "
+                      "SLAVE, not "
+                        + role);
+  if ((role == "SLAVE") != (cfg.broker_id != 0))
+    return make_error(errc::invalid_parameter,
+                      "--broker-role " + role + " with --broker-id "
+                        + std::to_string(cfg.broker_id)
+                        + ": a master has id 0, a slave an id above 0");
+  opts.store.sync_replication = role == "SYNC_MASTER";
   if (cfg.register_interval_ms < 10'000 || cfg.register_interval_ms > 60'000)
     // RocketMQ clamps registerNameServerPeriod to 10..60 s.
     return make_error(errc::invalid_parameter,

@@ -64,6 +64,9 @@ options::options() {
          "broker: storePathRootDir (store and config/*.json)")
     .add(flush_disk_type, "flush-disk-type",
          "broker: ASYNC_FLUSH or SYNC_FLUSH")
+    .add(broker_role, "broker-role",
+         "broker: ASYNC_MASTER, SYNC_MASTER or SLAVE (default: SLAVE for "
+         "--broker-id > 0, else ASYNC_MASTER)")
     .add(register_interval_ms, "register-interval-ms",
          "broker: registerNameServerPeriod")
     .add(auto_create_topic_enable, "auto-create-topic-enable",

@@ -53,6 +53,9 @@ struct options : rmq::node_config {
   int64_t broker_id = 0;
   std::string store_dir = rmq::home_dir() + "/store";
   std::string flush_disk_type = "ASYNC_FLUSH";
+  /// ASYNC_MASTER, SYNC_MASTER or SLAVE; empty: SLAVE for a broker id
+  /// above 0, else ASYNC_MASTER.
+  std::string broker_role;
   int64_t register_interval_ms = 30'000;
   bool auto_create_topic_enable = true;
   bool auto_create_subscription_group = true;

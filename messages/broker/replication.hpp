@@ -58,6 +58,11 @@ typename Inspector::result_type inspect(Inspector& f, replica_chunk& x) {
 
 RMQ_DECLARE_MESSAGE(replica_chunk);
 
+/// `(replicated_atom, offset)` from a master's replication service to its
+/// commit-log writer: a slave has the log up to `offset` (the furthest of
+/// its slaves), which SYNC_MASTER's batches wait for.
+using replicated_atom = caf::atom_constant<caf::atom("replicatd")>;
+
 /// `(replica_atom, from, bytes)` to a slave's commit-log writer appends a
 /// master's chunk; answers the new write offset.
 using replica_atom = caf::atom_constant<caf::atom("replica")>;

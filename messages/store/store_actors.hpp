@@ -103,6 +103,8 @@ using commit_log_writer_actor = dumpable_actor::extend<
   caf::replies_to<replica_atom, int64_t, std::string>::with<int64_t>,
   // The master's replication service, told whenever the log grows.
   caf::reacts_to<caf::subscribe_atom, ha_service_actor>,
+  // How far a slave has the log (SYNC_MASTER's acknowledgements).
+  caf::reacts_to<replicated_atom, int64_t>,
   // Flush and housekeeping timer.
   caf::reacts_to<tick_atom>>;
 

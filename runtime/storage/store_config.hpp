@@ -54,6 +54,18 @@ struct store_config {
   /// up to `flush_interval` later.
   std::chrono::milliseconds sync_flush_timeout{5'000};
 
+  /// SYNC_MASTER (docs/replication.md, "Acknowledgements"): a batch is
+  /// answered once a slave has it too, FLUSH_SLAVE_TIMEOUT past
+  /// `sync_flush_timeout`, SLAVE_NOT_AVAILABLE at once when no slave is
+  /// in sync. The commit-log writer applies it; the store only keeps it.
+  bool sync_replication = false;
+  /// A slave further behind than this is not in sync (RocketMQ
+  /// haMaxGapNotInSync).
+  int64_t ha_max_gap_not_in_sync = 256 * 1024 * 1024;
+  /// A slave not heard from for this long is not in sync (RocketMQ's
+  /// haHousekeepingInterval).
+  std::chrono::milliseconds ha_housekeeping_interval{20'000};
+
   /// Largest body (RocketMQ maxMessageSize).
   size_t max_message_size = 4 * 1024 * 1024;
   /// Largest properties field (RocketMQ: 32 767, the int16 length).

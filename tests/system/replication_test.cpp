@@ -25,10 +25,20 @@ namespace {
 const std::string topic = "TopicHa";
 constexpr int32_t queues = 4;
 
-void send(const namesrv_process& ns, int n, const std::string& body) {
+// rmq-admin sendMessage's output: a line per send with its status.
+std::string send(const namesrv_process& ns, int n, const std::string& body) {
   auto res = run_admin({"-n", ns.addr(), "sendMessage", "-t", topic, "-p", body,
                         "-n", std::to_string(n)});
   REQUIRE_MESSAGE(res.rc == 0, res.out);
+  return res.out;
+}
+
+int count_of(const std::string& out, const std::string& what) {
+  int n = 0;
+  for (auto at = out.find(what); at != std::string::npos;
+       at = out.find(what, at + 1))
+    ++n;
+  return n;
 }
 
 } // namespace
@@ -76,5 +86,32 @@ TEST_SUITE("system.replication") {
       [&] { return stored_count(client, s_front, topic, queues) == 150; },
       30s));
     CHECK_EQ(stored_count(client, m_front, topic, queues), 150);
+  }
+
+  TEST_CASE("SYNC_MASTER says SLAVE_NOT_AVAILABLE without a slave and "
+            "SEND_OK once the slave has the message") {
+    temp_dir dir;
+    auto ns = start_namesrv();
+    auto how_m = one_broker(ns, dir.path() + "/master");
+    how_m.extra.push_back("--broker-role=SYNC_MASTER");
+    auto master = start_broker_node(how_m);
+    remote_client client;
+    auto m_front = connect_broker(client, master.port);
+    create_topic(client, m_front, topic, queues);
+    auto alone = send(ns, 4, "alone");
+    CHECK_EQ(count_of(alone, "SLAVE_NOT_AVAILABLE"), 4);
+    // Stored all the same.
+    CHECK_EQ(stored_count(client, m_front, topic, queues), 4);
+    auto how_s = one_broker(ns, dir.path() + "/slave");
+    how_s.extra.push_back("--broker-id=1");
+    auto slave = start_broker_node(how_s);
+    auto s_front = connect_broker(client, slave.port);
+    create_topic(client, s_front, topic, queues);
+    REQUIRE(wait_until(
+      [&] { return stored_count(client, s_front, topic, queues) == 4; }, 20s));
+    auto paired = send(ns, 10, "paired");
+    CHECK_EQ(count_of(paired, "SEND_OK"), 10);
+    // Each was at the slave before its SEND_OK.
+    CHECK_EQ(stored_count(client, s_front, topic, queues), 14);
   }
 }

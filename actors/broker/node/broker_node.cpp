@@ -360,6 +360,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     ha_service_options haopts;
     haopts.store = *opened;
     haopts.broker_name = opts.broker_name;
+    haopts.writer = node.store.commit_log;
     node.ha = sys.spawn(ha_service, haopts);
     caf::anon_send(node.store.commit_log, caf::subscribe_atom::value, node.ha);
     fpeers.ha = node.ha;

@@ -40,7 +40,9 @@ broker_properties(const broker_options& opts) {
     {"listenPort", std::to_string(opts.remoting_port)},
     {"cafListenPort", std::to_string(opts.port)},
     {"namesrvAddr", opts.namesrv_addr},
-    {"brokerRole", opts.broker_id == 0 ? "ASYNC_MASTER" : "SLAVE"},
+    {"brokerRole", opts.broker_id != 0           ? "SLAVE"
+                   : opts.store.sync_replication ? "SYNC_MASTER"
+                                                 : "ASYNC_MASTER"},
     {"storePathRootDir", opts.store_dir},
     {"flushDiskType",
      opts.flush == storage::flush_mode::sync ? "SYNC_FLUSH" : "ASYNC_FLUSH"},

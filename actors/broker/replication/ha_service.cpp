@@ -99,6 +99,16 @@ ha_service(ha_service_actor::stateful_pointer<ha_service_state> self,
       s.acked = req.from;
       ++s.asks;
       s.last_ask = self->clock().now();
+      if (st.opts.writer) {
+        // Slaves gone quiet do not count (haHousekeepingInterval).
+        auto quiet = st.opts.store->config().ha_housekeeping_interval;
+        auto now = self->clock().now();
+        int64_t furthest = 0;
+        for (auto& [id, x] : st.slaves)
+          if (now - x.last_ask < quiet)
+            furthest = std::max(furthest, x.acked);
+        self->send(st.opts.writer, replicated_atom::value, furthest);
+      }
       auto chunk = chunk_for(st, req);
       if (!chunk) {
         rp.deliver(std::move(chunk.error()));

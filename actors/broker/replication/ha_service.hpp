@@ -20,6 +20,7 @@
 #include "caf/typed_response_promise.hpp"
 
 #include "messages/broker/replication.hpp"
+#include "messages/store/store_actors.hpp"
 #include "runtime/storage/message_store.hpp"
 
 namespace rmq {
@@ -33,6 +34,9 @@ struct ha_service_options {
   int32_t max_chunk = 1 << 20;
   /// The longest a held ask waits, whatever a slave asks.
   int32_t max_wait_ms = 5'000;
+  /// Told how far the furthest slave has the log, at every ask
+  /// (SYNC_MASTER's batches wait for it); none in tests without one.
+  commit_log_writer_actor writer;
 };
 
 struct ha_service_state {

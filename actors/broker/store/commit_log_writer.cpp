@@ -55,21 +55,49 @@ void note_dispatch(self_ptr self) {
     self->send(st.queue_service, dispatch_atom::value);
 }
 
-// Acknowledges every waiting batch covered by `flushed`.
-void on_flushed(self_ptr self, int64_t flushed) {
-  auto& st = self->state;
-  st.flush_in_flight = false;
-  st.last_flush = self->clock().now();
-  while (!st.waiting_acks.empty() && st.waiting_acks.front().end <= flushed) {
+// Acknowledges the waiting batches, in order, that are on disk (sync
+// flush) and at a slave (SYNC_MASTER) as they asked.
+void deliver_done(commit_log_state& st) {
+  auto flushed = st.store->flushed_offset();
+  while (!st.waiting_acks.empty()) {
     auto& w = st.waiting_acks.front();
+    if ((w.need_flush && w.end > flushed)
+        || (w.need_replica && w.end > st.replica_acked))
+      break;
     w.rp.deliver(std::move(w.results));
     st.waiting_acks.pop_front();
   }
+}
+
+// Whether a waiting batch still needs an fdatasync.
+bool flush_wanted(const commit_log_state& st) {
+  auto flushed = st.store->flushed_offset();
+  for (auto& w : st.waiting_acks)
+    if (w.need_flush && w.end > flushed)
+      return true;
+  return false;
+}
+
+void on_flushed(self_ptr self, int64_t) {
+  auto& st = self->state;
+  st.flush_in_flight = false;
+  st.last_flush = self->clock().now();
+  deliver_done(st);
   // Under sync flush, readers only see what is on disk.
   if (sync_mode(st))
     note_dispatch(self);
-  if (!st.waiting_acks.empty())
+  if (flush_wanted(st))
     request_flush(self);
+}
+
+// SYNC_MASTER: a slave heard from lately and not too far behind `end`.
+bool slave_in_sync(self_ptr self, int64_t end) {
+  auto& st = self->state;
+  auto& cfg = st.store->config();
+  return st.replica_acked >= 0
+         && end - st.replica_acked <= cfg.ha_max_gap_not_in_sync
+         && self->clock().now() - st.replica_seen
+              < cfg.ha_housekeeping_interval;
 }
 
 // Fails every waiting batch: none of them may count as sent.
@@ -115,15 +143,21 @@ void update_busy(commit_log_state& st) {
 void expire_waiting(self_ptr self) {
   auto& st = self->state;
   auto now = self->clock().now();
+  auto flushed = st.store->flushed_offset();
   while (!st.waiting_acks.empty() && st.waiting_acks.front().deadline <= now) {
     auto& w = st.waiting_acks.front();
+    // Not on disk is the graver: said first, as RocketMQ does.
+    bool disk = w.need_flush && w.end > flushed;
     for (auto& r : w.results)
       if (!r.error)
-        r.error = make_error(errc::flush_disk_timeout,
-                             "not on disk within sync_flush_timeout");
+        r.error = disk ? make_error(errc::flush_disk_timeout,
+                                    "not on disk within sync_flush_timeout")
+                       : make_error(errc::flush_slave_timeout,
+                                    "no slave confirmed it within "
+                                    "sync_flush_timeout");
     w.rp.deliver(std::move(w.results));
     st.waiting_acks.pop_front();
-    ++st.flush_timeouts;
+    ++(disk ? st.flush_timeouts : st.slave_timeouts);
   }
 }
 
@@ -173,7 +207,7 @@ void on_tick(self_ptr self) {
   auto& cfg = st.store->config();
   st.store->refresh_disk_usage();
   note_disk(st);
-  if (sync_mode(st))
+  if (sync_mode(st) || cfg.sync_replication)
     expire_waiting(self);
   if (!sync_mode(st)) {
     // Async flush: every interval when enough is dirty, and everything now
@@ -204,6 +238,10 @@ nlohmann::json commit_log_state::dump_fields() const {
     {"write_offset", st.store->write_offset()},
     {"flushed_offset", st.store->flushed_offset()},
     {"replica_chunks", st.replica_chunks},
+    {"sync_replication", cfg.sync_replication},
+    {"replica_acked_offset", st.replica_acked},
+    {"slave_timeouts", st.slave_timeouts},
+    {"slave_unavailable", st.slave_unavailable},
     {"dispatched_offset", st.store->dispatched_offset()},
     {"min_offset", st.store->min_offset()},
     {"backlog_bytes", st.backlog()},
@@ -303,21 +341,33 @@ commit_log_writer_actor::behavior_type commit_log_writer(
       request_warm(self);
       if (st.ha && end > before)
         self->send(st.ha, tick_atom::value);
+      bool need_replica = cfg.sync_replication && any_ok && end > before;
+      if (need_replica && !slave_in_sync(self, end)) {
+        // Stored all the same: the producer hears it is on one copy.
+        for (auto& r : results)
+          if (!r.error)
+            r.error = make_error(errc::slave_not_available, "no slave in sync");
+        ++st.slave_unavailable;
+        need_replica = false;
+      }
+      bool need_flush = sync_mode(st) && any_ok
+                        && end > st.store->flushed_offset();
       if (!sync_mode(st)) {
         if (end > before)
           note_dispatch(self);
         if (end - st.store->flushed_offset()
             >= static_cast<int64_t>(cfg.flush_eager_bytes))
           request_flush(self);
-        return results;
       }
-      if (!any_ok || end <= st.store->flushed_offset())
+      if (!need_flush && !need_replica)
         return results;
       auto rp = self->make_response_promise<std::vector<put_result>>();
       st.waiting_acks.push_back({end, std::move(results), rp,
                                  static_cast<size_t>(end - before),
-                                 self->clock().now() + cfg.sync_flush_timeout});
-      request_flush(self);
+                                 self->clock().now() + cfg.sync_flush_timeout,
+                                 need_flush, need_replica});
+      if (need_flush)
+        request_flush(self);
       return rp;
     },
     [=](replica_atom, int64_t from,
@@ -340,6 +390,12 @@ commit_log_writer_actor::behavior_type commit_log_writer(
     },
     [=](caf::subscribe_atom, const ha_service_actor& ha) {
       self->state.ha = ha;
+    },
+    [=](replicated_atom, int64_t acked) {
+      auto& st = self->state;
+      st.replica_acked = acked;
+      st.replica_seen = self->clock().now();
+      deliver_done(st);
     },
     [=](tick_atom) {
       if (!self->state.stopped)

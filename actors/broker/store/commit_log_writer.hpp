@@ -37,14 +37,18 @@ namespace rmq {
 struct commit_log_state {
   using promise = caf::typed_response_promise<std::vector<put_result>>;
 
-  /// A batch waiting for the fdatasync that covers it (sync flush).
+  /// A batch waiting for the fdatasync that covers it (sync flush) and,
+  /// under SYNC_MASTER, for a slave to have it.
   struct waiting {
     int64_t end; // write offset after the batch
     std::vector<put_result> results;
     promise rp;
     size_t bytes;
-    /// Answered with flush_disk_timeout from then on.
+    /// Answered with flush_disk_timeout or flush_slave_timeout from then
+    /// on.
     caf::actor_clock::time_point deadline;
+    bool need_flush = true;
+    bool need_replica = false;
   };
 
   std::shared_ptr<storage::message_store> store;
@@ -55,6 +59,12 @@ struct commit_log_state {
   /// without slaves' service (docs/replication.md).
   ha_service_actor ha;
   int64_t replica_chunks = 0;
+  /// How far the furthest slave has the log, and when a slave last said
+  /// so (SYNC_MASTER); -1: no slave yet.
+  int64_t replica_acked = -1;
+  caf::actor_clock::time_point replica_seen;
+  int64_t slave_timeouts = 0;    // batches answered flush_slave_timeout
+  int64_t slave_unavailable = 0; // batches answered slave_not_available
   std::deque<waiting> waiting_acks;
   bool flush_in_flight = false;
   bool busy = false; // above the high watermark, until below the low one

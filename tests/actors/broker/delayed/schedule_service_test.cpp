@@ -65,6 +65,9 @@ flaky_commit_log(commit_log_writer_actor::stateful_pointer<flaky_state> self,
     [](caf::subscribe_atom, const ha_service_actor&) {
       // nop
     },
+    [](replicated_atom, int64_t) {
+      // nop
+    },
     [=](tick_atom) {
       // nop
     },

@@ -45,6 +45,9 @@ refusing_commit_log(commit_log_writer_actor::pointer, errc code) {
     [](caf::subscribe_atom, const ha_service_actor&) {
       // nop
     },
+    [](replicated_atom, int64_t) {
+      // nop
+    },
     [=](tick_atom) {
       // nop
     },

@@ -50,6 +50,9 @@ fake_commit_log(commit_log_writer_actor::pointer, errc per_message) {
     [](caf::subscribe_atom, const ha_service_actor&) {
       // nop
     },
+    [](replicated_atom, int64_t) {
+      // nop
+    },
     [=](tick_atom) {
       // nop
     },

@@ -33,9 +33,12 @@ struct fixture : test::deterministic_fixture {
   ha_service_actor service;
   ha_client_actor client;
 
-  fixture() {
+  /// Both stores and the master's service; `sync_master`: SYNC_MASTER.
+  void start(bool sync_master = false) {
     for (auto* s : {&master, &slave}) {
-      s->store = test::open_store(test::small_config(s->dir.path()));
+      auto cfg = test::small_config(s->dir.path());
+      cfg.sync_replication = sync_master && s == &master;
+      s->store = test::open_store(cfg);
       s->actors = spawn_store_actors(sys, s->store, false, 1s);
       track(s->actors.commit_log);
       track(s->actors.flusher);
@@ -45,6 +48,7 @@ struct fixture : test::deterministic_fixture {
     ha_service_options so;
     so.store = master.store;
     so.broker_name = "broker-a";
+    so.writer = master.actors.commit_log;
     service = spawn(ha_service, so);
     caf::anon_send(master.actors.commit_log, caf::subscribe_atom::value,
                    service);
@@ -70,13 +74,14 @@ struct fixture : test::deterministic_fixture {
     return spawn(ha_client, co);
   }
 
-  void put(int n, int first = 0) {
+  std::vector<put_result> put(int n, int first = 0) {
     std::vector<store_message> batch;
     for (int i = first; i < first + n; ++i)
       batch.push_back(test::make_message("T", i % 2, "m" + std::to_string(i)));
     auto res = ask<std::vector<put_result>>(master.actors.commit_log,
                                             caf::put_atom::value, batch);
     REQUIRE_EQ(res.size(), static_cast<size_t>(n));
+    return res;
   }
 
   template <class Handle>
@@ -90,6 +95,7 @@ struct fixture : test::deterministic_fixture {
 TEST_SUITE("broker.replication") {
   TEST_CASE_FIXTURE(fixture, "a slave copies what the master has and what "
                              "it appends later") {
+    start();
     put(20);
     client = start_client("broker-a");
     CHECK_EQ(slave.store->write_offset(), master.store->write_offset());
@@ -117,6 +123,7 @@ TEST_SUITE("broker.replication") {
 
   TEST_CASE_FIXTURE(fixture, "a slave of another group is refused and "
                              "writes nothing") {
+    start();
     put(5);
     client = start_client("broker-b");
     CHECK_EQ(slave.store->write_offset(), 0);
@@ -133,6 +140,7 @@ TEST_SUITE("broker.replication") {
 
   TEST_CASE_FIXTURE(fixture, "a master that goes away is noticed at once, "
                              "not at the held ask's timeout") {
+    start();
     put(3);
     client = start_client("broker-a");
     CHECK_EQ(dump(service)["held_asks"], 1);
@@ -150,6 +158,7 @@ TEST_SUITE("broker.replication") {
 
   TEST_CASE_FIXTURE(fixture, "a slave that had part of the log resumes from "
                              "its own end") {
+    start();
     put(6);
     auto first = master.store->read_log(0, 1 << 20);
     REQUIRE(first);
@@ -167,5 +176,61 @@ TEST_SUITE("broker.replication") {
     auto err = ask_error<int64_t>(slave.actors.commit_log, replica_atom::value,
                                   int64_t{0}, *first);
     CHECK(err == errc::invalid_parameter);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "SYNC_MASTER: no slave in sync is "
+                             "SLAVE_NOT_AVAILABLE, stored all the same") {
+    start(true);
+    auto res = put(2);
+    for (auto& r : res) {
+      CHECK(r.error == errc::slave_not_available);
+      CHECK_GE(r.phys_offset, 0); // stored
+    }
+    CHECK_EQ(dump(master.actors.commit_log)["slave_unavailable"], 1);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "SYNC_MASTER: a batch is answered once the "
+                             "slave has it") {
+    start(true);
+    client = start_client("broker-a");
+    // The slave's first ask made it a slave in sync.
+    auto handle = self->request(
+      master.actors.commit_log, caf::infinite, caf::put_atom::value,
+      std::vector<store_message>{test::make_message("T", 0, "sync")});
+    sched.run();
+    handle.receive(
+      [&](const std::vector<put_result>& res) {
+        REQUIRE_EQ(res.size(), 1u);
+        CHECK_FALSE(res[0].error);
+      },
+      [&](const caf::error& err) { FAIL(sys.render(err)); });
+    // Answered only after the slave's next ask said it has it.
+    CHECK_EQ(slave.store->write_offset(), master.store->write_offset());
+    CHECK_EQ(dump(master.actors.commit_log)["replica_acked_offset"],
+             master.store->write_offset());
+  }
+
+  TEST_CASE_FIXTURE(fixture, "SYNC_MASTER: a slave that does not confirm in "
+                             "time is FLUSH_SLAVE_TIMEOUT") {
+    start(true);
+    client = start_client("broker-a");
+    // The slave stops asking (its client is gone) but was in sync.
+    caf::anon_send_exit(client, caf::exit_reason::kill);
+    sched.run();
+    auto handle = self->request(
+      master.actors.commit_log, caf::infinite, caf::put_atom::value,
+      std::vector<store_message>{test::make_message("T", 0, "late")});
+    sched.run();
+    CHECK(self->mailbox().empty()); // waiting for the slave
+    advance_time(6s, 500ms);        // past syncFlushTimeout (5 s)
+    REQUIRE_FALSE(self->mailbox().empty());
+    handle.receive(
+      [&](const std::vector<put_result>& res) {
+        REQUIRE_EQ(res.size(), 1u);
+        CHECK(res[0].error == errc::flush_slave_timeout);
+        CHECK_GE(res[0].phys_offset, 0);
+      },
+      [&](const caf::error& err) { FAIL(sys.render(err)); });
+    CHECK_EQ(dump(master.actors.commit_log)["slave_timeouts"], 1);
   }
 }
