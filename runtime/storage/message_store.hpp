@@ -238,6 +238,21 @@ public:
     dispatch_noted_.store(false);
   }
 
+  /// The note a master's replication service waits for while it holds a
+  /// slave's ask: it asks for one (`want_replica_note`) and then reads the
+  /// log again; the writer, after an append, tells it only when it claims
+  /// one. The fences make sure that of an append and an ask crossing each
+  /// other, one side sees the other: the ask is never left unwoken, and a
+  /// broker without waiting slaves sends nothing per batch.
+  void want_replica_note() {
+    replica_noted_.store(true, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+  }
+  bool claim_replica_note() {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    return replica_noted_.exchange(false, std::memory_order_relaxed);
+  }
+
   int64_t min_offset() const {
     return log_.min_offset();
   }
@@ -360,6 +375,7 @@ private:
   std::map<std::string, int64_t, std::less<>> tombstones_;
   std::atomic<int64_t> dispatched_{0};
   std::atomic<bool> dispatch_noted_{false};
+  std::atomic<bool> replica_noted_{false};
   int64_t last_store_ts_ = 0;
 
   // The checkpoint prepared and not finished yet (checkpoint_mtx_), and

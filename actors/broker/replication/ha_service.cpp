@@ -41,6 +41,9 @@ caf::expected<replica_chunk> chunk_for(ha_service_state& st,
 // Answers the held asks that have something now, or whose wait passed.
 void recheck(self_ptr self) {
   auto& st = self->state;
+  // Asked for before reading: an append meanwhile notes it again.
+  if (!st.waiting.empty())
+    st.opts.store->want_replica_note();
   auto now = self->clock().now();
   std::vector<ha_service_state::held> still;
   for (auto& h : st.waiting) {
@@ -99,7 +102,8 @@ ha_service(ha_service_actor::stateful_pointer<ha_service_state> self,
       s.acked = req.from;
       ++s.asks;
       s.last_ask = self->clock().now();
-      if (st.opts.writer) {
+      // Only SYNC_MASTER's writer waits for it.
+      if (st.opts.writer && st.opts.store->config().sync_replication) {
         // Slaves gone quiet do not count (haHousekeepingInterval).
         auto quiet = st.opts.store->config().ha_housekeeping_interval;
         auto now = self->clock().now();
@@ -116,6 +120,17 @@ ha_service(ha_service_actor::stateful_pointer<ha_service_state> self,
       }
       if (!chunk->bytes.empty() || req.wait_ms <= 0) {
         rp.deliver(std::move(*chunk));
+        return rp;
+      }
+      // Held until the writer's next append notes it: asked for, then
+      // read again, so an append in between is not missed.
+      st.opts.store->want_replica_note();
+      chunk = chunk_for(st, req);
+      if (!chunk || !chunk->bytes.empty()) {
+        if (chunk)
+          rp.deliver(std::move(*chunk));
+        else
+          rp.deliver(std::move(chunk.error()));
         return rp;
       }
       auto wait

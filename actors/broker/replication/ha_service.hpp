@@ -34,8 +34,8 @@ struct ha_service_options {
   int32_t max_chunk = 1 << 20;
   /// The longest a held ask waits, whatever a slave asks.
   int32_t max_wait_ms = 5'000;
-  /// Told how far the furthest slave has the log, at every ask
-  /// (SYNC_MASTER's batches wait for it); none in tests without one.
+  /// Told how far the furthest slave has the log, at every ask, under
+  /// SYNC_MASTER (its batches wait for it).
   commit_log_writer_actor writer;
 };
 

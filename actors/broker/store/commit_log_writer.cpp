@@ -339,7 +339,7 @@ commit_log_writer_actor::behavior_type commit_log_writer(
       st.messages += static_cast<int64_t>(batch.size());
       auto end = st.store->write_offset();
       request_warm(self);
-      if (st.ha && end > before)
+      if (st.ha && end > before && st.store->claim_replica_note())
         self->send(st.ha, tick_atom::value);
       bool need_replica = cfg.sync_replication && any_ok && end > before;
       if (need_replica && !slave_in_sync(self, end)) {

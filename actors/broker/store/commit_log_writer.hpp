@@ -55,8 +55,8 @@ struct commit_log_state {
   flush_service_actor flusher;
   queue_service_actor queue_service;
   warm_service_actor warmer; // null: no warming
-  /// The master's replication service, told when the log grows; none
-  /// without slaves' service (docs/replication.md).
+  /// The master's replication service, told when the log grows while it
+  /// holds an ask (message_store::claim_replica_note; docs/replication.md).
   ha_service_actor ha;
   int64_t replica_chunks = 0;
   /// How far the furthest slave has the log, and when a slave last said
