@@ -51,6 +51,8 @@ using broker_actor = client_broker_actor::extend<
     consumer_running_info>,
   // A slave's ask for this master's log (docs/replication.md).
   caf::replies_to<replica_chunk_request>::with<replica_chunk>,
+  // A slave's ask for this master's metadata.
+  caf::replies_to<metadata_request>::with<metadata_snapshot>,
   // -- request-reply: a consumer's reply to a request
   caf::replies_to<send_reply_message_request>::with<send_result>,
   // -- transactions: END_TRANSACTION (producers send it one-way)

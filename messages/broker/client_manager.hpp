@@ -430,6 +430,8 @@ using subscription_group_table_actor = dumpable_actor::extend<
   caf::replies_to<caf::put_atom, subscription_group_config>::with<data_version>,
   // DELETE_SUBSCRIPTIONGROUP (207); unknown groups succeed.
   caf::replies_to<caf::delete_atom, std::string>::with<data_version>,
+  // A slave takes its master's groups and data version whole.
+  caf::reacts_to<sync_atom, subscription_group_set>,
   caf::replies_to<find_subscription_group_request>::with<
     subscription_group_config>,
   // To itself: saves again after a failed save.

@@ -136,7 +136,8 @@ inspect(Inspector& f, update_offset_request& x) {
 RMQ_DECLARE_MESSAGE(update_offset_request);
 
 /// Lists a group's offsets of one topic, or of every topic when `topic` is
-/// empty (what consumerProgress needs).
+/// empty (what consumerProgress needs); an empty group lists every group's
+/// (what a slave takes from its master).
 struct list_offsets_request {
   std::string consumer_group;
   std::string topic;
@@ -225,6 +226,8 @@ using consumer_offset_table_actor = dumpable_actor::extend<
   caf::replies_to<query_offset_request>::with<int64_t>,
   caf::reacts_to<update_offset_request>,
   caf::replies_to<list_offsets_request>::with<std::vector<consumer_offsets>>,
+  // A slave takes its master's offsets, each only forward.
+  caf::reacts_to<sync_atom, std::vector<consumer_offsets>>,
   // Forgets every group's offsets of a deleted topic (RocketMQ
   // cleanOffsetByTopic); answers how many group entries went.
   caf::replies_to<caf::delete_atom, std::string>::with<int64_t>,

@@ -9,4 +9,9 @@ RMQ_DEFINE_MESSAGE(replica_chunk_request, broker_name, broker_id, from,
 
 RMQ_DEFINE_MESSAGE(replica_chunk, from, bytes, master_end)
 
+RMQ_DEFINE_MESSAGE(metadata_request, broker_name, broker_id, topics, groups)
+
+RMQ_DEFINE_MESSAGE(metadata_snapshot, has_topics, topics, has_groups, groups,
+                   offsets, schedule, timer)
+
 } // namespace rmq

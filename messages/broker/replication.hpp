@@ -14,6 +14,11 @@
 #include "caf/replies_to.hpp"
 #include "caf/typed_actor.hpp"
 
+#include "messages/broker/client_manager.hpp"
+#include "messages/broker/pull.hpp"
+#include "messages/broker/schedule.hpp"
+#include "messages/broker/timer.hpp"
+#include "messages/broker/topics.hpp"
 #include "messages/common/common.hpp"
 #include "messages/common/message_decl.hpp"
 
@@ -58,6 +63,44 @@ typename Inspector::result_type inspect(Inspector& f, replica_chunk& x) {
 
 RMQ_DECLARE_MESSAGE(replica_chunk);
 
+/// A slave's ask for its master's metadata (RocketMQ SlaveSynchronize):
+/// the versions it has, so that an unchanged table is not sent again.
+struct metadata_request {
+  std::string broker_name;
+  int64_t broker_id = 0;
+  data_version topics;
+  data_version groups;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, metadata_request& x) {
+  return f(caf::meta::type_name("rmq.metadata_request"), x.broker_name,
+           x.broker_id, x.topics, x.groups);
+}
+
+RMQ_DECLARE_MESSAGE(metadata_request);
+
+/// The master's metadata: its topics and subscription groups when their
+/// version is not the slave's, every consumer offset, and where its delay
+/// levels and timer wheel stand.
+struct metadata_snapshot {
+  bool has_topics = false;
+  topic_config_set topics;
+  bool has_groups = false;
+  subscription_group_set groups;
+  std::vector<consumer_offsets> offsets;
+  schedule_progress schedule;
+  timer_progress timer;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, metadata_snapshot& x) {
+  return f(caf::meta::type_name("rmq.metadata_snapshot"), x.has_topics,
+           x.topics, x.has_groups, x.groups, x.offsets, x.schedule, x.timer);
+}
+
+RMQ_DECLARE_MESSAGE(metadata_snapshot);
+
 /// `(replicated_atom, offset)` from a master's replication service to its
 /// commit-log writer: a slave has the log up to `offset` (the furthest of
 /// its slaves), which SYNC_MASTER's batches wait for.
@@ -78,6 +121,22 @@ using ha_service_actor = dumpable_actor::extend<
 /// broker front, which passes the ask on.
 using replica_source_actor = caf::typed_actor<
   caf::replies_to<replica_chunk_request>::with<replica_chunk>>;
+
+/// What a slave asks for metadata: its master's metadata service, or the
+/// master's broker front, which passes the ask on.
+using metadata_source_actor = caf::typed_actor<
+  caf::replies_to<metadata_request>::with<metadata_snapshot>>;
+
+/// The master's metadata service: gathers its tables for a slave's ask.
+using metadata_service_actor = dumpable_actor::extend<
+  caf::replies_to<metadata_request>::with<metadata_snapshot>>;
+
+/// A slave's metadata sync (RocketMQ SlaveSynchronize): asks its master
+/// every interval once `(caf::put_atom, source)` names the master (a null
+/// source: the master is gone), and hands each table its master's state.
+using slave_sync_actor
+  = dumpable_actor::extend<caf::reacts_to<caf::put_atom, metadata_source_actor>,
+                           caf::reacts_to<tick_atom>>;
 
 /// A slave's replication client: asks its master for the log from its
 /// own end, again and again; `tick_atom` retries after a failure, and

@@ -61,6 +61,9 @@ using schedule_service_actor = dumpable_actor::extend<
   // The queue service's arrival notes (it is subscribed as an
   // arrival_listener_actor): new schedule messages may be there.
   caf::reacts_to<arrival_atom, int64_t>,
+  // A slave's service takes its master's level offsets (only forward);
+  // it delivers nothing while a slave.
+  caf::reacts_to<sync_atom, schedule_progress>,
   // Its own wake-ups: (level, timer generation); level 0 is the look
   // after arrival notes.
   caf::reacts_to<tick_atom, int32_t, uint64_t>>;

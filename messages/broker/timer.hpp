@@ -103,6 +103,10 @@ using timer_service_actor = dumpable_actor::extend<
   caf::replies_to<caf::get_atom>::with<timer_progress>,
   // The queue service's arrival notes for the timer topic.
   caf::reacts_to<arrival_atom, int64_t>,
+  // A slave's service takes where its master's wheel reads (read_ms; only
+  // forward): it fires nothing while a slave and passes the slots its
+  // master fired.
+  caf::reacts_to<sync_atom, timer_progress>,
   // Its own wake-ups: (kind, generation); kind 0 is the look after
   // arrival notes, 1 the firing of the next due slot.
   caf::reacts_to<tick_atom, int32_t, uint64_t>>;

@@ -96,6 +96,8 @@ using topic_config_table_actor = dumpable_actor::extend<
   caf::replies_to<group_topic_request>::with<topic_config>,
   // Adds a watcher of changes (monitored: dropped when it exits).
   caf::reacts_to<caf::subscribe_atom, caf::actor>,
+  // A slave takes its master's topics and data version whole.
+  caf::reacts_to<sync_atom, topic_config_set>,
   // To itself: saves again after a failed save.
   caf::reacts_to<save_atom>>;
 

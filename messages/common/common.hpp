@@ -16,6 +16,10 @@ using dump_atom = caf::atom_constant<caf::atom("dump")>;
 /// failed save (the broker's config tables, to themselves).
 using save_atom = caf::atom_constant<caf::atom("save")>;
 
+/// `(sync_atom, state)`: a slave's table takes its master's state
+/// (docs/replication.md, "Metadata").
+using sync_atom = caf::atom_constant<caf::atom("sync")>;
+
 /// Periodic self-message of timer actors.
 using tick_atom = caf::tick_atom;
 

@@ -6,15 +6,12 @@ namespace rmq {
 
 std::vector<message_queue> subscribe_queues(const std::string& topic,
                                             const topic_route_data& route) {
-  auto has_master = [&](const std::string& broker_name) {
-    for (auto& b : route.broker_datas)
-      if (b.broker_name == broker_name && b.broker_addrs.count(master_id) > 0)
-        return true;
-    return false;
+  auto has_node = [&](const std::string& broker_name) {
+    return !subscribe_address(route, broker_name).empty();
   };
   std::vector<message_queue> result;
   for (auto& q : route.queue_datas) {
-    if ((q.perm & perm::read) == 0 || !has_master(q.broker_name))
+    if ((q.perm & perm::read) == 0 || !has_node(q.broker_name))
       continue;
     for (int32_t i = 0; i < q.read_queue_nums; ++i)
       result.push_back(message_queue{topic, q.broker_name, i});
@@ -26,6 +23,27 @@ std::vector<message_queue> subscribe_queues(const std::string& topic,
                            }),
                result.end());
   return result;
+}
+
+std::string subscribe_address(const broker_data& b, bool only_master) {
+  // broker_addrs is ordered by id: the master (0) first, then the slaves.
+  for (auto& [id, addr] : b.broker_addrs) {
+    if (addr.empty())
+      continue;
+    if (id == master_id || !only_master)
+      return addr;
+  }
+  return {};
+}
+
+std::string subscribe_address(const topic_route_data& route,
+                              const std::string& broker_name,
+                              bool only_master) {
+  for (auto& b : route.broker_datas)
+    if (b.broker_name == broker_name)
+      if (auto addr = subscribe_address(b, only_master); !addr.empty())
+        return addr;
+  return {};
 }
 
 } // namespace rmq

@@ -136,6 +136,11 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<consumer_running_info>("rmq.consumer_running_info");
   cfg.add_message_type<replica_chunk_request>("rmq.replica_chunk_request");
   cfg.add_message_type<replica_chunk>("rmq.replica_chunk");
+  cfg.add_message_type<metadata_request>("rmq.metadata_request");
+  cfg.add_message_type<metadata_snapshot>("rmq.metadata_snapshot");
+  cfg.add_message_type<std::vector<consumer_offsets>>(
+    "std::vector<rmq.consumer_offsets>");
+  cfg.add_message_type<metadata_source_actor>("rmq.metadata_source_actor");
   cfg.add_message_type<find_producer_channels>("rmq.find_producer_channels");
   cfg.add_message_type<find_client_channel>("rmq.find_client_channel");
   cfg.add_message_type<consumer_ids_changed>("rmq.consumer_ids_changed");

@@ -16,7 +16,8 @@ message_store::message_store(const store_config& cfg)
   : cfg_(cfg),
     log_(cfg),
     index_(cfg),
-    dedup_(cfg.dedup_window, cfg.dedup_max_entries) {
+    dedup_(cfg.dedup_window, cfg.dedup_max_entries),
+    slave_(cfg.slave) {
   // nop
 }
 
@@ -66,6 +67,14 @@ caf::error message_store::writable() const {
         + std::to_string(static_cast<int>(cfg_.disk_full_ratio * 100))
         + "%; sends are refused until space is freed");
   return caf::none;
+}
+
+caf::error message_store::put_allowed() const {
+  if (slave_)
+    return make_error(errc::service_not_available,
+                      "message store is in slave mode: a slave takes its "
+                      "master's log only");
+  return writable();
 }
 
 void message_store::refresh_disk_usage() {
@@ -178,7 +187,7 @@ uint64_t message_store::dedup_key(const store_message& msg) const {
 put_result message_store::put(const store_message& msg, int64_t store_ts,
                               int64_t now_ms) {
   std::lock_guard<std::mutex> guard{writer_mtx_};
-  if (auto err = writable()) {
+  if (auto err = put_allowed()) {
     put_result res;
     res.error = std::move(err);
     return res;
@@ -192,7 +201,7 @@ message_store::put(const std::vector<store_message>& batch, int64_t store_ts,
   std::vector<put_result> results;
   results.reserve(batch.size());
   std::lock_guard<std::mutex> guard{writer_mtx_};
-  auto err = writable();
+  auto err = put_allowed();
   if (err) {
     results.resize(batch.size());
     for (auto& res : results)

@@ -86,6 +86,16 @@ public:
   /// Why writes are refused now, if they are (failed flush, disk full).
   caf::error writable() const;
 
+  /// A slave's store refuses puts (store_config::slave); a promotion
+  /// (docs/replication.md) turns it into a master's.
+  void set_slave(bool slave) {
+    slave_ = slave;
+  }
+
+  bool slave() const {
+    return slave_;
+  }
+
   /// Re-reads the disk usage of the store's file system.
   void refresh_disk_usage();
 
@@ -298,6 +308,9 @@ public:
   explicit message_store(const store_config& cfg);
 
 private:
+  // Why a put is refused now: a slave's store, or not writable.
+  caf::error put_allowed() const;
+
   caf::error recover(int64_t now_ms);
   caf::error load_consume_queues();
   consume_queue* find_queue(std::string_view topic, int32_t queue_id);
@@ -386,6 +399,7 @@ private:
 
   std::atomic<bool> failed_{false};
   std::atomic<bool> closed_{false};
+  std::atomic<bool> slave_{false};
   std::atomic<double> disk_usage_{0.0};
   std::atomic<int64_t> corrupt_reads_{0};
   // Queues a read found damaged (reader_mtx_), and how many were rebuilt.

@@ -54,6 +54,12 @@ struct store_config {
   /// up to `flush_interval` later.
   std::chrono::milliseconds sync_flush_timeout{5'000};
 
+  /// A slave's store takes its master's log only (`append_replica`): puts
+  /// are refused, as RocketMQ's "message store is in slave mode", so that
+  /// nothing on the broker (a delay level, a timer, a transaction check)
+  /// writes a record its master does not have. `set_slave` changes it.
+  bool slave = false;
+
   /// SYNC_MASTER (docs/replication.md, "Acknowledgements"): a batch is
   /// answered once a slave has it too, FLUSH_SLAVE_TIMEOUT past
   /// `sync_flush_timeout`, SLAVE_NOT_AVAILABLE at once when no slave is

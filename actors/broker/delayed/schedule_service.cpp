@@ -291,6 +291,8 @@ void on_read(self_ptr self, size_t idx, get_message_result& res) {
 
 void run(self_ptr self, size_t idx) {
   auto& st = self->state;
+  if (st.options.slave)
+    return;
   auto& lv = st.levels[idx];
   if (lv.busy) {
     lv.again = true;
@@ -403,6 +405,7 @@ nlohmann::json schedule_service_state::dump_fields() const {
   }
   return {
     {"offsets_path", options.offsets_path},
+    {"slave", options.slave},
     {"levels", std::move(lvls)},
     {"delivered", delivered},
     {"lag_ms", max_lag},
@@ -441,6 +444,7 @@ schedule_service_actor::behavior_type schedule_service(
     return {
       [](caf::get_atom) { return schedule_progress{}; },
       [](arrival_atom, int64_t) {},
+      [](sync_atom, const schedule_progress&) {},
       [](tick_atom, int32_t, uint64_t) {},
       dump_handler(self),
     };
@@ -461,6 +465,24 @@ schedule_service_actor::behavior_type schedule_service(
       st.arrival_check_armed = true;
       self->delayed_send(self, st.options.arrival_check_delay, tick_atom::value,
                          int32_t{0}, uint64_t{0});
+    },
+    [=](sync_atom, const schedule_progress& master) {
+      auto& st = self->state;
+      if (!st.options.slave)
+        return; // a master's own progress is the truth
+      for (auto& x : master.levels) {
+        auto idx = static_cast<size_t>(x.level - 1);
+        if (x.level < 1 || idx >= st.levels.size())
+          continue;
+        auto& lv = st.levels[idx];
+        lv.max_offset = std::max(lv.max_offset, x.max_offset);
+        if (x.offset > lv.offset) {
+          lv.offset = x.offset;
+          st.dirty = true;
+        }
+      }
+      if (st.dirty)
+        static_cast<void>(save(st)); // logged; saved again at the next sync
     },
     [=](tick_atom, int32_t level, uint64_t gen) {
       auto& st = self->state;

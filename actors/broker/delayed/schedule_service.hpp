@@ -50,6 +50,10 @@ struct schedule_service_options {
   /// for all notes in between), not once per note. The shortest delay
   /// (1 s) is far longer, so no message is delivered late for it.
   caf::timespan arrival_check_delay = std::chrono::milliseconds{100};
+  /// A slave's service delivers nothing: its master does, and the master's
+  /// level offsets come with the metadata (`sync_atom`), so a promoted
+  /// slave goes on from there (checking, as after a start).
+  bool slave = false;
 };
 
 /// One level's queue and where delivery stands.

@@ -255,8 +255,32 @@ void start_pass(self_ptr self, pass_ptr p) {
   }
 }
 
+// A slave's: passes the slots its master fired, fires nothing.
+void pass_fired(self_ptr self) {
+  auto& st = self->state;
+  auto& ts = *st.store;
+  bool moved = false;
+  while (ts.read_ms() < st.master_read_ms) {
+    if (auto err = ts.advance()) {
+      RMQ_ERROR("timer",
+                "passing slot " << ts.read_ms() << ": " << describe(err));
+      break;
+    }
+    moved = true;
+  }
+  if (moved) {
+    maybe_flush(self);
+    if (st.enqueue_blocked)
+      enqueue(self);
+  }
+}
+
 void fire(self_ptr self) {
   auto& st = self->state;
+  if (st.options.slave) {
+    pass_fired(self);
+    return;
+  }
   if (st.fire_busy)
     return;
   auto& ts = *st.store;
@@ -404,6 +428,8 @@ nlohmann::json timer_service_state::dump_fields() const {
     {"checkpoints", checkpoints},
     {"flush_interval_ms", options.flush_interval_ms},
     {"verifying", verifying},
+    {"slave", options.slave},
+    {"master_read_ms", master_read_ms},
     {"enqueue_blocked", enqueue_blocked},
     {"firing", fire_busy},
     {"armed_ms", armed_ms},
@@ -435,6 +461,7 @@ timer_service(timer_service_actor::stateful_pointer<timer_service_state> self,
     return {
       [](caf::get_atom) { return timer_progress{}; },
       [](arrival_atom, int64_t) {},
+      [](sync_atom, const timer_progress&) {},
       [](tick_atom, int32_t, uint64_t) {},
       dump_handler(self),
     };
@@ -448,6 +475,13 @@ timer_service(timer_service_actor::stateful_pointer<timer_service_state> self,
     [=](arrival_atom, int64_t) {
       ++self->state.arrivals;
       enqueue(self);
+    },
+    [=](sync_atom, const timer_progress& master) {
+      auto& st = self->state;
+      if (!st.options.slave || master.read_ms <= st.master_read_ms)
+        return;
+      st.master_read_ms = master.read_ms;
+      fire(self);
     },
     [=](tick_atom, int32_t kind, uint64_t gen) {
       auto& st = self->state;

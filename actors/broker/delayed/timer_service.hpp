@@ -53,6 +53,11 @@ struct timer_service_options {
   /// (wall ms). A crash re-fires what fired since, and the check by
   /// UNIQ_KEY after the start keeps it from being delivered twice.
   int64_t flush_interval_ms = 1000;
+  /// A slave's service fires nothing: it enqueues its copy of the timer
+  /// topic and passes the slots its master has fired (`sync_atom` brings
+  /// the master's read time), so a promoted slave fires from there on
+  /// (checking, as after a start).
+  bool slave = false;
 };
 
 struct timer_service_state {
@@ -71,6 +76,8 @@ struct timer_service_state {
   uint64_t enqueue_gen = 0;
 
   // -- dequeue --
+  /// A slave's: the master's read time, as last synced.
+  int64_t master_read_ms = 0;
   bool fire_busy = false;
   /// Queue offsets of the current slot already delivered (a pass failed
   /// in the middle); cleared when the slot is done.

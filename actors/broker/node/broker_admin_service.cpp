@@ -208,6 +208,9 @@ void add_progress_rows(self_ptr self, std::shared_ptr<gather<consume_stats>> g,
 
 caf::result<consume_stats> get_consume_stats(self_ptr self,
                                              const consume_stats_request& req) {
+  // An empty group would list every group's offsets.
+  if (req.consumer_group.empty())
+    return make_error(errc::invalid_parameter, "the consumer group is empty");
   auto g = make_gather(self->make_response_promise<consume_stats>());
   std::function<void(caf::error)> fail = [self, g](caf::error err) {
     ++self->state.failed;

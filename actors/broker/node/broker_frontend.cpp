@@ -145,6 +145,12 @@ broker_frontend_actor::behavior_type broker_frontend(
                           "this broker is a slave: it serves no slaves");
       return self->delegate(self->state.peers.ha, std::move(req));
     },
+    [self](metadata_request& req) -> caf::result<metadata_snapshot> {
+      if (!self->state.peers.metadata)
+        return make_error(errc::no_permission,
+                          "this broker is a slave: it serves no slaves");
+      return self->delegate(self->state.peers.metadata, std::move(req));
+    },
     [self](unregister_client_request& req) {
       return self->delegate(self->state.peers.clients, std::move(req));
     },

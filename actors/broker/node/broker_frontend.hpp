@@ -52,6 +52,8 @@ struct broker_frontend_peers {
   end_transaction_processor_actor end_transaction;
   /// A master's replication service; none on a slave.
   ha_service_actor ha;
+  /// A master's metadata service for its slaves; none on a slave.
+  metadata_service_actor metadata;
 };
 
 struct broker_frontend_state {

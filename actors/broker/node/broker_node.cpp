@@ -25,6 +25,8 @@
 #include "actors/broker/processor/send_processor.hpp"
 #include "actors/broker/replication/ha_client.hpp"
 #include "actors/broker/replication/ha_service.hpp"
+#include "actors/broker/replication/metadata_service.hpp"
+#include "actors/broker/replication/slave_sync.hpp"
 #include "actors/broker/table/client_manager.hpp"
 #include "actors/broker/table/consumer_offset_table.hpp"
 #include "actors/broker/table/queue_lock_table.hpp"
@@ -162,6 +164,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   // look a message up (its remoting address; the CAF one without).
   scfg.store_port = opts.remoting_port != 0 ? opts.remoting_port : opts.port;
   scfg.wall_clock = wall;
+  scfg.slave = opts.broker_id != 0;
   auto opened = storage::message_store::open(scfg, wall.now_ms());
   if (!opened)
     return std::move(opened.error());
@@ -227,6 +230,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   schopts.offsets_path = delay_offsets_json_path(opts.store_dir);
   schopts.message_delay_level = scfg.message_delay_level;
   schopts.wall_clock = wall;
+  schopts.slave = opts.broker_id != 0;
   node.schedule = spawn_io(schedule_service, schopts, node.store.queue_service,
                            node.store.commit_log);
   caf::anon_send(node.store.queue_service, caf::subscribe_atom::value,
@@ -259,6 +263,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   tmopts.timer = opts.timer;
   tmopts.log_segment_entries = opts.timer_log_segment_entries;
   tmopts.wall_clock = wall;
+  tmopts.slave = opts.broker_id != 0;
   node.timer = spawn_io(timer_service, tmopts, node.store.queue_service,
                         node.store.commit_log);
   caf::anon_send(node.store.queue_service, caf::subscribe_atom::value,
@@ -365,9 +370,30 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     caf::anon_send(node.store.commit_log, caf::subscribe_atom::value, node.ha);
     fpeers.ha = node.ha;
     fpeers.more.push_back(node.ha);
+    metadata_service_options mdopts;
+    mdopts.broker_name = opts.broker_name;
+    mdopts.topics = node.topics;
+    mdopts.groups = node.groups;
+    mdopts.offsets = node.offsets;
+    mdopts.schedule = node.schedule;
+    mdopts.timer = node.timer;
+    node.metadata = sys.spawn(metadata_service, std::move(mdopts));
+    fpeers.metadata = node.metadata;
+    fpeers.more.push_back(node.metadata);
   } else {
+    slave_sync_options ssopts;
+    ssopts.broker_name = opts.broker_name;
+    ssopts.broker_id = opts.broker_id;
+    ssopts.topics = node.topics;
+    ssopts.groups = node.groups;
+    ssopts.offsets = node.offsets;
+    ssopts.schedule = node.schedule;
+    ssopts.timer = node.timer;
+    node.slave_sync = sys.spawn(slave_sync, std::move(ssopts));
+    fpeers.more.push_back(node.slave_sync);
     ha_client_options hcopts;
     hcopts.writer = node.store.commit_log;
+    hcopts.sync = node.slave_sync;
     hcopts.store = *opened;
     hcopts.broker_name = opts.broker_name;
     hcopts.broker_id = opts.broker_id;
@@ -404,8 +430,12 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   add("timer_service", node.timer);
   if (node.ha)
     add("ha_service", node.ha);
+  if (node.metadata)
+    add("metadata_service", node.metadata);
   if (node.ha_client)
     add("ha_client", node.ha_client);
+  if (node.slave_sync)
+    add("slave_sync", node.slave_sync);
   add("queue_service", node.store.queue_service);
   if (node.store.queue_service_helper)
     add("queue_service_helper", node.store.queue_service_helper);

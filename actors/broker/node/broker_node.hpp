@@ -157,7 +157,9 @@ struct broker_node {
   timer_service_actor timer;
   /// A master's replication service (broker id 0) or a slave's client.
   ha_service_actor ha;
+  metadata_service_actor metadata; // a master's
   ha_client_actor ha_client;
+  slave_sync_actor slave_sync; // a slave's
 
   /// Starts the graceful stop without waiting: spawns and returns an actor
   /// that stops the supervisor, asks the registrar to unregister (bounded),

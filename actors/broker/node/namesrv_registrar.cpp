@@ -93,8 +93,11 @@ void register_with(registrar_ptr self, size_t i) {
         p.registered_version = req.version;
         p.master_addr = res.master_addr;
         p.ha_server_addr = res.ha_server_addr;
-        if (!res.master_addr.empty() && self->state.opts.on_master)
-          self->state.opts.on_master(res.master_addr);
+        if (!res.master_addr.empty()) {
+          self->state.master_known = true;
+          if (self->state.opts.on_master)
+            self->state.opts.on_master(res.master_addr);
+        }
         event(self, "registered with " + p.addr);
       },
       [=](const caf::error& err) {
@@ -292,11 +295,14 @@ namesrv_registrar(registrar_ptr self, namesrv_registrar_options opts) {
       // A lost NameServer is connected again here, as RocketMQ opens a new
       // channel on the next heartbeat: a restarted one gets us back within
       // a heartbeat interval.
+      auto want_master = st.registration.broker_id != 0 && !st.master_known;
       for (size_t i = 0; i < st.peers.size(); ++i) {
-        if (st.peers[i].hdl)
-          heartbeat(self, i);
-        else
+        if (!st.peers[i].hdl)
           connect(self, i);
+        else if (want_master && st.peers[i].registering == 0)
+          register_with(self, i);
+        else
+          heartbeat(self, i);
       }
       self->delayed_send(self, st.opts.heartbeat_interval,
                          heartbeat_round_atom::value);

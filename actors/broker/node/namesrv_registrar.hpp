@@ -132,6 +132,11 @@ struct namesrv_registrar_state {
   /// `wait_for_open`).
   bool open = false;
   bool stopping = false;
+  /// A slave's: a NameServer has named its master. Until then each
+  /// heartbeat round registers again rather than heart-beats, so that a
+  /// slave started with its master finds it within a second, not at the
+  /// next round (RocketMQ waits for the next round).
+  bool master_known = false;
   /// Unregistrations in flight during a graceful stop.
   size_t unregistering = 0;
   std::vector<caf::typed_response_promise<caf::ok_atom>> stop_waiters;

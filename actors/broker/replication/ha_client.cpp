@@ -47,6 +47,9 @@ void connect(self_ptr self) {
         return;
       }
       st.opts.master = caf::actor_cast<replica_source_actor>(*front);
+      if (st.opts.sync)
+        self->send(st.opts.sync, caf::put_atom::value,
+                   caf::actor_cast<metadata_source_actor>(*front));
       // A lost connection ends the held ask at once, not at its timeout
       // (CAF 0.17 leaves a request to a lost node to its timeout).
       self->monitor(*front);
@@ -149,7 +152,6 @@ nlohmann::json ha_client_state::dump_fields() const {
   return {{"broker_name", opts.broker_name},
           {"broker_id", opts.broker_id},
           {"master_addr", master_addr},
-          {"master_addr", master_addr},
           {"slave_offset", end},
           {"master_offset", master_end},
           {"lag_bytes", std::max<int64_t>(0, master_end - end)},
@@ -168,6 +170,8 @@ ha_client(ha_client_actor::stateful_pointer<ha_client_state> self,
     if (!st.opts.master || dm.source != st.opts.master.address())
       return;
     st.opts.master = nullptr;
+    if (st.opts.sync)
+      self->send(st.opts.sync, caf::put_atom::value, metadata_source_actor{});
     if (st.asking) {
       // Its answer will never come: forget the ask.
       st.asking = false;
@@ -196,6 +200,8 @@ ha_client(ha_client_actor::stateful_pointer<ha_client_state> self,
         RMQ_INFO("ha_client",
                  "the master of " << st.opts.broker_name << " is at " << addr);
       st.master_addr = addr;
+      if (st.opts.master && st.opts.sync)
+        self->send(st.opts.sync, caf::put_atom::value, metadata_source_actor{});
       st.opts.master = nullptr;
       connect(self);
     },

@@ -27,6 +27,9 @@ struct ha_client_options {
   /// broker, which the client then connects to.
   replica_source_actor master;
   commit_log_writer_actor writer;
+  /// Told the master's broker once connected, and a null one once lost
+  /// (the slave's metadata follows the same master); may be null.
+  slave_sync_actor sync;
   std::shared_ptr<storage::message_store> store;
   std::string broker_name;
   int64_t broker_id = 1;

@@ -221,6 +221,22 @@ consumer_offset_table_actor::behavior_type consumer_offset_table(
       st.dirty = true;
       ++st.updates;
     },
+    [=](sync_atom, const std::vector<consumer_offsets>& master) {
+      // Only forward: a consumer that committed here while the master was
+      // away keeps its place when the master's older offsets come back.
+      auto& st = self->state;
+      for (auto& entry : master) {
+        auto& queues = st.table[key_of(entry.topic, entry.consumer_group)];
+        for (auto& [queue, offset] : entry.offsets) {
+          auto i = queues.find(queue);
+          if (i == queues.end() || i->second < offset) {
+            queues[queue] = offset;
+            st.dirty = true;
+            ++st.synced;
+          }
+        }
+      }
+    },
     [=](caf::delete_atom, const std::string& topic) {
       auto& table = self->state.table;
       int64_t removed = 0;
@@ -242,7 +258,7 @@ consumer_offset_table_actor::behavior_type consumer_offset_table(
         auto at = key.find('@');
         auto topic = key.substr(0, at);
         auto group = key.substr(at + 1);
-        if (group != req.consumer_group
+        if ((!req.consumer_group.empty() && group != req.consumer_group)
             || (!req.topic.empty() && topic != req.topic))
           continue;
         result.push_back(consumer_offsets{group, topic, queues});
@@ -284,6 +300,7 @@ nlohmann::json consumer_offset_state::dump_fields() const {
     {"dirty", dirty},
     {"writing", writing},
     {"updates", updates},
+    {"synced", synced},
     {"persists", persists},
     {"last_error", last_error},
     {"corrupt_copy", corrupt_copy},

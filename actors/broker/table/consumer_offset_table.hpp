@@ -62,6 +62,8 @@ struct consumer_offset_state {
   /// A timer's write is on its way; the next tick waits for it.
   bool writing = false;
   int64_t updates = 0;
+  /// Offsets a slave took from its master (moved forward).
+  int64_t synced = 0;
   int64_t persists = 0;
   std::string last_error;
   /// Where a damaged file went at start ("" if none did).

@@ -150,6 +150,20 @@ subscription_group_table_state::find(const std::string& group) {
   return cfg;
 }
 
+caf::error
+subscription_group_table_state::sync(const subscription_group_set& master) {
+  if (master.version == version)
+    return {};
+  if (file.blocked())
+    return file.blocked();
+  groups.clear();
+  for (auto& cfg : master.groups)
+    groups[cfg.group_name] = cfg;
+  version = master.version;
+  save();
+  return {};
+}
+
 void subscription_group_table_state::next_version() {
   // RocketMQ DataVersion#nextVersion: a new timestamp, the counter + 1.
   version.timestamp = options.wall_clock.now_ms();
@@ -215,6 +229,11 @@ subscription_group_table(subscription_group_table_actor::stateful_pointer<
       auto res = self->state.erase(group);
       retry();
       return res;
+    },
+    [=](sync_atom, const subscription_group_set& master) {
+      if (auto err = self->state.sync(master))
+        RMQ_WARN(component, "taking the master's groups: " << describe(err));
+      retry();
     },
     [=](const find_subscription_group_request& x)
       -> caf::result<subscription_group_config> {

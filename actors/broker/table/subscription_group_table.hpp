@@ -84,6 +84,11 @@ struct subscription_group_table_state {
   /// Removes a group (unknown: success, version unchanged) and saves.
   caf::expected<data_version> erase(const std::string& group);
 
+  /// A slave's table takes its master's groups and version whole (RocketMQ
+  /// SlaveSynchronize#syncSubscriptionGroupConfig); the same version
+  /// changes nothing.
+  caf::error sync(const subscription_group_set& master);
+
   /// Returns the group's config, auto-creating a default one when on.
   caf::expected<subscription_group_config> find(const std::string& group);
 

@@ -427,6 +427,21 @@ topic_config_table_state::group_topic(const group_topic_request& x) {
   return cfg;
 }
 
+caf::error topic_config_table_state::sync(const topic_config_set& master) {
+  if (master.version == version)
+    return {};
+  if (file.blocked())
+    return file.blocked();
+  topics.clear();
+  for (auto& cfg : master.topics)
+    topics[cfg.topic_name] = cfg;
+  version = master.version;
+  save();
+  ++changes;
+  changed_ = true;
+  return {};
+}
+
 bool topic_config_table_state::take_changed() {
   return std::exchange(changed_, false);
 }
@@ -549,6 +564,11 @@ topic_config_table_actor::behavior_type topic_config_table(
       auto result = self->state.group_topic(x);
       announce();
       return result;
+    },
+    [=](sync_atom, const topic_config_set& master) {
+      if (auto err = self->state.sync(master))
+        RMQ_WARN(component, "taking the master's topics: " << describe(err));
+      announce();
     },
     [=](caf::subscribe_atom, const caf::actor& watcher) {
       auto& ws = self->state.watchers;

@@ -171,6 +171,11 @@ struct topic_config_table_state {
   /// `%DLQ%<group>`, created with the request's queues and perm if missing.
   caf::expected<topic_config> group_topic(const group_topic_request& x);
 
+  /// A slave's table takes its master's topics and data version whole
+  /// (RocketMQ SlaveSynchronize#syncTopicConfig); the same version
+  /// changes nothing. Saved like any change.
+  caf::error sync(const topic_config_set& master);
+
   /// Returns true if anything changed since the last `take_changed()`.
   bool take_changed();
 

@@ -80,7 +80,7 @@ void lock_queues(self_ptr self, const std::string& broker_name,
       }
     }
   };
-  with_master(
+  with_lock_master(
     self, queues.front(),
     [=](client_broker_actor broker) {
       self->request(broker, timeout, req)
@@ -127,7 +127,7 @@ void unlock_queues(self_ptr self, std::vector<message_queue> queues,
       log_request_failure(component, "unlock at " + name, err);
       one_done();
     };
-    with_master(
+    with_lock_master(
       self, message_queue{cqs.front().topic, name, cqs.front().queue_id},
       [=](client_broker_actor broker) {
         self->request(broker, timeout, req)

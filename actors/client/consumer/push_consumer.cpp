@@ -91,6 +91,16 @@ void with_master(self_ptr self, const message_queue& mq,
     std::move(fail));
 }
 
+void with_lock_master(self_ptr self, const message_queue& mq,
+                      std::function<void(client_broker_actor)> f,
+                      master_failed fail) {
+  auto& st = self->state;
+  with_master_at(
+    self, *st.opts.instance, st.masters, mq, st.opts.request_timeout,
+    [f](client_broker_actor hdl, const std::string&) { f(std::move(hdl)); },
+    std::move(fail), true);
+}
+
 /// A request to `addr` failed or its connection went: resolve its broker
 /// again next time.
 void forget_master(self_ptr self, const std::string& addr) {

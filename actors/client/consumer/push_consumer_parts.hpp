@@ -48,9 +48,15 @@ push_queue* find_queue(self_ptr self, const message_queue& mq,
 void with_queue_master(self_ptr self, const message_queue& mq, master_found f,
                        master_failed fail);
 
+/// The node to read `mq` at: the master, else a slave (master_lookup.hpp).
 void with_master(self_ptr self, const message_queue& mq,
                  std::function<void(client_broker_actor)> f,
                  master_failed fail);
+
+/// The master only: queue locks are taken and released there.
+void with_lock_master(self_ptr self, const message_queue& mq,
+                      std::function<void(client_broker_actor)> f,
+                      master_failed fail);
 
 void forget_master(self_ptr self, const std::string& addr);
 

@@ -1,15 +1,19 @@
-// Finding the master of a queue's broker, for every request that must go
-// to it (pulls, offset commits, locks, offset lookups): the consumer's
-// master cache first, else the topic's route from the instance's route
-// cache and a connection from its peer directory (RocketMQ
-// MQClientInstance#findBrokerAddressInSubscribe with brokerId 0). Both
+// Finding the node of a queue's broker group a consumer talks to (pulls,
+// offset commits, locks, offset lookups): the consumer's master cache
+// first, else the topic's route from the instance's route cache and a
+// connection from its peer directory, the master or, when it is gone, a
+// slave (RocketMQ MQClientInstance#findBrokerAddressInSubscribe with
+// brokerId 0; docs/replication.md, "Reading from a slave"). Both
 // consumers use it; the producer picks brokers per send instead
 // (actors/client/producer/send_loop.*).
 #pragma once
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "caf/error.hpp"
 #include "caf/timespan.hpp"
@@ -25,15 +29,21 @@ using master_found
   = std::function<void(client_broker_actor, const std::string& addr)>;
 using master_failed = std::function<void(const caf::error&)>;
 
-/// Calls `found` with the master of `mq.broker_name` and its address, or
-/// `failed` with service_not_available (no master in the route) or the
-/// request's error. `timeout` bounds the route request; the connect gets
-/// the instance's connect timeout. A master found is put into `cache`.
+/// Calls `found` with the node of `mq.broker_name` to read at and its
+/// address: the master, else — the master is not in the route or cannot
+/// be connected — its slave with the lowest id (RocketMQ
+/// findBrokerAddressInSubscribe with brokerId 0, not only that broker);
+/// `failed` gets service_not_available (no node in the route) or the
+/// last connect's error. `timeout` bounds the route request; each connect
+/// gets the instance's connect timeout. Only a master is put into
+/// `cache`, so a returning master is read again at the next lookup.
+/// `only_master` never takes a slave (queue locks: RocketMQ locks on the
+/// master only, so that two consumers never hold one queue on two nodes).
 template <class Self>
 void with_master_at(Self* self, const client_instance& inst,
                     master_cache& cache, const message_queue& mq,
                     caf::timespan timeout, master_found found,
-                    master_failed failed) {
+                    master_failed failed, bool only_master = false) {
   if (auto known = cache.find(mq.broker_name)) {
     // Two requests (route cache, peer directory) less per pull.
     auto [addr, hdl] = *known;
@@ -46,25 +56,44 @@ void with_master_at(Self* self, const client_instance& inst,
   self->request(inst.routes, timeout, route_atom::value, mq.topic)
     .then(
       [=, &cache](const topic_route_data& route) {
-        std::string addr;
+        // The group's nodes, the master (id 0) first.
+        auto nodes
+          = std::make_shared<std::vector<std::pair<int64_t, std::string>>>();
         for (auto& b : route.broker_datas)
           if (b.broker_name == name)
-            if (auto i = b.broker_addrs.find(master_id);
-                i != b.broker_addrs.end())
-              addr = i->second;
-        if (addr.empty()) {
+            for (auto& [id, addr] : b.broker_addrs)
+              if (!addr.empty() && (id == master_id || !only_master))
+                nodes->emplace_back(id, addr);
+        if (nodes->empty()) {
           failed(make_error(errc::service_not_available,
-                            "no master known for broker " + name));
+                            std::string{only_master ? "no master"
+                                                    : "no master or slave"}
+                              + " known for broker " + name));
           return;
         }
-        self
-          ->request(directory, connect_timeout, caf::connect_atom::value, addr)
-          .then(
-            [=, &cache](client_broker_actor& hdl) {
-              cache.put(name, addr, hdl);
-              found(hdl, addr);
-            },
-            failed);
+        auto next = std::make_shared<std::function<void(size_t)>>();
+        *next = [=, &cache](size_t i) {
+          auto [id, addr] = (*nodes)[i];
+          self
+            ->request(directory, connect_timeout, caf::connect_atom::value,
+                      addr)
+            .then(
+              [=, &cache, id = id, addr = addr](client_broker_actor& hdl) {
+                if (id == master_id)
+                  cache.put(name, addr, hdl);
+                found(hdl, addr);
+                *next = nullptr; // breaks the cycle
+              },
+              [=](const caf::error& err) {
+                if (i + 1 < nodes->size()) {
+                  (*next)(i + 1);
+                } else {
+                  failed(err);
+                  *next = nullptr;
+                }
+              });
+        };
+        (*next)(0);
       },
       failed);
 }

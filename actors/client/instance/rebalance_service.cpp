@@ -106,7 +106,8 @@ void rebalance_topic(rebalance_ptr self, caf::actor_addr addr,
           done();
           return;
         }
-        // The masters of the topic's brokers, in broker-name order.
+        // The masters of the topic's brokers (a slave where the master is
+        // gone), in broker-name order.
         auto addrs = std::make_shared<std::vector<std::string>>();
         auto brokers = route.broker_datas;
         std::sort(brokers.begin(), brokers.end(),
@@ -114,9 +115,8 @@ void rebalance_topic(rebalance_ptr self, caf::actor_addr addr,
                     return x.broker_name < y.broker_name;
                   });
         for (auto& b : brokers)
-          if (auto m = b.broker_addrs.find(master_id);
-              m != b.broker_addrs.end())
-            addrs->push_back(m->second);
+          if (auto a = subscribe_address(b); !a.empty())
+            addrs->push_back(std::move(a));
         ask_members(self, addrs, 0, sub.group, std::string{},
                     [=](std::optional<std::vector<std::string>> members,
                         std::string why) {

@@ -91,6 +91,9 @@ inline topic_config_table_actor::behavior_type topic_table_stub(
     [=](caf::subscribe_atom, const caf::actor&) {
       // nop
     },
+    [](sync_atom, const topic_config_set&) {
+      // nop: no slave here
+    },
     [](save_atom) {
       // nop: nothing to save
     },

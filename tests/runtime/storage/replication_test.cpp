@@ -53,6 +53,7 @@ TEST_SUITE("runtime.storage_replication") {
     cfg.segment_size = 4096; // blanks and rolls every few records
     auto master = test::open_store(cfg);
     cfg.dir = s_dir.path();
+    cfg.slave = true;
     auto slave = test::open_store(cfg);
     for (int i = 0; i < 40; ++i)
       REQUIRE_FALSE(
@@ -70,7 +71,13 @@ TEST_SUITE("runtime.storage_replication") {
       CHECK_EQ(test::read_all(*slave, "T", q), test::read_all(*master, "T", q));
       CHECK_EQ(slave->offsets("T", q), master->offsets("T", q));
     }
-    // A put on the slave (promoted) goes on at the master's queue offsets.
+    // A slave's store takes no put: nothing but the master's log.
+    auto refused = slave->put(make_message("T", 0, "mine"), 1, 0);
+    CHECK_EQ(refused.error, errc::service_not_available);
+    CHECK_NE(error_detail(refused.error).find("slave mode"), std::string::npos);
+    CHECK_EQ(slave->write_offset(), master->write_offset());
+    // Promoted, it goes on at the master's queue offsets.
+    slave->set_slave(false);
     auto next = slave->put(make_message("T", 0, "after"), 1, 0);
     REQUIRE_FALSE(next.error);
     CHECK_EQ(next.queue_offset, 20);

@@ -223,6 +223,26 @@ TEST_SUITE("broker.schedule_service") {
     CHECK_EQ(count("TopicD"), 18u);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a slave's levels deliver nothing; they take "
+                             "the master's offsets") {
+    stop();
+    sopts.slave = true;
+    start();
+    put_delayed("TopicD", 0, "L1", 1);
+    put_delayed("TopicD", 0, "L2", 2);
+    pass(1h);
+    CHECK_EQ(count("TopicD"), 0u);
+    schedule_progress master;
+    master.levels.push_back({1, 1000, 1, 1, 1});
+    caf::anon_send(service, sync_atom::value, master);
+    sched.run();
+    CHECK_EQ(offsets_file()["offsetTable"]["1"], 1);
+    CHECK_EQ(offsets_file()["offsetTable"]["2"], 0);
+    CHECK_EQ(dump()["slave"], true);
+    pass(1h);
+    CHECK_EQ(count("TopicD"), 0u);
+  }
+
   TEST_CASE_FIXTURE(fixture, "a level keeps its order across passes and "
                              "queues") {
     stop();

@@ -219,6 +219,31 @@ TEST_SUITE("broker.timer_service") {
     CHECK_EQ(progress().dequeue_lag_ms, 0);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a slave's timer fires nothing and passes "
+                             "the slots its master fired") {
+    stop();
+    topts.slave = true;
+    start();
+    put_timed({{"m10", 10'000}, {"m100", 100'000}});
+    pass(200s);
+    CHECK_EQ(delivered(), 0u);
+    CHECK_EQ(progress().pending, 2);
+    // The master fired up to 50 s: the slave's wheel passes that slot.
+    timer_progress master;
+    master.read_ms = base_ms + 50'000;
+    caf::anon_send(service, sync_atom::value, master);
+    sched.run();
+    CHECK_EQ(progress().pending, 1);
+    CHECK_EQ(progress().read_ms, base_ms + 50'000);
+    // An older read time moves nothing back.
+    master.read_ms = base_ms + 20'000;
+    caf::anon_send(service, sync_atom::value, master);
+    sched.run();
+    CHECK_EQ(progress().read_ms, base_ms + 50'000);
+    CHECK_EQ(delivered(), 0u);
+    CHECK_EQ(dump()["master_read_ms"], base_ms + 50'000);
+  }
+
   TEST_CASE_FIXTURE(fixture, "a delay beyond timerMaxDelaySec is refused") {
     send_message_request req;
     req.topic = "TopicT";

@@ -406,6 +406,32 @@ TEST_SUITE("broker.namesrv_registrar") {
     CHECK_EQ(p.at("ha_server_addr"), "10.9.9.9:10912");
   }
 
+  TEST_CASE_FIXTURE(fixture, "a slave registers again every second until a "
+                             "NameServer names its master, then heart-beats") {
+    start_namesrv(addr_a);
+    std::vector<std::string> masters;
+    auto so = options({addr_a});
+    so.broker_addr = "127.0.0.1:10921";
+    so.broker_id = 1;
+    so.on_master = [&](const std::string& addr) { masters.push_back(addr); };
+    registrar = spawn(namesrv_registrar, so);
+    sched.run();
+    advance_time(3s, 1s);
+    CHECK_EQ(registrations(addr_a), 4);
+    CHECK(masters.empty());
+    // Its master registers: the slave's next registration learns of it.
+    auto mo = options({addr_a});
+    spawn(namesrv_registrar, mo);
+    sched.run();
+    advance_time(1s, 1s);
+    REQUIRE_FALSE(masters.empty());
+    CHECK_EQ(masters.back(), "127.0.0.1:10911");
+    auto regs = registrations(addr_a);
+    advance_time(10s, 1s);
+    CHECK_EQ(registrations(addr_a), regs);
+    CHECK_GE(peer(addr_a).at("heartbeats").get<int64_t>(), 10);
+  }
+
   TEST_CASE_FIXTURE(fixture, "a NameServer that always answers "
                              "broker_not_found is not hammered") {
     auto calls = std::make_shared<int>(0);

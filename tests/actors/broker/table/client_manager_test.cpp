@@ -49,6 +49,7 @@ fake_topic_table(topic_config_table_actor::pointer, string_log requests) {
       return tc;
     },
     [](caf::subscribe_atom, const caf::actor&) {},
+    [](sync_atom, const topic_config_set&) {},
     [](save_atom) {},
     [](dump_atom) { return std::string{"{}"}; },
   };
@@ -83,6 +84,7 @@ stalling_group_table(subscription_group_table_actor::pointer self) {
       return data_version{};
     },
     [](caf::delete_atom, const std::string&) { return data_version{}; },
+    [](sync_atom, const subscription_group_set&) {},
     [self](const find_subscription_group_request&) {
       return self->make_response_promise<subscription_group_config>();
     },

@@ -322,6 +322,40 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(dump(c)["masters"], 1);
   }
 
+  TEST_CASE_FIXTURE(fixture, "with its master gone a queue is read and "
+                             "committed at the slave, and at the master "
+                             "again once it is back") {
+    auto c = concurrent_on_queue0(ok, config());
+    put(0, "a");
+    CHECK_EQ(consumed(), (std::vector<int64_t>{0}));
+    // The slave has the master's log (replication's part).
+    slave->append(topic, 0, "a");
+    slave->append(topic, 0, "b");
+    net->down.insert("a:10911");
+    for (auto& l : net->listeners)
+      self->send(l, peer_lost_atom::value, std::string{"a:10911"});
+    // The pull parked at the lost master runs out; the next goes to the
+    // slave, and the commit follows it.
+    advance_time(60s, 1s);
+    CHECK_EQ(consumed(), (std::vector<int64_t>{0, 1}));
+    CHECK_FALSE(slave->pulls.empty());
+    bool committed_at_slave = false;
+    for (auto& u : slave->updates)
+      committed_at_slave |= u.topic == topic && u.commit_offset == 2;
+    CHECK(committed_at_slave);
+    CHECK_EQ(dump(c)["masters"], 0); // a slave is never cached
+    // The master is back, with the same log and one more: read there.
+    net->down.erase("a:10911");
+    broker->append(topic, 0, "b");
+    auto master_pulls = broker->pulls.size();
+    advance_time(60s, 1s);
+    put(0, "c");
+    CHECK_EQ(consumed(), (std::vector<int64_t>{0, 1, 2}));
+    CHECK_GT(broker->pulls.size(), master_pulls);
+    advance_time(10s, 1s); // the next commit
+    CHECK_EQ(last_commit(0), 3);
+  }
+
   TEST_CASE_FIXTURE(fixture, "the start is the group's offset, else the "
                              "queue's max offset") {
     for (int i = 0; i < 3; ++i)
@@ -711,14 +745,18 @@ TEST_SUITE("client.push_consumer") {
     auto c = orderly_on_queue0(orderly_ok, config());
     put(0, "a");
     CHECK_EQ(consumed().size(), 1u);
-    // The broker's connection goes (the directory tells its listeners,
-    // as the real one does) and stays refused: renewals fail and the lock
-    // ages out.
-    net->down.insert("a:10911");
-    for (auto& l : net->listeners)
-      self->send(l, peer_lost_atom::value, std::string{"a:10911"});
+    // The broker group's connections go (the directory tells its
+    // listeners, as the real one does) and stay refused: renewals fail
+    // and the lock ages out. (With the slave up, pulls would go there;
+    // locks never do.)
+    for (auto addr : {"a:10911", "a:10921"}) {
+      net->down.insert(addr);
+      for (auto& l : net->listeners)
+        self->send(l, peer_lost_atom::value, std::string{addr});
+    }
     advance_time(41s, 1s);
     net->down.erase("a:10911");
+    net->down.erase("a:10921");
     broker->append(topic, 0, "b");
     // The pull still works (the renewal will too, at 60 s), but the
     // expired lock keeps the message from the listener until then.
