@@ -4,10 +4,12 @@
 
 namespace rmq {
 
-RMQ_DEFINE_MESSAGE(replica_chunk_request, broker_name, broker_id, from,
-                   max_bytes, wait_ms)
+RMQ_DEFINE_MESSAGE(replica_term, epoch, start_offset)
 
-RMQ_DEFINE_MESSAGE(replica_chunk, from, bytes, master_end)
+RMQ_DEFINE_MESSAGE(replica_chunk_request, broker_name, broker_id, from,
+                   max_bytes, wait_ms, reconciled)
+
+RMQ_DEFINE_MESSAGE(replica_chunk, from, bytes, master_end, terms)
 
 RMQ_DEFINE_MESSAGE(metadata_request, broker_name, broker_id, topics, groups)
 

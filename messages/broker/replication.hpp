@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -24,6 +25,20 @@
 
 namespace rmq {
 
+/// A master term: its epoch and the log offset where it began
+/// (docs/replication.md, "Epochs").
+struct replica_term {
+  int32_t epoch = 0;
+  int64_t start_offset = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, replica_term& x) {
+  return f(caf::meta::type_name("rmq.replica_term"), x.epoch, x.start_offset);
+}
+
+RMQ_DECLARE_MESSAGE(replica_term);
+
 /// A slave's ask for its master's log from `from`, its own write offset.
 struct replica_chunk_request {
   /// The slave's group (brokerName): a slave of another group is refused.
@@ -35,13 +50,17 @@ struct replica_chunk_request {
   int32_t max_bytes = 0;
   /// With nothing new, the master holds the ask this long (a long poll).
   int32_t wait_ms = 0;
+  /// false: the slave has not compared its terms with this master's yet
+  /// (a new connection): the master answers at once with no bytes, its
+  /// terms and its end, and does not take `from` as an acknowledgement.
+  bool reconciled = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type
 inspect(Inspector& f, replica_chunk_request& x) {
   return f(caf::meta::type_name("rmq.replica_chunk_request"), x.broker_name,
-           x.broker_id, x.from, x.max_bytes, x.wait_ms);
+           x.broker_id, x.from, x.max_bytes, x.wait_ms, x.reconciled);
 }
 
 RMQ_DECLARE_MESSAGE(replica_chunk_request);
@@ -53,12 +72,14 @@ struct replica_chunk {
   std::string bytes;
   /// The master's write offset when it answered: the slave's lag.
   int64_t master_end = 0;
+  /// The master's terms, oldest first.
+  std::vector<replica_term> terms;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, replica_chunk& x) {
   return f(caf::meta::type_name("rmq.replica_chunk"), x.from, x.bytes,
-           x.master_end);
+           x.master_end, x.terms);
 }
 
 RMQ_DECLARE_MESSAGE(replica_chunk);
@@ -106,9 +127,15 @@ RMQ_DECLARE_MESSAGE(metadata_snapshot);
 /// its slaves), which SYNC_MASTER's batches wait for.
 using replicated_atom = caf::atom_constant<caf::atom("replicatd")>;
 
-/// `(replica_atom, from, bytes)` to a slave's commit-log writer appends a
-/// master's chunk; answers the new write offset.
+/// `(replica_atom, chunk)` to a slave's commit-log writer appends a
+/// master's chunk and takes its terms; answers the new write offset.
 using replica_atom = caf::atom_constant<caf::atom("replica")>;
+
+/// `(reconcile_atom, chunk)` to a slave's commit-log writer compares the
+/// slave's terms with the master's (the chunk's terms and end), cuts what
+/// the master never had, and answers the offset to copy from; refused
+/// (nothing cut) when the logs cannot be one history.
+using reconcile_atom = caf::atom_constant<caf::atom("reconcile")>;
 
 /// The master's replication service: answers its slaves' asks, holding
 /// them while nothing is new; `tick_atom` from its writer says the log

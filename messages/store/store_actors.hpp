@@ -100,7 +100,10 @@ using commit_log_writer_actor = dumpable_actor::extend<
                   std::vector<store_message>>::with<std::vector<put_result>>,
   // A slave appends its master's chunk (message_store::append_replica);
   // answers the new write offset.
-  caf::replies_to<replica_atom, int64_t, std::string>::with<int64_t>,
+  caf::replies_to<replica_atom, replica_chunk>::with<int64_t>,
+  // A slave's check of its log against a new master's terms (see
+  // reconcile_atom); answers the offset to copy from.
+  caf::replies_to<reconcile_atom, replica_chunk>::with<int64_t>,
   // The master's replication service, told whenever the log grows.
   caf::reacts_to<caf::subscribe_atom, ha_service_actor>,
   // How far a slave has the log (SYNC_MASTER's acknowledgements).

@@ -23,7 +23,10 @@ void walk(const mapped_file& seg, size_t pos, size_t limit,
     if (st == decode_status::ok && rec.phys_offset == phys) {
       f(rec, phys);
       pos += static_cast<size_t>(rec.total_size);
-    } else if (st == decode_status::corrupt) {
+    } else if (st == decode_status::corrupt || st == decode_status::ok) {
+      // Damaged, or a record whose phys offset field is not its place (a
+      // flipped header byte): skipped like recovery skips it, the rest of
+      // the segment still walked.
       pos = find_next_record(seg.data(), seg.size(), seg.base_offset(),
                              pos + 1);
     } else {

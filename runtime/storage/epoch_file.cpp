@@ -102,6 +102,10 @@ caf::error epoch_file::truncate(int64_t offset) {
   return caf::none;
 }
 
+std::string epoch_file_path(const std::string& store_dir) {
+  return store_dir + "/epochFile.json";
+}
+
 int64_t consistent_point(const std::vector<epoch_entry>& mine, int64_t my_end,
                          const std::vector<epoch_entry>& theirs,
                          int64_t their_end) {

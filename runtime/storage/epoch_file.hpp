@@ -15,6 +15,9 @@
 
 namespace rmq::storage {
 
+/// Where a store keeps its epoch file: `<store>/epochFile.json`.
+std::string epoch_file_path(const std::string& store_dir);
+
 struct epoch_entry {
   int32_t epoch = 0;
   int64_t start_offset = 0;

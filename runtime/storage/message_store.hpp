@@ -30,6 +30,7 @@
 #include "runtime/storage/commit_log.hpp"
 #include "runtime/storage/consume_queue.hpp"
 #include "runtime/storage/dedup_table.hpp"
+#include "runtime/storage/epoch_file.hpp"
 #include "runtime/storage/index_service.hpp"
 #include "runtime/storage/store_config.hpp"
 #include "runtime/storage/store_lock.hpp"
@@ -114,6 +115,30 @@ public:
   /// so a promoted slave goes on where its master stopped. Dispatch
   /// follows as after a put.
   caf::error append_replica(int64_t from, std::string_view bytes);
+
+  /// The store's master terms (the epoch file, docs/replication.md,
+  /// "Epochs"), oldest first.
+  std::vector<epoch_entry> epochs() const;
+
+  /// A master's new term, beginning at the write offset: the next epoch
+  /// after the last one this store knows. Saved before it returns.
+  caf::expected<int32_t> begin_term();
+
+  /// A slave's: takes its master's terms that began at or before its
+  /// write offset and that it does not have yet, so that it knows the
+  /// terms of what it copied (for when it is promoted and the old master
+  /// comes back as its slave).
+  caf::error adopt_terms(const std::vector<epoch_entry>& master);
+
+  /// A slave's, before it copies from a master (`master`: its terms,
+  /// `master_end`: its write offset): finds where the two histories part
+  /// (`consistent_point`) and answers the offset to copy from. A slave
+  /// holding records of a term its master never had is cut there (those
+  /// records were never acknowledged by the group's new history); a slave
+  /// ahead of its master in the same term, or sharing no term with it, is
+  /// refused (`invalid_parameter`) and nothing is cut.
+  caf::expected<int64_t> reconcile(const std::vector<epoch_entry>& master,
+                                   int64_t master_end);
 
   /// Cuts the store at `offset` (commit_log::truncate): units of the
   /// consume queues past it go, the next queue offsets follow what is
@@ -369,6 +394,10 @@ private:
   store_config cfg_;
   // Held from before recovery until the store is dropped.
   store_lock lock_;
+  // The epoch file; its own lock: a master's replication service reads it
+  // while the writer may begin a term.
+  std::optional<epoch_file> epochs_;
+  mutable std::mutex epoch_mtx_;
   commit_log log_;
   index_service index_;
   dedup_table dedup_;

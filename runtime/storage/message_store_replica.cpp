@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "messages/common/errors.hpp"
+#include "runtime/common/log.hpp"
 #include "runtime/message/byte_coding.hpp"
 #include "runtime/storage/message_store.hpp"
 
@@ -38,6 +40,100 @@ caf::error message_store::append_replica(int64_t from, std::string_view bytes) {
     at += static_cast<size_t>(rec.total_size);
   }
   return caf::none;
+}
+
+std::vector<epoch_entry> message_store::epochs() const {
+  std::lock_guard<std::mutex> guard{epoch_mtx_};
+  return epochs_ ? epochs_->entries() : std::vector<epoch_entry>{};
+}
+
+caf::expected<int32_t> message_store::begin_term() {
+  std::lock_guard<std::mutex> guard{epoch_mtx_};
+  if (!epochs_)
+    return make_error(errc::service_not_available, "store is not open");
+  auto epoch = epochs_->last_epoch() + 1;
+  if (auto err = epochs_->append(epoch, write_offset()))
+    return err;
+  return epoch;
+}
+
+caf::error message_store::adopt_terms(const std::vector<epoch_entry>& master) {
+  std::lock_guard<std::mutex> guard{epoch_mtx_};
+  if (!epochs_)
+    return make_error(errc::service_not_available, "store is not open");
+  auto end = write_offset();
+  for (auto& e : master)
+    if (e.start_offset <= end && e.epoch > epochs_->last_epoch())
+      if (auto err = epochs_->append(e.epoch, e.start_offset))
+        return err;
+  return caf::none;
+}
+
+namespace {
+
+std::string terms_text(const std::vector<epoch_entry>& xs) {
+  if (xs.empty())
+    return "none";
+  std::string out;
+  for (auto& e : xs) {
+    if (!out.empty())
+      out += ", ";
+    out += std::to_string(e.epoch) + "@" + std::to_string(e.start_offset);
+  }
+  return out;
+}
+
+} // namespace
+
+caf::expected<int64_t>
+message_store::reconcile(const std::vector<epoch_entry>& master,
+                         int64_t master_end) {
+  auto mine = epochs();
+  auto end = write_offset();
+  auto why = [&] {
+    return " (slave: log end " + std::to_string(end) + ", terms "
+           + terms_text(mine) + "; master: log end "
+           + std::to_string(master_end) + ", terms " + terms_text(master)
+           + "); nothing is overwritten";
+  };
+  int64_t shared = end;
+  if (mine.empty() || master.empty()) {
+    // A log copied before terms were kept (or a master without any): the
+    // log is taken as the master's as far as both reach.
+    shared = std::min(end, master_end);
+  } else {
+    shared = consistent_point(mine, end, master, master_end);
+    if (shared < 0)
+      return make_error(errc::invalid_parameter,
+                        "the slave shares no term with its master" + why());
+  }
+  if (shared >= end)
+    return end;
+  // The slave holds records its master does not: only a newer term at the
+  // master explains that (the slave's tail was the old master's, never
+  // part of the new history).
+  bool newer_term = !master.empty()
+                    && (mine.empty()
+                        || master.back().epoch > mine.back().epoch);
+  if (!newer_term)
+    return make_error(errc::invalid_parameter,
+                      "the slave's log is ahead of its master's in the same "
+                      "term"
+                        + why());
+  if (auto err = truncate_log(shared))
+    return err;
+  {
+    std::lock_guard<std::mutex> guard{epoch_mtx_};
+    if (auto err = epochs_->truncate(shared))
+      return err;
+  }
+  RMQ_WARN("store", "cut the log at " << shared << ": bytes " << shared << ".."
+                                      << end
+                                      << " are of a term the master never "
+                                         "had (slave terms "
+                                      << terms_text(mine) << ", master terms "
+                                      << terms_text(master) << ")");
+  return shared;
 }
 
 caf::error message_store::truncate_log(int64_t offset) {

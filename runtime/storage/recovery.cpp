@@ -34,6 +34,13 @@ message_store::open(const store_config& cfg, int64_t now_ms) {
   st->delays_ = std::move(*delays);
   if (auto err = st->recover(now_ms))
     return err;
+  auto epochs = epoch_file::load(epoch_file_path(cfg.dir));
+  if (!epochs)
+    return std::move(epochs.error());
+  // Recovery may have cut a torn tail under a term's start.
+  if (auto err = epochs->truncate(st->write_offset()))
+    return err;
+  st->epochs_ = std::move(*epochs);
   return st;
 }
 

@@ -168,6 +168,11 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   auto opened = storage::message_store::open(scfg, wall.now_ms());
   if (!opened)
     return std::move(opened.error());
+  // Every master start is a term of its own (docs/replication.md,
+  // "Epochs"): a slave that copied an older term's tail compares and cuts.
+  if (opts.broker_id == 0)
+    if (auto term = (*opened)->begin_term(); !term)
+      return std::move(term.error());
   broker_node node;
   node.store = spawn_store_actors(sys, *opened, opts.detach_io,
                                   opts.checkpoint_interval, opts.detach_writer);

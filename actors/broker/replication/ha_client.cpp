@@ -47,6 +47,8 @@ void connect(self_ptr self) {
         return;
       }
       st.opts.master = caf::actor_cast<replica_source_actor>(*front);
+      st.reconciled = false;
+      ++st.generation;
       if (st.opts.sync)
         self->send(st.opts.sync, caf::put_atom::value,
                    caf::actor_cast<metadata_source_actor>(*front));
@@ -84,8 +86,8 @@ void append(self_ptr self, replica_chunk chunk) {
   auto& st = self->state;
   auto size = static_cast<int64_t>(chunk.bytes.size());
   self
-    ->request(st.opts.writer, st.opts.timeout, replica_atom::value, chunk.from,
-              std::move(chunk.bytes))
+    ->request(st.opts.writer, st.opts.timeout, replica_atom::value,
+              std::move(chunk))
     .then(
       [self, size](int64_t) {
         ++self->state.chunks;
@@ -95,6 +97,31 @@ void append(self_ptr self, replica_chunk chunk) {
       },
       [self](const caf::error& err) {
         failed(self, "appending the master's chunk", err);
+      });
+}
+
+// A new master's first answer: its terms and end. The writer compares
+// them with the slave's and cuts what the master never had, or refuses.
+void reconcile(self_ptr self, replica_chunk chunk) {
+  auto& st = self->state;
+  auto gen = st.generation;
+  self
+    ->request(st.opts.writer, st.opts.timeout, reconcile_atom::value,
+              std::move(chunk))
+    .then(
+      [self, gen](int64_t from) {
+        auto& st = self->state;
+        st.busy = false;
+        // With a master since lost, the next one is compared again.
+        if (gen == st.generation) {
+          st.reconciled = true;
+          st.consistent_from = from;
+        }
+        ask(self);
+      },
+      [self](const caf::error& err) {
+        ++self->state.refusals;
+        failed(self, "comparing the slave's log with the master's terms", err);
       });
 }
 
@@ -111,6 +138,7 @@ void ask(self_ptr self) {
   req.from = st.opts.store->write_offset();
   req.max_bytes = st.opts.max_bytes;
   req.wait_ms = st.opts.wait_ms;
+  req.reconciled = st.reconciled;
   self
     ->request(st.opts.master,
               std::chrono::milliseconds{st.opts.wait_ms} + st.opts.timeout,
@@ -126,7 +154,9 @@ void ask(self_ptr self) {
           RMQ_INFO("ha_client", "copying from the master again");
           st.last_error.clear();
         }
-        if (chunk.bytes.empty()) {
+        if (!st.reconciled) {
+          reconcile(self, std::move(chunk));
+        } else if (chunk.bytes.empty()) {
           st.busy = false;
           ask(self);
         } else {
@@ -139,8 +169,10 @@ void ask(self_ptr self) {
         self->state.asking = false;
         // A master found by address is connected to again: it may have
         // restarted, and a lost connection's handle stays lost.
-        if (!self->state.master_addr.empty())
+        if (!self->state.master_addr.empty()) {
           self->state.opts.master = nullptr;
+          self->state.reconciled = false;
+        }
         failed(self, "asking the master for its log", err);
       });
 }
@@ -155,6 +187,9 @@ nlohmann::json ha_client_state::dump_fields() const {
           {"slave_offset", end},
           {"master_offset", master_end},
           {"lag_bytes", std::max<int64_t>(0, master_end - end)},
+          {"reconciled", reconciled},
+          {"consistent_from", consistent_from},
+          {"refusals", refusals},
           {"chunks", chunks},
           {"bytes", bytes},
           {"failures", failures},
@@ -170,6 +205,7 @@ ha_client(ha_client_actor::stateful_pointer<ha_client_state> self,
     if (!st.opts.master || dm.source != st.opts.master.address())
       return;
     st.opts.master = nullptr;
+    st.reconciled = false;
     if (st.opts.sync)
       self->send(st.opts.sync, caf::put_atom::value, metadata_source_actor{});
     if (st.asking) {
@@ -203,6 +239,7 @@ ha_client(ha_client_actor::stateful_pointer<ha_client_state> self,
       if (st.opts.master && st.opts.sync)
         self->send(st.opts.sync, caf::put_atom::value, metadata_source_actor{});
       st.opts.master = nullptr;
+      st.reconciled = false;
       connect(self);
     },
     dump_handler(self),

@@ -54,6 +54,13 @@ struct ha_client_state {
   bool asking = false;
   int64_t generation = 0;
   bool connecting = false;
+  /// This master's terms were compared with the slave's (each new
+  /// connection compares again before copying), and where that left the
+  /// slave's log.
+  bool reconciled = false;
+  int64_t consistent_from = -1;
+  /// Comparisons that refused to copy (no shared history).
+  int64_t refusals = 0;
   int64_t master_end = 0;
   int64_t chunks = 0;
   int64_t bytes = 0;

@@ -8,6 +8,7 @@
 
 #include "messages/common/errors.hpp"
 #include "runtime/common/log.hpp"
+#include "runtime/storage/replica_terms.hpp"
 
 #include "actors/common/dump.hpp"
 
@@ -30,6 +31,7 @@ caf::expected<replica_chunk> chunk_for(ha_service_state& st,
   out.from = req.from;
   out.bytes = std::move(*bytes);
   out.master_end = st.opts.store->write_offset();
+  out.terms = storage::to_terms(st.opts.store->epochs());
   auto& s = st.slaves[req.broker_id];
   if (!out.bytes.empty()) {
     ++s.chunks;
@@ -96,6 +98,17 @@ ha_service(ha_service_actor::stateful_pointer<ha_service_state> self,
                               "this is the master of " + st.opts.broker_name
                                 + ", not of " + req.broker_name + " (id "
                                 + std::to_string(req.broker_id) + ")"));
+        return rp;
+      }
+      if (!req.reconciled) {
+        // A new connection's first ask: the master's terms and end, for
+        // the slave to compare with its own before it copies anything;
+        // its offset is no acknowledgement yet.
+        replica_chunk hello;
+        hello.from = req.from;
+        hello.master_end = st.opts.store->write_offset();
+        hello.terms = storage::to_terms(st.opts.store->epochs());
+        rp.deliver(std::move(hello));
         return rp;
       }
       auto& s = st.slaves[req.broker_id];

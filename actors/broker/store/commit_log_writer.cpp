@@ -8,6 +8,7 @@
 
 #include "messages/common/errors.hpp"
 #include "runtime/common/log.hpp"
+#include "runtime/storage/replica_terms.hpp"
 
 #include "actors/common/dump.hpp"
 
@@ -370,14 +371,16 @@ commit_log_writer_actor::behavior_type commit_log_writer(
         request_flush(self);
       return rp;
     },
-    [=](replica_atom, int64_t from,
-        const std::string& bytes) -> caf::result<int64_t> {
+    [=](replica_atom, const replica_chunk& chunk) -> caf::result<int64_t> {
       auto& st = self->state;
-      if (auto err = st.store->append_replica(from, bytes)) {
+      if (auto err = st.store->append_replica(chunk.from, chunk.bytes)) {
         if (err == errc::disk_full)
           note_disk(st);
         return err;
       }
+      // The terms of what it now has: for when it is promoted.
+      if (auto err = st.store->adopt_terms(storage::to_epochs(chunk.terms)))
+        return err;
       ++st.replica_chunks;
       request_warm(self);
       // As after a put: readers see the copy once dispatched, and under
@@ -387,6 +390,17 @@ commit_log_writer_actor::behavior_type commit_log_writer(
       else
         note_dispatch(self);
       return st.store->write_offset();
+    },
+    [=](reconcile_atom, const replica_chunk& chunk) -> caf::result<int64_t> {
+      auto& st = self->state;
+      auto from = st.store->reconcile(storage::to_epochs(chunk.terms),
+                                      chunk.master_end);
+      if (!from)
+        return std::move(from.error());
+      // A cut log: readers must not see what went (the queue service reads
+      // the dispatched offset again).
+      note_dispatch(self);
+      return *from;
     },
     [=](caf::subscribe_atom, const ha_service_actor& ha) {
       self->state.ha = ha;

@@ -25,6 +25,7 @@ int catch_up(message_store& master, message_store& slave, size_t chunk_bytes) {
     if (chunk->empty())
       return chunks;
     REQUIRE_FALSE(slave.append_replica(slave.write_offset(), *chunk));
+    REQUIRE_FALSE(slave.adopt_terms(master.epochs()));
     ++chunks;
   }
 }
@@ -210,6 +211,72 @@ TEST_SUITE("runtime.storage_replication") {
     auto again = test::open_store(s_cfg);
     CHECK_EQ(test::read_all(*again), want);
     CHECK_EQ(again->write_offset(), new_master->write_offset());
+  }
+
+  TEST_CASE("terms decide: an old master returning as a slave is cut where "
+            "the new master's term began; nothing else is ever cut") {
+    test::temp_dir o_dir, n_dir;
+    auto cfg = test::small_config(o_dir.path());
+    auto old_master = test::open_store(cfg);
+    auto n_cfg = cfg;
+    n_cfg.dir = n_dir.path();
+    n_cfg.slave = true;
+    auto slave = test::open_store(n_cfg);
+    auto put = [](message_store& st, const std::string& body) {
+      REQUIRE_FALSE(st.put(make_message("T", 0, body), 1, 0).error);
+    };
+    REQUIRE_EQ(*old_master->begin_term(), 1);
+    for (int i = 0; i < 10; ++i)
+      put(*old_master, "a" + std::to_string(i));
+    // An empty slave shares everything there is.
+    CHECK_EQ(
+      *slave->reconcile(old_master->epochs(), old_master->write_offset()), 0);
+    catch_up(*old_master, *slave, 1 << 20);
+    CHECK_EQ(slave->epochs(), old_master->epochs());
+    // The old master goes on alone (the slave's copy stops here) ...
+    auto copied = slave->write_offset();
+    for (int i = 0; i < 5; ++i)
+      put(*old_master, "lost" + std::to_string(i));
+    // ... a slave ahead in the same term is refused: nothing cut.
+    auto err = old_master->reconcile(slave->epochs(), slave->write_offset());
+    REQUIRE_FALSE(err);
+    CHECK(err.error() == errc::invalid_parameter);
+    CHECK_NE(error_detail(err.error()).find("same term"), std::string::npos);
+    CHECK_GT(old_master->write_offset(), copied);
+    // The slave is promoted: term 2 from its end, and it takes sends.
+    slave->set_slave(false);
+    REQUIRE_EQ(*slave->begin_term(), 2);
+    for (int i = 0; i < 3; ++i)
+      put(*slave, "b" + std::to_string(i));
+    // The old master returns as its slave: its 5 lone records are of term
+    // 1 past where term 2 began, never acknowledged by the new history.
+    old_master->set_slave(true);
+    auto from = old_master->reconcile(slave->epochs(), slave->write_offset());
+    REQUIRE(from);
+    CHECK_EQ(*from, copied);
+    CHECK_EQ(old_master->write_offset(), copied);
+    catch_up(*slave, *old_master, 1 << 20);
+    CHECK_EQ(log_bytes(*old_master), log_bytes(*slave));
+    CHECK_EQ(old_master->epochs(), slave->epochs());
+    REQUIRE_FALSE(old_master->dispatch(old_master->write_offset()));
+    REQUIRE_FALSE(slave->dispatch(slave->write_offset()));
+    CHECK_EQ(test::read_all(*old_master), test::read_all(*slave));
+    // Compared again (a reconnect): nothing to cut.
+    CHECK_EQ(*old_master->reconcile(slave->epochs(), slave->write_offset()),
+             slave->write_offset());
+    // A stranger's terms: no shared history, refused, nothing cut.
+    std::vector<epoch_entry> stranger{{7, 0}};
+    auto before = old_master->write_offset();
+    auto refused = old_master->reconcile(stranger, 1 << 20);
+    REQUIRE_FALSE(refused);
+    CHECK_NE(error_detail(refused.error()).find("no term"), std::string::npos);
+    CHECK_EQ(old_master->write_offset(), before);
+    // The terms survive a restart.
+    auto terms = old_master->epochs();
+    REQUIRE_FALSE(old_master->close());
+    old_master.reset();
+    auto again = test::open_store(cfg);
+    CHECK_EQ(again->epochs(), terms);
   }
 
   TEST_CASE("the master reads only what is there") {

@@ -25,6 +25,7 @@
 #include "runtime/common/json_file.hpp"
 #include "runtime/message/delay_levels.hpp"
 #include "runtime/message/message_properties.hpp"
+#include "tests/actors/broker/commit_log_stand_in.hpp"
 #include "tests/actors/broker/store_clock_fixture.hpp"
 #include "tests/actors/broker/topic_table_stub.hpp"
 #include "tests/runtime/storage/store_test_util.hpp"
@@ -38,41 +39,18 @@ namespace {
 
 // A commit log in front of the real one that refuses whole batches with
 // system_busy while `refusing` is set.
-struct flaky_state {
-  std::shared_ptr<bool> refusing;
-  commit_log_writer_actor real;
-  int64_t refused = 0;
-};
-
 commit_log_writer_actor::behavior_type
-flaky_commit_log(commit_log_writer_actor::stateful_pointer<flaky_state> self,
+flaky_commit_log(commit_log_writer_actor::pointer self,
                  std::shared_ptr<bool> refusing, commit_log_writer_actor real) {
-  self->state.refusing = std::move(refusing);
-  self->state.real = std::move(real);
-  return {
-    [=](caf::put_atom, std::vector<store_message>& batch)
+  return test::commit_log_stand_in(
+    self,
+    [refusing, real](commit_log_writer_actor::pointer self,
+                     std::vector<store_message>& batch)
       -> caf::result<std::vector<put_result>> {
-      if (*self->state.refusing) {
-        ++self->state.refused;
+      if (*refusing)
         return make_error(errc::system_busy, "stand-in is busy");
-      }
-      return self->delegate(self->state.real, caf::put_atom::value,
-                            std::move(batch));
-    },
-    [](replica_atom, int64_t, const std::string&) -> caf::result<int64_t> {
-      return make_error(errc::invalid_parameter, "a stand-in has no replica");
-    },
-    [](caf::subscribe_atom, const ha_service_actor&) {
-      // nop
-    },
-    [](replicated_atom, int64_t) {
-      // nop
-    },
-    [=](tick_atom) {
-      // nop
-    },
-    [=](dump_atom) { return std::string{"{}"}; },
-  };
+      return self->delegate(real, caf::put_atom::value, std::move(batch));
+    });
 }
 
 struct fixture : test::store_clock_fixture {

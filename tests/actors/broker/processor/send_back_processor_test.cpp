@@ -18,6 +18,7 @@
 #include "runtime/message/delay_levels.hpp"
 #include "runtime/message/message_id.hpp"
 #include "runtime/message/message_properties.hpp"
+#include "tests/actors/broker/commit_log_stand_in.hpp"
 #include "tests/actors/broker/topic_table_stub.hpp"
 #include "tests/runtime/storage/store_test_util.hpp"
 #include "tests/support/deterministic_fixture.hpp"
@@ -31,28 +32,16 @@ namespace {
 // -- a stand-in commit log that refuses every message ---------------------------
 
 commit_log_writer_actor::behavior_type
-refusing_commit_log(commit_log_writer_actor::pointer, errc code) {
-  return {
-    [=](caf::put_atom, std::vector<store_message>& batch) {
-      std::vector<put_result> res(batch.size());
-      for (auto& r : res)
-        r.error = make_error(code, "stand-in");
-      return res;
-    },
-    [](replica_atom, int64_t, const std::string&) -> caf::result<int64_t> {
-      return make_error(errc::invalid_parameter, "a stand-in has no replica");
-    },
-    [](caf::subscribe_atom, const ha_service_actor&) {
-      // nop
-    },
-    [](replicated_atom, int64_t) {
-      // nop
-    },
-    [=](tick_atom) {
-      // nop
-    },
-    [=](dump_atom) { return std::string{"{}"}; },
-  };
+refusing_commit_log(commit_log_writer_actor::pointer self, errc code) {
+  return test::commit_log_stand_in(self,
+                                   [code](commit_log_writer_actor::pointer,
+                                          std::vector<store_message>& batch)
+                                     -> caf::result<std::vector<put_result>> {
+                                     std::vector<put_result> res(batch.size());
+                                     for (auto& r : res)
+                                       r.error = make_error(code, "stand-in");
+                                     return res;
+                                   });
 }
 
 constexpr uint32_t store_ip = 0x0A000005; // 10.0.0.5

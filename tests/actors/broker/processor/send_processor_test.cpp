@@ -18,6 +18,7 @@
 #include "runtime/message/message_batch.hpp"
 #include "runtime/message/message_properties.hpp"
 #include "runtime/message/timer_message.hpp"
+#include "tests/actors/broker/commit_log_stand_in.hpp"
 #include "tests/actors/broker/topic_table_stub.hpp"
 #include "tests/runtime/storage/store_test_util.hpp"
 #include "tests/support/deterministic_fixture.hpp"
@@ -31,9 +32,12 @@ namespace {
 // -- a stand-in commit log that stores nothing and reports one error ----------
 
 commit_log_writer_actor::behavior_type
-fake_commit_log(commit_log_writer_actor::pointer, errc per_message) {
-  return {
-    [=](caf::put_atom, std::vector<store_message>& batch) {
+fake_commit_log(commit_log_writer_actor::pointer self, errc per_message) {
+  return test::commit_log_stand_in(
+    self,
+    [per_message](commit_log_writer_actor::pointer,
+                  std::vector<store_message>& batch)
+      -> caf::result<std::vector<put_result>> {
       std::vector<put_result> res;
       for (size_t i = 0; i < batch.size(); ++i) {
         put_result r;
@@ -43,21 +47,7 @@ fake_commit_log(commit_log_writer_actor::pointer, errc per_message) {
         res.push_back(std::move(r));
       }
       return res;
-    },
-    [](replica_atom, int64_t, const std::string&) -> caf::result<int64_t> {
-      return make_error(errc::invalid_parameter, "a stand-in has no replica");
-    },
-    [](caf::subscribe_atom, const ha_service_actor&) {
-      // nop
-    },
-    [](replicated_atom, int64_t) {
-      // nop
-    },
-    [=](tick_atom) {
-      // nop
-    },
-    [=](dump_atom) { return std::string{"{}"}; },
-  };
+    });
 }
 
 // -- a flush actor whose fdatasync never returns ------------------------------

@@ -166,7 +166,7 @@ TEST_SUITE("broker.replication") {
     auto one = master.store->read_log(0, 1);
     REQUIRE(one);
     REQUIRE_EQ(ask<int64_t>(slave.actors.commit_log, replica_atom::value,
-                            int64_t{0}, *one),
+                            replica_chunk{0, *one, 0, {}}),
                static_cast<int64_t>(one->size()));
     client = start_client("broker-a");
     CHECK_EQ(slave.store->write_offset(), master.store->write_offset());
@@ -174,8 +174,69 @@ TEST_SUITE("broker.replication") {
              test::read_all(*master.store, "T", 0));
     // Its writer refuses a chunk that does not follow its log.
     auto err = ask_error<int64_t>(slave.actors.commit_log, replica_atom::value,
-                                  int64_t{0}, *first);
+                                  replica_chunk{0, *first, 0, {}});
     CHECK(err == errc::invalid_parameter);
+  }
+
+  TEST_CASE_FIXTURE(fixture, "an old master returning as a slave is cut "
+                             "to where the new master's term began, then "
+                             "copies; a refusal cuts nothing") {
+    start();
+    // The slave's store was the old master: term 1, five records.
+    REQUIRE_EQ(*slave.store->begin_term(), 1);
+    std::vector<store_message> old;
+    for (int i = 0; i < 5; ++i)
+      old.push_back(test::make_message("T", 0, "old" + std::to_string(i)));
+    ask<std::vector<put_result>>(slave.actors.commit_log, caf::put_atom::value,
+                                 old);
+    // The new master had copied three of them when it was promoted.
+    int64_t at = 0;
+    for (int i = 0; i < 3; ++i) {
+      auto rec = slave.store->read_log(at, 1);
+      REQUIRE(rec);
+      REQUIRE_FALSE(master.store->append_replica(at, *rec));
+      at += static_cast<int64_t>(rec->size());
+    }
+    REQUIRE_FALSE(master.store->adopt_terms(slave.store->epochs()));
+    REQUIRE_EQ(*master.store->begin_term(), 2);
+    put(4);
+    client = start_client("broker-a");
+    // Cut at the third record's end, then the new master's log copied.
+    auto c = dump(client);
+    CHECK_EQ(c["reconciled"], true);
+    CHECK_EQ(c["consistent_from"], at);
+    CHECK_EQ(slave.store->write_offset(), master.store->write_offset());
+    CHECK_EQ(test::read_all(*slave.store, "T", 0),
+             test::read_all(*master.store, "T", 0));
+    CHECK_EQ(slave.store->epochs(), master.store->epochs());
+    CHECK_EQ(test::read_all(*slave.store, "T", 0).size(), 5u); // 3 + 2
+  }
+
+  TEST_CASE_FIXTURE(fixture, "a slave ahead of its master in the same term "
+                             "is refused and keeps its log") {
+    start();
+    REQUIRE_EQ(*master.store->begin_term(), 1);
+    put(2);
+    REQUIRE_FALSE(slave.store->adopt_terms(master.store->epochs()));
+    std::vector<store_message> more;
+    for (int i = 0; i < 4; ++i)
+      more.push_back(test::make_message("T", 0, "more" + std::to_string(i)));
+    ask<std::vector<put_result>>(slave.actors.commit_log, caf::put_atom::value,
+                                 more);
+    auto end = slave.store->write_offset();
+    client = start_client("broker-a");
+    auto c = dump(client);
+    CHECK_EQ(c["reconciled"], false);
+    CHECK_GE(c["refusals"].get<int>(), 1);
+    CHECK_NE(c["last_error"].get<std::string>().find("same term"),
+             std::string::npos);
+    CHECK_EQ(slave.store->write_offset(), end);
+    // It asks again every second; still refused, still whole.
+    advance_time(3s, 1s);
+    CHECK_GE(dump(client)["refusals"].get<int>(), 3);
+    CHECK_EQ(slave.store->write_offset(), end);
+    // The master never counted it as a slave with data.
+    CHECK_EQ(dump(service)["slaves"].size(), 0u);
   }
 
   TEST_CASE_FIXTURE(fixture, "SYNC_MASTER: no slave in sync is "
