@@ -47,6 +47,9 @@ constexpr option_name option_names[] = {
   {'N', "count"},
   // consumeMessage: where a new group starts (first|last).
   {'f', "from"},
+  // promote: the new master's role, and whether to skip the checks.
+  {'R', "role"},
+  {'F', "force"},
 };
 
 // sendMessage's "-n COUNT" (the shape) shares its letter with

@@ -189,6 +189,71 @@ int broker_status_cmd(const command_env& env) {
 
 namespace {
 
+// The log end a broker reports (brokerStatus' commitLogMaxOffset).
+caf::expected<int64_t> log_end_of(const command_env& env,
+                                  const std::string& addr) {
+  auto info = ask_broker<broker_runtime_info>(env, addr,
+                                              broker_runtime_info_request{});
+  if (!info)
+    return std::move(info.error());
+  auto i = info->table.find("commitLogMaxOffset");
+  if (i == info->table.end())
+    return make_error(errc::invalid_parameter,
+                      "broker " + addr + " reports no commitLogMaxOffset");
+  return std::stoll(i->second);
+}
+
+} // namespace
+
+// Manual failover (docs/replication.md, "Failover"): the slave must have
+// the newest copy among its group's slaves; the broker itself refuses
+// while it still copies from a live master.
+int promote_cmd(const command_env& env) {
+  auto addr = env.args.opt('b');
+  auto role = env.args.opt('R').empty() ? "ASYNC_MASTER" : env.args.opt('R');
+  auto force = bool_opt(env, 'F', false);
+  if (!force) {
+    auto group = broker_group_of(env, addr);
+    if (!group)
+      return env.fail(group.error());
+    auto mine = log_end_of(env, addr);
+    if (!mine)
+      return env.fail(mine.error());
+    for (auto& [id, member] : group->broker_addrs) {
+      if (id == master_id || member == addr)
+        continue;
+      auto theirs = log_end_of(env, member);
+      if (theirs && *theirs > *mine)
+        return env.fail(make_error(
+          errc::invalid_parameter,
+          "slave " + member + " (id " + std::to_string(id)
+            + ") has more of the log (" + std::to_string(*theirs) + " > "
+            + std::to_string(*mine) + "): promote it instead, or -F true"));
+    }
+  }
+  auto res = ask_broker<std::string>(env, addr,
+                                     role_change_request{0, role, force});
+  if (!res)
+    return env.fail(res.error());
+  std::cout << addr << ": " << *res << std::endl;
+  return 0;
+}
+
+int demote_cmd(const command_env& env) {
+  auto addr = env.args.opt('b');
+  int64_t id = 0;
+  if (!int_opt(env, 'i', id))
+    return 2;
+  auto res = ask_broker<std::string>(env, addr,
+                                     role_change_request{id, "SLAVE", false});
+  if (!res)
+    return env.fail(res.error());
+  std::cout << addr << ": " << *res << std::endl;
+  return 0;
+}
+
+namespace {
+
 // A group's progress over the brokers of `route_topic` (the topic, or the
 // group's retry topic when no topic is given, as examineConsumeStats).
 caf::expected<consume_stats> group_progress(const command_env& env,

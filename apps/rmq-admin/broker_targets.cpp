@@ -85,17 +85,25 @@ topic_brokers(const command_env& env, const std::string& topic) {
   return out;
 }
 
-caf::expected<std::string> broker_name_of(const command_env& env,
-                                          const std::string& addr) {
+caf::expected<broker_data> broker_group_of(const command_env& env,
+                                           const std::string& addr) {
   auto info = ask_namesrv<cluster_info>(env, get_broker_cluster_info_request{});
   if (!info)
     return std::move(info.error());
   for (auto& [name, data] : info->broker_addr_table)
     for (auto& [id, member] : data.broker_addrs)
       if (member == addr)
-        return name;
+        return data;
   return make_error(errc::broker_not_found,
                     "no broker registered with address " + addr);
+}
+
+caf::expected<std::string> broker_name_of(const command_env& env,
+                                          const std::string& addr) {
+  auto group = broker_group_of(env, addr);
+  if (!group)
+    return std::move(group.error());
+  return group->broker_name;
 }
 
 caf::expected<std::string> master_of(const topic_route_data& route,

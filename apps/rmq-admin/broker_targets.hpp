@@ -39,6 +39,11 @@ topic_brokers(const command_env& env, const std::string& topic);
 /// offsetMsgId's store host), or `addr` itself when none is.
 std::string caf_addr_of(const command_env& env, const std::string& addr);
 
+/// The broker group (name, members by id) that has a member at `addr`
+/// (broker_not_found if no cluster has it).
+caf::expected<broker_data> broker_group_of(const command_env& env,
+                                           const std::string& addr);
+
 /// The broker name registered for the address `addr` (broker_not_found if
 /// no cluster has it).
 caf::expected<std::string> broker_name_of(const command_env& env,

@@ -50,6 +50,13 @@ const std::vector<command_spec>& command_table() {
     {"brokerStatus", "brokerStatus (-b ADDR|-c CLUSTER)",
      "a broker's runtime figures (puts, gets, TPS, store)", "", "bc",
      broker_status_cmd},
+    {"promote", "promote -b SLAVE_ADDR [-R ASYNC_MASTER|SYNC_MASTER] [-F true]",
+     "make a slave its group's master (its master gone; no other slave "
+     "ahead of it unless -F true)",
+     "b", "RF", promote_cmd},
+    {"demote", "demote -b MASTER_ADDR -i BROKER_ID",
+     "make a master (a returning old one) a slave with the given id", "bi", "",
+     demote_cmd},
     {"consumerProgress", "consumerProgress [-g GROUP [-t TOPIC]]",
      "a group's offsets and diff per queue (no -g: every group)", "", "gt",
      consumer_progress_cmd},

@@ -1,10 +1,14 @@
 // rmq-node --role=broker: a broker until a signal or a failure. It picks
 // its port before it listens, because it registers its address with the
 // NameServers as it starts.
+#include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <iostream>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <utility>
 
 #include "caf/actor_system.hpp"
 #include "caf/io/middleman.hpp"
@@ -14,6 +18,7 @@
 #include "actors/broker/node/broker_remoting.hpp"
 #include "actors/common/bench_echo.hpp"
 #include "apps/rmq-node/node_options.hpp"
+#include "apps/rmq-node/role_file.hpp"
 #include "messages/common/errors.hpp"
 #include "runtime/common/log.hpp"
 #include "runtime/net/free_port.hpp"
@@ -32,11 +37,15 @@ void print_line(const std::string& line) {
   std::cout << line << std::endl;
 }
 
-caf::expected<broker_options> to_broker_options(const options& cfg) {
+// `broker_id` and `broker_role`: the flags', or what a promote / demote
+// kept (role_file.hpp).
+caf::expected<broker_options>
+to_broker_options(const options& cfg, int64_t broker_id,
+                  const std::string& broker_role) {
   broker_options opts;
   opts.broker_name = cfg.broker_name;
   opts.cluster_name = cfg.cluster_name;
-  opts.broker_id = cfg.broker_id;
+  opts.broker_id = broker_id;
   opts.listen_host = cfg.host;
   opts.store_dir = cfg.store_dir;
   opts.namesrv_addr = cfg.namesrv;
@@ -49,21 +58,20 @@ caf::expected<broker_options> to_broker_options(const options& cfg) {
                       "--flush-disk-type must be ASYNC_FLUSH or SYNC_FLUSH, "
                       "not "
                         + cfg.flush_disk_type);
-  if (cfg.broker_id < 0)
+  if (broker_id < 0)
     return make_error(errc::invalid_parameter, "--broker-id must be >= 0");
   // RocketMQ's brokerRole: a master is id 0, a slave any other id.
-  auto role = cfg.broker_role.empty()
-                ? (cfg.broker_id == 0 ? "ASYNC_MASTER" : "SLAVE")
-                : cfg.broker_role;
+  auto role = broker_role.empty() ? (broker_id == 0 ? "ASYNC_MASTER" : "SLAVE")
+                                  : broker_role;
   if (role != "ASYNC_MASTER" && role != "SYNC_MASTER" && role != "SLAVE")
     return make_error(errc::invalid_parameter,
                       "--broker-role must be ASYNC_MASTER, SYNC_MASTER or "
                       "SLAVE, not "
                         + role);
-  if ((role == "SLAVE") != (cfg.broker_id != 0))
+  if ((role == "SLAVE") != (broker_id != 0))
     return make_error(errc::invalid_parameter,
                       "--broker-role " + role + " with --broker-id "
-                        + std::to_string(cfg.broker_id)
+                        + std::to_string(broker_id)
                         + ": a master has id 0, a slave an id above 0");
   opts.store.sync_replication = role == "SYNC_MASTER";
   if (cfg.register_interval_ms < 10'000 || cfg.register_interval_ms > 60'000)
@@ -180,14 +188,52 @@ std::optional<uint16_t> listen_port(const std::string& host, int32_t flag,
 
 } // namespace
 
+namespace {
+
+// Waits out the watchdog's SIGUSR1 for a supervisor that was stopped on
+// purpose (a role change): the next node's wait must not take it for a
+// failure.
+void drain_watchdog_signal() {
+  sigset_t usr1;
+  sigemptyset(&usr1);
+  sigaddset(&usr1, SIGUSR1);
+  timespec zero{0, 0};
+  while (sigtimedwait(&usr1, nullptr, &zero) == SIGUSR1) {
+    // drained
+  }
+}
+
+// The role kept by an earlier promote / demote wins over the flags.
+bool apply_kept_role(const options& cfg, int64_t& broker_id,
+                     std::string& broker_role) {
+  auto kept = load_role_override(cfg.store_dir);
+  if (!kept) {
+    std::cerr << "rmq-node: " << describe(kept.error()) << std::endl;
+    return false;
+  }
+  if (*kept
+      && ((*kept)->broker_id != broker_id || (*kept)->role != broker_role)) {
+    RMQ_WARN("broker", "starting as broker id "
+                         << (*kept)->broker_id << ", " << (*kept)->role
+                         << ", as a promote / demote left it in "
+                         << role_file_path(cfg.store_dir)
+                         << " (the flags say id " << cfg.broker_id << ")");
+    broker_id = (*kept)->broker_id;
+    broker_role = (*kept)->role;
+  }
+  return true;
+}
+
+} // namespace
+
 int run_broker(caf::actor_system& sys, const options& cfg,
                const sigset_t& signals) {
-  auto opts = to_broker_options(cfg);
-  if (!opts) {
-    std::cerr << "rmq-node: " << describe(opts.error()) << std::endl;
-    return 2;
-  }
-  // Both ports are known before the broker starts: it registers them.
+  int64_t broker_id = cfg.broker_id;
+  std::string broker_role = cfg.broker_role;
+  // A restart after a promotion begins the new master's term.
+  bool promoted = false;
+  // Both ports are known before the broker starts: it registers them, and
+  // keeps them across role changes.
   auto port = listen_port(cfg.host, cfg.port, broker_caf_port);
   auto remoting_port = listen_port(cfg.host, cfg.remoting_port,
                                    broker_remoting_port);
@@ -196,61 +242,96 @@ int run_broker(caf::actor_system& sys, const options& cfg,
     remoting_port = listen_port(cfg.host, 0, 0);
   if (!port || !remoting_port)
     return 1;
-  opts->port = *port;
-  opts->remoting_port = *remoting_port;
-  // Tests and scripts wait for "registered with ADDR" lines.
-  opts->on_registrar_event = [](const std::string& line) { print_line(line); };
-  opts->register_when_opened = true;
-  auto started = spawn_broker(sys, *opts);
-  if (!started) {
-    std::cerr << "rmq-node: cannot start the broker: "
-              << describe(started.error()) << std::endl;
-    return 1;
+  for (;;) {
+    if (!apply_kept_role(cfg, broker_id, broker_role))
+      return 1;
+    auto opts = to_broker_options(cfg, broker_id, broker_role);
+    if (!opts) {
+      std::cerr << "rmq-node: " << describe(opts.error()) << std::endl;
+      return 2;
+    }
+    opts->port = *port;
+    opts->remoting_port = *remoting_port;
+    // Tests and scripts wait for "registered with ADDR" lines.
+    opts->on_registrar_event = [](const std::string& line) {
+      print_line(line);
+    };
+    opts->register_when_opened = true;
+    opts->new_term = std::exchange(promoted, false);
+    // promote / demote: kept first, then the main thread restarts the
+    // node in its new role (docs/replication.md, "Failover").
+    opts->on_role_change
+      = [store = cfg.store_dir](const role_change_request& req) -> caf::error {
+      if (auto err = save_role_override(store, {req.broker_id, req.role}))
+        return err;
+      kill(getpid(), SIGUSR2);
+      return caf::none;
+    };
+    auto started = spawn_broker(sys, *opts);
+    if (!started) {
+      std::cerr << "rmq-node: cannot start the broker: "
+                << describe(started.error()) << std::endl;
+      return 1;
+    }
+    auto& node = *started;
+    auto published = publish(sys, node.frontend, *port, cfg.host);
+    if (!published) {
+      std::cerr << "rmq-node: cannot listen on " << cfg.host << ":" << *port
+                << ": " << sys.render(published.error()) << std::endl;
+      node.stop(sys);
+      return 1;
+    }
+    // Tests and scripts read this line to learn the port; the
+    // registrations ("registered with ...") follow it.
+    print_line("broker " + cfg.broker_name + " listening on " + cfg.host + ":"
+               + std::to_string(*port));
+    auto remoting
+      = serve_remoting(sys, cfg, "broker", *remoting_port,
+                       broker_remoting(node.frontend, broker_properties(*opts)),
+                       node.supervisor);
+    if (!remoting) {
+      sys.middleman().unpublish(node.frontend, *port);
+      node.stop(sys);
+      return 1;
+    }
+    node.open();
+    RMQ_INFO("broker", cfg.broker_name
+                         << " (" << cfg.cluster_name << ", id " << broker_id
+                         << ") listening on " << cfg.host << ":" << *port
+                         << (cfg.tls() ? " (mutual TLS)" : "") << ", store "
+                         << cfg.store_dir << ", " << cfg.flush_disk_type
+                         << ", NameServers '" << cfg.namesrv << "'");
+    // rmq-bench broker measures its baseline against this actor, reached
+    // over the same connection as the front; it costs one idle actor.
+    auto echo = spawn_bench_echo(sys);
+    int sig = 0;
+    std::string failure;
+    {
+      stop_watch watch{sys, node.supervisor};
+      sig = watch.wait(signals, "broker");
+      failure = watch.failure();
+      stop_bench_echo(sys, echo);
+      // Unpublish first: no new requests while the node unregisters,
+      // persists and closes the store.
+      sys.middleman().unpublish(node.frontend, *port);
+      caf::anon_send_exit(*remoting, caf::exit_reason::user_shutdown);
+      node.stop(sys);
+    }
+    if (sig == SIGUSR1) {
+      RMQ_ERROR("broker", "node failed (" << failure << "): exiting");
+      return 1;
+    }
+    if (sig == SIGUSR2) {
+      drain_watchdog_signal();
+      promoted = broker_id != 0;
+      // The remoting port's acceptor closes on its own thread.
+      std::this_thread::sleep_for(std::chrono::milliseconds{200});
+      RMQ_WARN("broker", cfg.broker_name << " restarts in its new role");
+      continue;
+    }
+    RMQ_INFO("broker", cfg.broker_name << " stopped");
+    return 0;
   }
-  auto& node = *started;
-  auto published = publish(sys, node.frontend, *port, cfg.host);
-  if (!published) {
-    std::cerr << "rmq-node: cannot listen on " << cfg.host << ":" << *port
-              << ": " << sys.render(published.error()) << std::endl;
-    node.stop(sys);
-    return 1;
-  }
-  // Tests and scripts read this line to learn the port; the registrations
-  // ("registered with ...") follow it.
-  print_line("broker " + cfg.broker_name + " listening on " + cfg.host + ":"
-             + std::to_string(*port));
-  auto remoting = serve_remoting(
-    sys, cfg, "broker", *remoting_port,
-    broker_remoting(node.frontend, broker_properties(*opts)), node.supervisor);
-  if (!remoting) {
-    sys.middleman().unpublish(node.frontend, *port);
-    node.stop(sys);
-    return 1;
-  }
-  node.open();
-  RMQ_INFO("broker", cfg.broker_name
-                       << " (" << cfg.cluster_name << ", id " << cfg.broker_id
-                       << ") listening on " << cfg.host << ":" << *port
-                       << (cfg.tls() ? " (mutual TLS)" : "") << ", store "
-                       << cfg.store_dir << ", " << cfg.flush_disk_type
-                       << ", NameServers '" << cfg.namesrv << "'");
-  // rmq-bench broker measures its baseline against this actor, reached
-  // over the same connection as the front; it costs one idle actor.
-  auto echo = spawn_bench_echo(sys);
-  stop_watch watch{sys, node.supervisor};
-  auto sig = watch.wait(signals, "broker");
-  stop_bench_echo(sys, echo);
-  // Unpublish first: no new requests while the node unregisters, persists
-  // and closes the store.
-  sys.middleman().unpublish(node.frontend, *port);
-  caf::anon_send_exit(*remoting, caf::exit_reason::user_shutdown);
-  node.stop(sys);
-  if (sig == SIGUSR1) {
-    RMQ_ERROR("broker", "node failed (" << watch.failure() << "): exiting");
-    return 1;
-  }
-  RMQ_INFO("broker", cfg.broker_name << " stopped");
-  return 0;
 }
 
 } // namespace rmq::node

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGUSR1); // raised by the supervisor's watchdog
+  sigaddset(&signals, SIGUSR2); // a broker's role change: restart in it
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   rmq::node::options cfg;
   if (auto err = cfg.parse_command_line(argc, argv)) {

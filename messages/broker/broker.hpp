@@ -53,6 +53,8 @@ using broker_actor = client_broker_actor::extend<
   caf::replies_to<replica_chunk_request>::with<replica_chunk>,
   // A slave's ask for this master's metadata.
   caf::replies_to<metadata_request>::with<metadata_snapshot>,
+  // rmq-admin promote / demote: answers what the broker restarts as.
+  caf::replies_to<role_change_request>::with<std::string>,
   // -- request-reply: a consumer's reply to a request
   caf::replies_to<send_reply_message_request>::with<send_result>,
   // -- transactions: END_TRANSACTION (producers send it one-way)

@@ -11,6 +11,8 @@ RMQ_DEFINE_MESSAGE(replica_chunk_request, broker_name, broker_id, from,
 
 RMQ_DEFINE_MESSAGE(replica_chunk, from, bytes, master_end, terms)
 
+RMQ_DEFINE_MESSAGE(role_change_request, broker_id, role, force)
+
 RMQ_DEFINE_MESSAGE(metadata_request, broker_name, broker_id, topics, groups)
 
 RMQ_DEFINE_MESSAGE(metadata_snapshot, has_topics, topics, has_groups, groups,

@@ -122,6 +122,25 @@ typename Inspector::result_type inspect(Inspector& f, metadata_snapshot& x) {
 
 RMQ_DECLARE_MESSAGE(metadata_snapshot);
 
+/// rmq-admin promote / demote (docs/replication.md, "Failover"): the
+/// broker restarts itself as `broker_id` (0: the master) with `role`
+/// (ASYNC_MASTER, SYNC_MASTER or SLAVE), kept in its store across later
+/// restarts. A promotion is refused while the slave still reaches a live
+/// master, unless `force`.
+struct role_change_request {
+  int64_t broker_id = 0;
+  std::string role;
+  bool force = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, role_change_request& x) {
+  return f(caf::meta::type_name("rmq.role_change_request"), x.broker_id, x.role,
+           x.force);
+}
+
+RMQ_DECLARE_MESSAGE(role_change_request);
+
 /// `(replicated_atom, offset)` from a master's replication service to its
 /// commit-log writer: a slave has the log up to `offset` (the furthest of
 /// its slaves), which SYNC_MASTER's batches wait for.
@@ -171,6 +190,9 @@ using slave_sync_actor
 /// NameServers tell the slave's registrar).
 using ha_client_actor
   = dumpable_actor::extend<caf::reacts_to<tick_atom>,
-                           caf::reacts_to<caf::connect_atom, std::string>>;
+                           caf::reacts_to<caf::connect_atom, std::string>,
+                           // The master's address while connected to it,
+                           // else "".
+                           caf::replies_to<caf::get_atom>::with<std::string>>;
 
 } // namespace rmq

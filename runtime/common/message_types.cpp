@@ -137,6 +137,7 @@ void register_message_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<replica_chunk_request>("rmq.replica_chunk_request");
   cfg.add_message_type<replica_chunk>("rmq.replica_chunk");
   cfg.add_message_type<metadata_request>("rmq.metadata_request");
+  cfg.add_message_type<role_change_request>("rmq.role_change_request");
   cfg.add_message_type<metadata_snapshot>("rmq.metadata_snapshot");
   cfg.add_message_type<std::vector<consumer_offsets>>(
     "std::vector<rmq.consumer_offsets>");

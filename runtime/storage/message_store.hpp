@@ -121,8 +121,12 @@ public:
   std::vector<epoch_entry> epochs() const;
 
   /// A master's new term, beginning at the write offset: the next epoch
-  /// after the last one this store knows. Saved before it returns.
-  caf::expected<int32_t> begin_term();
+  /// after the last one this store knows, or the seconds since 2020 at
+  /// `now_ms` (the wall clock) when that is larger — two nodes that each
+  /// begin a term without hearing of the other (a restarted old master
+  /// and a promoted slave) then get two epochs, not one. Saved before it
+  /// returns.
+  caf::expected<int32_t> begin_term(int64_t now_ms);
 
   /// A slave's: takes its master's terms that began at or before its
   /// write offset and that it does not have yet, so that it knows the

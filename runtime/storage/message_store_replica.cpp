@@ -1,6 +1,7 @@
 // The message store's side of replication (message_store.hpp,
 // "replication").
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "messages/common/errors.hpp"
@@ -47,11 +48,14 @@ std::vector<epoch_entry> message_store::epochs() const {
   return epochs_ ? epochs_->entries() : std::vector<epoch_entry>{};
 }
 
-caf::expected<int32_t> message_store::begin_term() {
+caf::expected<int32_t> message_store::begin_term(int64_t now_ms) {
   std::lock_guard<std::mutex> guard{epoch_mtx_};
   if (!epochs_)
     return make_error(errc::service_not_available, "store is not open");
-  auto epoch = epochs_->last_epoch() + 1;
+  constexpr int64_t since_2020_ms = 1'577'836'800'000;
+  auto clock = (now_ms - since_2020_ms) / 1000;
+  auto epoch = static_cast<int32_t>(std::max<int64_t>(
+    epochs_->last_epoch() + 1, std::min<int64_t>(clock, INT32_MAX - 1)));
   if (auto err = epochs_->append(epoch, write_offset()))
     return err;
   return epoch;
@@ -109,12 +113,14 @@ message_store::reconcile(const std::vector<epoch_entry>& master,
   }
   if (shared >= end)
     return end;
-  // The slave holds records its master does not: only a newer term at the
-  // master explains that (the slave's tail was the old master's, never
-  // part of the new history).
-  bool newer_term = !master.empty()
-                    && (mine.empty()
-                        || master.back().epoch > mine.back().epoch);
+  // The slave holds records its master does not. A term the two do not
+  // share explains that: the slave's tail is of a term the master never
+  // had (an old master's last records, or a term it began without hearing
+  // of the new master), never part of the group's history. With the same
+  // last term, the master lost records the slave has: refused.
+  bool same_last_term = !master.empty() && !mine.empty()
+                        && master.back() == mine.back();
+  bool newer_term = !master.empty() && !same_last_term;
   if (!newer_term)
     return make_error(errc::invalid_parameter,
                       "the slave's log is ahead of its master's in the same "

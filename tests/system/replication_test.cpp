@@ -145,4 +145,71 @@ TEST_SUITE("system.replication") {
     CHECK(wait_until(
       [&] { return stored_count(client, s_front, topic, queues) == 14; }, 5s));
   }
+
+  TEST_CASE("manual failover: a slave promoted once its master is gone; the "
+            "old master, back, is kept out until demoted, then follows") {
+    temp_dir dir;
+    auto ns = start_namesrv();
+    auto how_m = one_broker(ns, dir.path() + "/master");
+    auto master = start_broker_node(how_m);
+    auto how_s = one_broker(ns, dir.path() + "/slave");
+    how_s.extra.push_back("--broker-id=1");
+    auto slave = start_broker_node(how_s);
+    remote_client client;
+    auto m_front = connect_broker(client, master.port);
+    auto s_front = connect_broker(client, slave.port);
+    create_topic(client, m_front, topic, queues);
+    send(ns, 20, "first");
+    REQUIRE(wait_until(
+      [&] { return stored_count(client, s_front, topic, queues) == 20; }, 20s));
+    // Refused while the slave copies from a live master.
+    auto refused = run_admin({"-n", ns.addr(), "promote", "-b", slave.addr()});
+    CHECK_NE(refused.rc, 0);
+    CHECK_NE(refused.out.find("is alive"), std::string::npos);
+    master.proc->signal(SIGKILL);
+    REQUIRE_EQ(master.proc->wait(10s), 128 + SIGKILL);
+    // The slave sees its master gone within a moment; then promoted, it
+    // restarts as the group's master on its ports.
+    REQUIRE(wait_until(
+      [&] {
+        auto res = run_admin({"-n", ns.addr(), "promote", "-b", slave.addr()});
+        return res.rc == 0
+               && res.out.find("restarting as broker id 0")
+                    != std::string::npos;
+      },
+      10s));
+    REQUIRE(wait_until(
+      [&] {
+        auto out = run_admin({"-n", ns.addr(), "clusterList"}).out;
+        return out.find("0     " + slave.addr()) != std::string::npos;
+      },
+      20s));
+    s_front = connect_broker(client, slave.port);
+    auto after = send(ns, 5, "after");
+    CHECK_EQ(count_of(after, "SEND_OK"), 5);
+    // The old master comes back with its old flags: the NameServer keeps
+    // the group with the newer term.
+    auto how_m2 = how_m;
+    how_m2.wait_registered = false;
+    how_m2.log_to_stdout = true;
+    restart_broker_node(master, how_m2);
+    CHECK(master.said("with a newer state version", 10s));
+    auto cluster = run_admin({"-n", ns.addr(), "clusterList"}).out;
+    CHECK_NE(cluster.find("0     " + slave.addr()), std::string::npos);
+    CHECK_EQ(cluster.find("0     " + master.addr()), std::string::npos);
+    // Demoted, it follows the new master: its log becomes the new one.
+    auto demoted
+      = run_admin({"-n", ns.addr(), "demote", "-b", master.addr(), "-i", "1"});
+    REQUIRE_MESSAGE(demoted.rc == 0, demoted.out);
+    CHECK(wait_until(
+      [&] {
+        remote_client c2;
+        auto front = c2.try_connect_to<broker_actor>(master.port);
+        return front
+               && stored_count(c2, *front, topic, queues)
+                    == stored_count(client, s_front, topic, queues);
+      },
+      30s));
+    CHECK_EQ(stored_count(client, s_front, topic, queues), 25);
+  }
 }

@@ -145,6 +145,57 @@ broker_frontend_actor::behavior_type broker_frontend(
                           "this broker is a slave: it serves no slaves");
       return self->delegate(self->state.peers.ha, std::move(req));
     },
+    [self](role_change_request& req) -> caf::result<std::string> {
+      auto& st = self->state;
+      if (!st.peers.on_role_change)
+        return make_error(errc::no_permission,
+                          "this broker cannot change its role");
+      bool master_role = req.role == "ASYNC_MASTER"
+                         || req.role == "SYNC_MASTER";
+      if (!master_role && req.role != "SLAVE")
+        return make_error(errc::invalid_parameter,
+                          "unknown role '" + req.role
+                            + "': ASYNC_MASTER, SYNC_MASTER or SLAVE");
+      if (master_role != (req.broker_id == 0) || req.broker_id < 0)
+        return make_error(errc::invalid_parameter,
+                          "role " + req.role + " with broker id "
+                            + std::to_string(req.broker_id)
+                            + ": a master has id 0, a slave 1 and up");
+      if (master_role && st.broker_id == 0)
+        return make_error(errc::invalid_parameter,
+                          "this broker is its group's master already");
+      auto answer = "restarting as broker id " + std::to_string(req.broker_id)
+                    + ", " + req.role;
+      auto carry_out = [self, req] {
+        return self->state.peers.on_role_change(req);
+      };
+      // A slave that still copies from a live master is not promoted:
+      // two masters would take sends for one group.
+      if (master_role && st.peers.ha_client && !req.force) {
+        auto rp = self->make_response_promise<std::string>();
+        self
+          ->request(st.peers.ha_client, std::chrono::seconds{5},
+                    caf::get_atom::value)
+          .then(
+            [rp, carry_out, answer](const std::string& master) mutable {
+              if (!master.empty())
+                rp.deliver(make_error(
+                  errc::no_permission,
+                  "the master at " + master
+                    + " is alive and this slave copies from it: stop or "
+                      "demote it first (or force)"));
+              else if (auto err = carry_out())
+                rp.deliver(std::move(err));
+              else
+                rp.deliver(answer);
+            },
+            [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+        return rp;
+      }
+      if (auto err = carry_out())
+        return err;
+      return answer;
+    },
     [self](metadata_request& req) -> caf::result<metadata_snapshot> {
       if (!self->state.peers.metadata)
         return make_error(errc::no_permission,

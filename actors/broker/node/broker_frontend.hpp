@@ -54,6 +54,11 @@ struct broker_frontend_peers {
   ha_service_actor ha;
   /// A master's metadata service for its slaves; none on a slave.
   metadata_service_actor metadata;
+  /// A slave's replication client; none on a master.
+  ha_client_actor ha_client;
+  /// Carries out a checked role change (rmq-node restarts the node in its
+  /// new role); none: the node refuses role changes.
+  std::function<caf::error(const role_change_request&)> on_role_change;
 };
 
 struct broker_frontend_state {

@@ -168,10 +168,15 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   auto opened = storage::message_store::open(scfg, wall.now_ms());
   if (!opened)
     return std::move(opened.error());
-  // Every master start is a term of its own (docs/replication.md,
-  // "Epochs"): a slave that copied an older term's tail compares and cuts.
-  if (opts.broker_id == 0)
-    if (auto term = (*opened)->begin_term(); !term)
+  // A new term (docs/replication.md, "Epochs"): a promotion, a first
+  // start, or a log that lost a tail its slaves may have copied. A plain
+  // restart goes on in its term: a restarted old master that did not hear
+  // of a promotion keeps its older term, and the NameServers keep the
+  // group with the newer one.
+  if (opts.broker_id == 0
+      && (opts.new_term || (*opened)->epochs().empty()
+          || (*opened)->recovery().torn_tail_offset >= 0))
+    if (auto term = (*opened)->begin_term(wall.now_ms()); !term)
       return std::move(term.error());
   broker_node node;
   node.store = spawn_store_actors(sys, *opened, opts.detach_io,
@@ -292,6 +297,8 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     ropts.remoting_addr = opts.listen_host + ":"
                           + std::to_string(opts.remoting_port);
   ropts.register_interval = opts.register_interval;
+  if (auto terms = (*opened)->epochs(); !terms.empty())
+    ropts.state_version = terms.back().epoch;
   ropts.connector = opts.connector;
   ropts.on_event = opts.on_registrar_event;
   // A slave's replication client learns its master from the answers;
@@ -404,8 +411,10 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     hcopts.broker_id = opts.broker_id;
     node.ha_client = sys.spawn(ha_client, hcopts);
     *ha_client_slot = node.ha_client;
+    fpeers.ha_client = node.ha_client;
     fpeers.more.push_back(node.ha_client);
   }
+  fpeers.on_role_change = opts.on_role_change;
   auto front = sys.spawn(broker_frontend, std::move(fpeers), ropts.broker_addr,
                          opts.broker_name, opts.cluster_name, opts.broker_id);
   node.frontend = front;

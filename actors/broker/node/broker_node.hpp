@@ -90,10 +90,18 @@ struct broker_options {
   /// The registrar's event hook (namesrv_registrar_options::on_event):
   /// rmq-node prints them, so scripts and tests see registrations.
   std::function<void(const std::string&)> on_registrar_event;
+  /// rmq-admin promote / demote, checked by the front; rmq-node restarts
+  /// the node in its new role (docs/replication.md, "Failover"). None:
+  /// role changes are refused.
+  std::function<caf::error(const role_change_request&)> on_role_change;
   /// The registrar waits for broker_node::open before it registers
   /// (rmq-node: once the port is published). A registrar respawned
   /// after a crash registers at once.
   bool register_when_opened = false;
+  /// A master that starts after a promotion begins a new term
+  /// (docs/replication.md, "Epochs"); a master also does when its store
+  /// has none yet or its recovery cut a torn tail.
+  bool new_term = false;
   /// Seeds the send processor's queue pick (0: random).
   uint64_t seed = 0;
   /// RocketMQ rocketmq.broker.rebalance.lockMaxLiveTime: a queue lock not

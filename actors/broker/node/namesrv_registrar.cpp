@@ -58,6 +58,7 @@ register_broker_request make_registration(const namesrv_registrar_options& o) {
   req.heartbeat_timeout_ms = o.heartbeat_timeout_ms;
   req.enable_acting_master = o.enable_acting_master;
   req.version = o.topics.version;
+  req.version.state_version = o.state_version;
   req.topics = o.topics.topics;
   return req;
 }

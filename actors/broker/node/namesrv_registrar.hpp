@@ -53,6 +53,11 @@ struct namesrv_registrar_options {
   std::string zone_name;
   /// enableSlaveActingMaster.
   bool enable_acting_master = false;
+  /// The data version's state version (RocketMQ's stateVersion): the
+  /// store's last term (docs/replication.md, "Failover"). A NameServer
+  /// refuses a broker id held by another live address with a newer one,
+  /// so a returning old master does not take back its group.
+  int64_t state_version = 0;
   /// Silence after which NameServers drop this broker, in ms; 0 = their
   /// default (RocketMQ sends brokerNotActiveTimeoutMillis only with acting
   /// master, else nothing).

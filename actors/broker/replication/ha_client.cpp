@@ -242,6 +242,10 @@ ha_client(ha_client_actor::stateful_pointer<ha_client_state> self,
       st.reconciled = false;
       connect(self);
     },
+    [self](caf::get_atom) {
+      auto& st = self->state;
+      return st.opts.master ? st.master_addr : std::string{};
+    },
     dump_handler(self),
   };
 }

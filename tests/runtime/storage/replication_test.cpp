@@ -225,7 +225,7 @@ TEST_SUITE("runtime.storage_replication") {
     auto put = [](message_store& st, const std::string& body) {
       REQUIRE_FALSE(st.put(make_message("T", 0, body), 1, 0).error);
     };
-    REQUIRE_EQ(*old_master->begin_term(), 1);
+    REQUIRE_EQ(*old_master->begin_term(0), 1);
     for (int i = 0; i < 10; ++i)
       put(*old_master, "a" + std::to_string(i));
     // An empty slave shares everything there is.
@@ -245,7 +245,7 @@ TEST_SUITE("runtime.storage_replication") {
     CHECK_GT(old_master->write_offset(), copied);
     // The slave is promoted: term 2 from its end, and it takes sends.
     slave->set_slave(false);
-    REQUIRE_EQ(*slave->begin_term(), 2);
+    REQUIRE_EQ(*slave->begin_term(0), 2);
     for (int i = 0; i < 3; ++i)
       put(*slave, "b" + std::to_string(i));
     // The old master returns as its slave: its 5 lone records are of term
@@ -277,6 +277,41 @@ TEST_SUITE("runtime.storage_replication") {
     old_master.reset();
     auto again = test::open_store(cfg);
     CHECK_EQ(again->epochs(), terms);
+  }
+
+  TEST_CASE("an old master that restarted as master before it heard of the "
+            "promotion is cut to where the terms part") {
+    test::temp_dir o_dir, n_dir;
+    auto cfg = test::small_config(o_dir.path());
+    auto old_master = test::open_store(cfg);
+    auto n_cfg = cfg;
+    n_cfg.dir = n_dir.path();
+    auto slave = test::open_store(n_cfg);
+    auto put = [](message_store& st, const std::string& body) {
+      REQUIRE_FALSE(st.put(make_message("T", 0, body), 1, 0).error);
+    };
+    constexpr int64_t t0 = 1'796'000'000'000; // a wall-clock time, ms
+    REQUIRE(old_master->begin_term(t0));
+    for (int i = 0; i < 4; ++i)
+      put(*old_master, "a" + std::to_string(i));
+    catch_up(*old_master, *slave, 1 << 20);
+    auto parted = slave->write_offset();
+    // Both begin a term at the same offset, a minute apart: the promoted
+    // slave, and the old master restarted by its flags. Each takes sends.
+    auto s_epoch = slave->begin_term(t0 + 60'000);
+    auto o_epoch = old_master->begin_term(t0 + 120'000);
+    REQUIRE(s_epoch);
+    REQUIRE(o_epoch);
+    CHECK_NE(*s_epoch, *o_epoch);
+    put(*slave, "new");
+    put(*old_master, "split");
+    put(*old_master, "split2");
+    // Demoted, the old master keeps nothing of its own term.
+    auto from = old_master->reconcile(slave->epochs(), slave->write_offset());
+    REQUIRE(from);
+    CHECK_EQ(*from, parted);
+    catch_up(*slave, *old_master, 1 << 20);
+    CHECK_EQ(log_bytes(*old_master), log_bytes(*slave));
   }
 
   TEST_CASE("the master reads only what is there") {

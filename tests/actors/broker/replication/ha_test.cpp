@@ -183,7 +183,7 @@ TEST_SUITE("broker.replication") {
                              "copies; a refusal cuts nothing") {
     start();
     // The slave's store was the old master: term 1, five records.
-    REQUIRE_EQ(*slave.store->begin_term(), 1);
+    REQUIRE_EQ(*slave.store->begin_term(0), 1);
     std::vector<store_message> old;
     for (int i = 0; i < 5; ++i)
       old.push_back(test::make_message("T", 0, "old" + std::to_string(i)));
@@ -198,7 +198,7 @@ TEST_SUITE("broker.replication") {
       at += static_cast<int64_t>(rec->size());
     }
     REQUIRE_FALSE(master.store->adopt_terms(slave.store->epochs()));
-    REQUIRE_EQ(*master.store->begin_term(), 2);
+    REQUIRE_EQ(*master.store->begin_term(0), 2);
     put(4);
     client = start_client("broker-a");
     // Cut at the third record's end, then the new master's log copied.
@@ -215,7 +215,7 @@ TEST_SUITE("broker.replication") {
   TEST_CASE_FIXTURE(fixture, "a slave ahead of its master in the same term "
                              "is refused and keeps its log") {
     start();
-    REQUIRE_EQ(*master.store->begin_term(), 1);
+    REQUIRE_EQ(*master.store->begin_term(0), 1);
     put(2);
     REQUIRE_FALSE(slave.store->adopt_terms(master.store->epochs()));
     std::vector<store_message> more;
