@@ -239,6 +239,20 @@ int promote_cmd(const command_env& env) {
   return 0;
 }
 
+// mqadmin haStatus -b ADDR: read off the broker's dump (docs/replication.md,
+// "haStatus").
+int ha_status_cmd(const command_env& env) {
+  auto addr = env.args.opt('b');
+  auto dump = ask_broker<std::string>(env, addr, dump_atom::value);
+  if (!dump)
+    return env.fail(dump.error());
+  auto text = format_ha_status(*dump, addr);
+  if (!text)
+    return env.fail(text.error());
+  std::cout << *text << std::flush;
+  return 0;
+}
+
 int demote_cmd(const command_env& env) {
   auto addr = env.args.opt('b');
   int64_t id = 0;

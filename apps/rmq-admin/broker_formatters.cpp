@@ -446,4 +446,82 @@ std::string format_message_table(const std::vector<record_view>& recs) {
   return out.str();
 }
 
+namespace {
+
+// The first object anywhere in `x` whose "actor" is `name`.
+const nlohmann::json* find_actor_dump(const nlohmann::json& x,
+                                      const std::string& name) {
+  if (x.is_object()) {
+    auto a = x.find("actor");
+    if (a != x.end() && a->is_string() && *a == name)
+      return &x;
+  }
+  if (x.is_object() || x.is_array())
+    for (auto& v : x)
+      if (auto found = find_actor_dump(v, name))
+        return found;
+  return nullptr;
+}
+
+int64_t int_of(const nlohmann::json& x, const char* key) {
+  auto i = x.find(key);
+  return i != x.end() && i->is_number() ? i->get<int64_t>() : 0;
+}
+
+} // namespace
+
+caf::expected<std::string> format_ha_status(const std::string& dump,
+                                            const std::string& addr) {
+  auto doc = nlohmann::json::parse(dump, nullptr, false);
+  if (doc.is_discarded())
+    return make_error(errc::corrupt_data, "the broker's dump is no JSON");
+  char line[512];
+  std::string out;
+  if (auto ha = find_actor_dump(doc, "ha_service")) {
+    auto& slaves = (*ha)["slaves"];
+    std::snprintf(line, sizeof(line),
+                  "\n#MasterAddr\t%s\n#MasterCommitLogMaxOffset\t%" PRId64
+                  "\n#SlaveNum\t%zu\n#InSyncSlaveNum\t%" PRId64 "\n",
+                  addr.c_str(), int_of(*ha, "master_offset"), slaves.size(),
+                  int_of(*ha, "in_sync_slaves"));
+    out += line;
+    std::snprintf(line, sizeof(line), "%-32s  %-16s %16s %16s %16s %16s\n",
+                  "#SlaveAddr", "#SlaveAckOffset", "#Diff",
+                  "#TransferSpeed(KB/s)", "#Status", "#TransferFromWhere");
+    out += line;
+    for (auto& s : slaves) {
+      auto speed = s.value("bytes_per_second", 0.0) / 1024.0;
+      std::snprintf(line, sizeof(line),
+                    "%-32s  %-16" PRId64 " %16" PRId64 " %16.2f %16s %16" PRId64
+                    "\n",
+                    s.value("addr", std::string{}).c_str(),
+                    int_of(s, "acked_offset"), int_of(s, "lag_bytes"), speed,
+                    s.value("in_sync", false) ? "OK" : "Fall Behind",
+                    int_of(s, "from_where"));
+      out += line;
+    }
+    return out;
+  }
+  if (auto hc = find_actor_dump(doc, "ha_client")) {
+    auto time_of = [&](const char* key) {
+      auto ms = int_of(*hc, key);
+      return ms > 0 ? human_time_ms(ms) : std::string{"-"};
+    };
+    std::snprintf(line, sizeof(line),
+                  "\n#MasterAddr\t%s\n#CommitLogMaxOffset\t%" PRId64
+                  "\n#TransferSpeed(KB/s)\t%.2f\n#LastReadTime\t%s\n"
+                  "#LastWriteTime\t%s\n#MasterFlushOffset\t%" PRId64 "\n",
+                  hc->value("master_addr", std::string{}).c_str(),
+                  int_of(*hc, "slave_offset"),
+                  hc->value("bytes_per_second", 0.0) / 1024.0,
+                  time_of("last_read_ms").c_str(),
+                  time_of("last_write_ms").c_str(),
+                  int_of(*hc, "master_offset"));
+    out += line;
+    return out;
+  }
+  return make_error(errc::corrupt_data,
+                    "the broker's dump shows no replication part");
+}
+
 } // namespace rmq::admin

@@ -83,4 +83,10 @@ std::string format_message(const record_view& rec, bool with_body = true);
 /// queryMsgByKey's "#Message ID #QID #Offset" table.
 std::string format_message_table(const std::vector<record_view>& recs);
 
+/// mqadmin haStatus' text from a broker's dump (`addr`: the broker
+/// asked): a master's slaves (ha_service), or a slave's copy (ha_client);
+/// corrupt_data when the dump has neither.
+caf::expected<std::string> format_ha_status(const std::string& dump,
+                                            const std::string& addr);
+
 } // namespace rmq::admin

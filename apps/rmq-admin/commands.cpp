@@ -54,6 +54,9 @@ const std::vector<command_spec>& command_table() {
      "make a slave its group's master (its master gone; no other slave "
      "ahead of it unless -F true)",
      "b", "RF", promote_cmd},
+    {"haStatus", "haStatus -b BROKER_ADDR",
+     "a master's slaves (ack offset, diff, speed, in sync) or a slave's copy",
+     "b", "", ha_status_cmd},
     {"demote", "demote -b MASTER_ADDR -i BROKER_ID",
      "make a master (a returning old one) a slave with the given id", "bi", "",
      demote_cmd},

@@ -79,6 +79,7 @@ int topic_status_cmd(const command_env& env);
 int broker_status_cmd(const command_env& env);
 int promote_cmd(const command_env& env);
 int demote_cmd(const command_env& env);
+int ha_status_cmd(const command_env& env);
 int consumer_progress_cmd(const command_env& env);
 int consumer_connection_cmd(const command_env& env);
 int consumer_status_cmd(const command_env& env);

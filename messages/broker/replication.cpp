@@ -7,7 +7,7 @@ namespace rmq {
 RMQ_DEFINE_MESSAGE(replica_term, epoch, start_offset)
 
 RMQ_DEFINE_MESSAGE(replica_chunk_request, broker_name, broker_id, from,
-                   max_bytes, wait_ms, reconciled)
+                   max_bytes, wait_ms, slave_addr, reconciled)
 
 RMQ_DEFINE_MESSAGE(replica_chunk, from, bytes, master_end, terms)
 

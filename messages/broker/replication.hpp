@@ -50,6 +50,8 @@ struct replica_chunk_request {
   int32_t max_bytes = 0;
   /// With nothing new, the master holds the ask this long (a long poll).
   int32_t wait_ms = 0;
+  /// The slave's broker address, for the master's haStatus.
+  std::string slave_addr;
   /// false: the slave has not compared its terms with this master's yet
   /// (a new connection): the master answers at once with no bytes, its
   /// terms and its end, and does not take `from` as an acknowledgement.
@@ -60,7 +62,8 @@ template <class Inspector>
 typename Inspector::result_type
 inspect(Inspector& f, replica_chunk_request& x) {
   return f(caf::meta::type_name("rmq.replica_chunk_request"), x.broker_name,
-           x.broker_id, x.from, x.max_bytes, x.wait_ms, x.reconciled);
+           x.broker_id, x.from, x.max_bytes, x.wait_ms, x.slave_addr,
+           x.reconciled);
 }
 
 RMQ_DECLARE_MESSAGE(replica_chunk_request);

@@ -76,6 +76,15 @@ TEST_SUITE("system.replication") {
       return false;
     };
     REQUIRE(wait_until(slave_has_topic, 10s));
+    // mqadmin haStatus, both sides.
+    auto ha = run_admin({"-n", ns.addr(), "haStatus", "-b", master.addr()});
+    REQUIRE_MESSAGE(ha.rc == 0, ha.out);
+    CHECK_NE(ha.out.find("#SlaveNum\t1"), std::string::npos);
+    CHECK_NE(ha.out.find("#InSyncSlaveNum\t1"), std::string::npos);
+    CHECK_NE(ha.out.find(slave.addr()), std::string::npos);
+    auto hs = run_admin({"-n", ns.addr(), "haStatus", "-b", slave.addr()});
+    REQUIRE_MESSAGE(hs.rc == 0, hs.out);
+    CHECK_NE(hs.out.find("#MasterAddr\t" + master.addr()), std::string::npos);
     for (int32_t q = 0; q < queues; ++q) {
       REQUIRE(wait_readable(client, s_front, topic, q,
                             stored_count(client, m_front, topic, q + 1)

@@ -409,6 +409,8 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     hcopts.store = *opened;
     hcopts.broker_name = opts.broker_name;
     hcopts.broker_id = opts.broker_id;
+    hcopts.broker_addr = opts.listen_host + ":" + std::to_string(opts.port);
+    hcopts.wall_clock = wall;
     node.ha_client = sys.spawn(ha_client, hcopts);
     *ha_client_slot = node.ha_client;
     fpeers.ha_client = node.ha_client;

@@ -90,8 +90,11 @@ void append(self_ptr self, replica_chunk chunk) {
               std::move(chunk))
     .then(
       [self, size](int64_t) {
-        ++self->state.chunks;
-        self->state.bytes += size;
+        auto& st = self->state;
+        ++st.chunks;
+        st.bytes += size;
+        st.last_write_ms = st.opts.wall_clock.now_ms();
+        st.appended.add(self->clock().now().time_since_epoch(), size);
         self->state.busy = false;
         ask(self);
       },
@@ -139,6 +142,7 @@ void ask(self_ptr self) {
   req.max_bytes = st.opts.max_bytes;
   req.wait_ms = st.opts.wait_ms;
   req.reconciled = st.reconciled;
+  req.slave_addr = st.opts.broker_addr;
   self
     ->request(st.opts.master,
               std::chrono::milliseconds{st.opts.wait_ms} + st.opts.timeout,
@@ -150,6 +154,7 @@ void ask(self_ptr self) {
           return; // asked of a master since lost
         st.asking = false;
         st.master_end = chunk.master_end;
+        st.last_read_ms = st.opts.wall_clock.now_ms();
         if (!st.last_error.empty()) {
           RMQ_INFO("ha_client", "copying from the master again");
           st.last_error.clear();
@@ -187,6 +192,10 @@ nlohmann::json ha_client_state::dump_fields() const {
           {"slave_offset", end},
           {"master_offset", master_end},
           {"lag_bytes", std::max<int64_t>(0, master_end - end)},
+          {"last_read_ms", last_read_ms},
+          {"last_write_ms", last_write_ms},
+          {"bytes_per_second",
+           clock ? appended.rate(clock->now().time_since_epoch(), 10) : 0.0},
           {"reconciled", reconciled},
           {"consistent_from", consistent_from},
           {"refusals", refusals},
@@ -200,6 +209,7 @@ ha_client_actor::behavior_type
 ha_client(ha_client_actor::stateful_pointer<ha_client_state> self,
           ha_client_options opts) {
   self->state.opts = std::move(opts);
+  self->state.clock = &self->clock();
   self->set_down_handler([self](caf::down_msg& dm) {
     auto& st = self->state;
     if (!st.opts.master || dm.source != st.opts.master.address())

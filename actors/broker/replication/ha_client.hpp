@@ -18,6 +18,8 @@
 
 #include "messages/broker/replication.hpp"
 #include "messages/store/store_actors.hpp"
+#include "runtime/common/rate_meter.hpp"
+#include "runtime/common/wall_clock.hpp"
 #include "runtime/storage/message_store.hpp"
 
 namespace rmq {
@@ -33,6 +35,10 @@ struct ha_client_options {
   std::shared_ptr<storage::message_store> store;
   std::string broker_name;
   int64_t broker_id = 1;
+  /// This slave's broker address (shown in its master's haStatus).
+  std::string broker_addr;
+  /// For haStatus' last read and write times.
+  rmq::wall_clock wall_clock;
   int32_t max_bytes = 1 << 20;
   /// How long the master may hold an ask with nothing new.
   int32_t wait_ms = 1'000;
@@ -64,6 +70,12 @@ struct ha_client_state {
   int64_t master_end = 0;
   int64_t chunks = 0;
   int64_t bytes = 0;
+  /// Wall ms of the master's last answer and of the last append; bytes
+  /// appended per second (haStatus).
+  int64_t last_read_ms = 0;
+  int64_t last_write_ms = 0;
+  rate_meter appended;
+  const caf::actor_clock* clock = nullptr;
   int64_t failures = 0;
   std::string last_error;
 

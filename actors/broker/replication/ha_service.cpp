@@ -36,6 +36,9 @@ caf::expected<replica_chunk> chunk_for(ha_service_state& st,
   if (!out.bytes.empty()) {
     ++s.chunks;
     s.bytes += static_cast<int64_t>(out.bytes.size());
+    if (st.clock)
+      s.sent.add(st.clock->now().time_since_epoch(),
+                 static_cast<int64_t>(out.bytes.size()));
   }
   return out;
 }
@@ -65,24 +68,45 @@ void recheck(self_ptr self) {
 nlohmann::json ha_service_state::dump_fields() const {
   auto end = opts.store->write_offset();
   auto rows = nlohmann::json::array();
-  for (auto& [id, s] : slaves)
+  int64_t in_sync_slaves = 0;
+  auto& cfg = opts.store->config();
+  for (auto& [id, s] : slaves) {
+    // RocketMQ's in-sync test: heard from within haHousekeepingInterval
+    // and no further behind than haMaxGapNotInSync.
+    int64_t ago_ms = -1;
+    double speed = 0;
+    if (clock) {
+      auto now = clock->now();
+      ago_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                 now - s.last_ask)
+                 .count();
+      speed = s.sent.rate(now.time_since_epoch(), 10);
+    }
+    bool in_sync = ago_ms >= 0 && ago_ms < cfg.ha_housekeeping_interval.count()
+                   && end - s.acked <= cfg.ha_max_gap_not_in_sync;
+    in_sync_slaves += in_sync ? 1 : 0;
     rows.push_back({{"broker_id", id},
+                    {"addr", s.addr},
                     {"acked_offset", s.acked},
                     {"lag_bytes", end - s.acked},
+                    {"in_sync", in_sync},
+                    {"from_where", s.from_where},
+                    {"last_ask_ms_ago", ago_ms},
+                    {"bytes_per_second", speed},
                     {"asks", s.asks},
                     {"chunks", s.chunks},
                     {"bytes", s.bytes}});
-  return {{"broker_name", opts.broker_name},
-          {"master_offset", end},
-          {"slaves", rows},
-          {"held_asks", waiting.size()},
-          {"refused", refused}};
+  }
+  return {{"broker_name", opts.broker_name},  {"master_offset", end},
+          {"in_sync_slaves", in_sync_slaves}, {"slaves", rows},
+          {"held_asks", waiting.size()},      {"refused", refused}};
 }
 
 ha_service_actor::behavior_type
 ha_service(ha_service_actor::stateful_pointer<ha_service_state> self,
            ha_service_options opts) {
   self->state.opts = std::move(opts);
+  self->state.clock = &self->clock();
   return {
     [self](const replica_chunk_request& req)
       -> caf::typed_response_promise<replica_chunk> {
@@ -113,6 +137,9 @@ ha_service(ha_service_actor::stateful_pointer<ha_service_state> self,
       }
       auto& s = st.slaves[req.broker_id];
       s.acked = req.from;
+      s.addr = req.slave_addr;
+      if (s.from_where < 0)
+        s.from_where = req.from;
       ++s.asks;
       s.last_ask = self->clock().now();
       // Only SYNC_MASTER's writer waits for it.

@@ -21,6 +21,7 @@
 
 #include "messages/broker/replication.hpp"
 #include "messages/store/store_actors.hpp"
+#include "runtime/common/rate_meter.hpp"
 #include "runtime/storage/message_store.hpp"
 
 namespace rmq {
@@ -49,6 +50,11 @@ struct ha_service_state {
     int64_t chunks = 0;
     int64_t bytes = 0;
     time_point last_ask;
+    std::string addr;
+    /// Where its copying from this master began (TransferFromWhere).
+    int64_t from_where = -1;
+    /// Bytes sent, for haStatus' transfer speed.
+    rate_meter sent;
   };
 
   struct held {
@@ -61,6 +67,8 @@ struct ha_service_state {
   std::map<int64_t, slave> slaves;
   std::vector<held> waiting;
   int64_t refused = 0;
+  /// For the dump: how long ago each slave asked, and its speed.
+  const caf::actor_clock* clock = nullptr;
 
   nlohmann::json dump_fields() const;
 
