@@ -47,6 +47,8 @@ to_broker_options(const options& cfg, int64_t broker_id,
   opts.cluster_name = cfg.cluster_name;
   opts.broker_id = broker_id;
   opts.listen_host = cfg.host;
+  opts.broker_ip1 = cfg.broker_ip1;
+  opts.broker_ip2 = cfg.broker_ip2;
   opts.store_dir = cfg.store_dir;
   opts.namesrv_addr = cfg.namesrv;
   if (cfg.flush_disk_type == "ASYNC_FLUSH")

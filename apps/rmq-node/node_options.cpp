@@ -64,6 +64,13 @@ options::options() {
          "broker: storePathRootDir (store and config/*.json)")
     .add(flush_disk_type, "flush-disk-type",
          "broker: ASYNC_FLUSH or SYNC_FLUSH")
+    .add(broker_ip1, "broker-ip1",
+         "broker: the IPv4 address registered for clients and written as "
+         "the store host of messages (RocketMQ brokerIP1); default: --host, "
+         "which must then not be 0.0.0.0")
+    .add(broker_ip2, "broker-ip2",
+         "broker: the IPv4 address its slaves copy from (RocketMQ "
+         "brokerIP2); default: --broker-ip1")
     .add(broker_role, "broker-role",
          "broker: ASYNC_MASTER, SYNC_MASTER or SLAVE (default: SLAVE for "
          "--broker-id > 0, else ASYNC_MASTER)")

@@ -56,6 +56,10 @@ struct options : rmq::node_config {
   /// ASYNC_MASTER, SYNC_MASTER or SLAVE; empty: SLAVE for a broker id
   /// above 0, else ASYNC_MASTER.
   std::string broker_role;
+  /// brokerIP1 / brokerIP2: the addresses a broker hands out (clients,
+  /// replication) when they are not --host (e.g. --host=0.0.0.0).
+  std::string broker_ip1;
+  std::string broker_ip2;
   int64_t register_interval_ms = 30'000;
   bool auto_create_topic_enable = true;
   bool auto_create_subscription_group = true;

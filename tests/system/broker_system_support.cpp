@@ -52,9 +52,12 @@ broker_process start_broker_node(const broker_launch& how) {
   // register, so that no NameServer hands out an address nobody listens
   // on: a "registered with" line first fails the start. Bounded
   // generously: a start under CI load once took more than 10 s.
-  const std::string listening = "broker " + how.name
-                                + " listening on 127.0.0.1:";
-  const std::string remoting = "broker remoting on 127.0.0.1:";
+  // "... on HOST:PORT", HOST being --host (127.0.0.1, or 0.0.0.0).
+  const std::string listening = "broker " + how.name + " listening on ";
+  const std::string remoting = "broker remoting on ";
+  auto port_of = [](const std::string& line) {
+    return static_cast<uint16_t>(std::stoi(line.substr(line.rfind(':') + 1)));
+  };
   const std::string registered_with = "registered with ";
   auto deadline = std::chrono::steady_clock::now() + start_timeout;
   bool listens = false;
@@ -79,12 +82,10 @@ broker_process start_broker_node(const broker_launch& how) {
                                     : result.start_lines.back()));
     result.start_lines.push_back(line);
     if (line.compare(0, listening.size(), listening) == 0) {
-      result.port
-        = static_cast<uint16_t>(std::stoi(line.substr(listening.size())));
+      result.port = port_of(line);
       listens = true;
     } else if (line.compare(0, remoting.size(), remoting) == 0) {
-      result.remoting_port
-        = static_cast<uint16_t>(std::stoi(line.substr(remoting.size())));
+      result.remoting_port = port_of(line);
       remoting_known = true;
     } else if (line.compare(0, registered_with.size(), registered_with) == 0) {
       CHECK_MESSAGE(listens, "broker " << how.name << " registered before "

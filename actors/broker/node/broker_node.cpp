@@ -140,11 +140,21 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
                                         const broker_options& opts) {
   if (opts.store_dir.empty())
     return make_error(errc::invalid_parameter, "broker: no store dir");
+  // The addresses handed out (docs/replication.md, "Addresses").
+  auto ip1 = opts.broker_ip1.empty() ? opts.listen_host : opts.broker_ip1;
+  auto ip2 = opts.broker_ip2.empty() ? ip1 : opts.broker_ip2;
   in_addr ip{};
-  if (inet_pton(AF_INET, opts.listen_host.c_str(), &ip) != 1)
+  in_addr ip2_bin{};
+  if (inet_pton(AF_INET, ip1.c_str(), &ip) != 1
+      || inet_pton(AF_INET, ip2.c_str(), &ip2_bin) != 1)
     return make_error(errc::invalid_parameter,
-                      "broker: listen host is not an IPv4 address: "
-                        + opts.listen_host);
+                      "broker: brokerIP1 / brokerIP2 must be IPv4 addresses: '"
+                        + ip1 + "', '" + ip2 + "'");
+  if (ip.s_addr == INADDR_ANY || ip2_bin.s_addr == INADDR_ANY)
+    return make_error(errc::invalid_parameter,
+                      "broker: listening on " + opts.listen_host
+                        + " needs --broker-ip1 (and --broker-ip2): the "
+                          "address clients and slaves are told");
   std::vector<host_port> namesrvs;
   if (!opts.namesrv_addr.empty()) {
     auto parsed = parse_host_port_list(opts.namesrv_addr);
@@ -249,7 +259,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   transaction_check_service_options topts2;
   topts2.offsets_path = transaction_offsets_json_path(opts.store_dir);
   topts2.broker_name = opts.broker_name;
-  topts2.broker_addr = opts.listen_host + ":" + std::to_string(opts.port);
+  topts2.broker_addr = ip1 + ":" + std::to_string(opts.port);
   topts2.store_ip = scfg.store_ip;
   topts2.store_port = scfg.store_port;
   topts2.check_interval = opts.transaction_check_interval;
@@ -289,13 +299,13 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   namesrv_registrar_options ropts;
   ropts.namesrv_addrs = std::move(namesrvs);
   ropts.cluster_name = opts.cluster_name;
-  ropts.broker_addr = opts.listen_host + ":" + std::to_string(opts.port);
+  ropts.broker_addr = ip1 + ":" + std::to_string(opts.port);
   ropts.broker_name = opts.broker_name;
   ropts.broker_id = opts.broker_id;
-  ropts.ha_server_addr = opts.listen_host + ":" + std::to_string(opts.port + 1);
+  // Slaves ask over the CAF port: brokerIP2 there.
+  ropts.ha_server_addr = ip2 + ":" + std::to_string(opts.port);
   if (opts.remoting_port != 0)
-    ropts.remoting_addr = opts.listen_host + ":"
-                          + std::to_string(opts.remoting_port);
+    ropts.remoting_addr = ip1 + ":" + std::to_string(opts.remoting_port);
   ropts.register_interval = opts.register_interval;
   if (auto terms = (*opened)->epochs(); !terms.empty())
     ropts.state_version = terms.back().epoch;
@@ -361,7 +371,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   fpeers.more.push_back(node.store.warmer);
   reply_processor_options rpopts;
   rpopts.store_reply_message_enable = opts.store_reply_message_enable;
-  rpopts.store_host = opts.listen_host + ":" + std::to_string(scfg.store_port);
+  rpopts.store_host = ip1 + ":" + std::to_string(scfg.store_port);
   rpopts.max_message_size = scfg.max_message_size;
   rpopts.wall_clock = wall;
   node.reply = sys.spawn(reply_processor, rpopts, node.send, node.clients);
@@ -409,7 +419,7 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     hcopts.store = *opened;
     hcopts.broker_name = opts.broker_name;
     hcopts.broker_id = opts.broker_id;
-    hcopts.broker_addr = opts.listen_host + ":" + std::to_string(opts.port);
+    hcopts.broker_addr = ip2 + ":" + std::to_string(opts.port);
     hcopts.wall_clock = wall;
     node.ha_client = sys.spawn(ha_client, hcopts);
     *ha_client_slot = node.ha_client;

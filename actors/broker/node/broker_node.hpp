@@ -45,10 +45,16 @@ struct broker_options {
   std::string cluster_name = "DefaultCluster";
   /// brokerId: 0 = master.
   int64_t broker_id = 0;
-  /// brokerIP1 (IPv4) and listenPort: only used for addresses here (the
-  /// broker address registered with NameServers and the store host of
-  /// offsetMsgIds); the HA address is port + 1 (haListenPort 10912).
+  /// Where the broker listens (rmq-node publishes there); also the
+  /// address it hands out unless `broker_ip1` is set.
   std::string listen_host = "127.0.0.1";
+  /// brokerIP1 (IPv4): the address registered for clients and the store
+  /// host of offsetMsgIds; empty: `listen_host`, which must then be an
+  /// address clients reach (not 0.0.0.0).
+  std::string broker_ip1;
+  /// brokerIP2 (IPv4): the address slaves copy from (the registration's
+  /// haServerAddr, on the CAF port); empty: `broker_ip1`.
+  std::string broker_ip2;
   uint16_t port = 10921;
   /// The port of RocketMQ's remoting protocol (RocketMQ's listenPort,
   /// 10911), registered beside `port`; 0: none (remoting clients get no

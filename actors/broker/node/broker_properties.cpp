@@ -35,7 +35,11 @@ broker_properties(const broker_options& opts) {
     {"brokerName", opts.broker_name},
     {"brokerClusterName", opts.cluster_name},
     {"brokerId", std::to_string(opts.broker_id)},
-    {"brokerIP1", opts.listen_host},
+    {"brokerIP1", opts.broker_ip1.empty() ? opts.listen_host : opts.broker_ip1},
+    {"brokerIP2",
+     opts.broker_ip2.empty()
+       ? (opts.broker_ip1.empty() ? opts.listen_host : opts.broker_ip1)
+       : opts.broker_ip2},
     // RocketMQ's listenPort is the port its clients know: remoting's.
     {"listenPort", std::to_string(opts.remoting_port)},
     {"cafListenPort", std::to_string(opts.port)},

@@ -96,8 +96,12 @@ void register_with(registrar_ptr self, size_t i) {
         p.ha_server_addr = res.ha_server_addr;
         if (!res.master_addr.empty()) {
           self->state.master_known = true;
+          // Slaves copy from the master's brokerIP2 (haServerAddr), else
+          // its broker address.
           if (self->state.opts.on_master)
-            self->state.opts.on_master(res.master_addr);
+            self->state.opts.on_master(res.ha_server_addr.empty()
+                                         ? res.master_addr
+                                         : res.ha_server_addr);
         }
         event(self, "registered with " + p.addr);
       },

@@ -425,7 +425,8 @@ TEST_SUITE("broker.namesrv_registrar") {
     sched.run();
     advance_time(1s, 1s);
     REQUIRE_FALSE(masters.empty());
-    CHECK_EQ(masters.back(), "127.0.0.1:10911");
+    // Where its slaves copy from: the master's haServerAddr (brokerIP2).
+    CHECK_EQ(masters.back(), "127.0.0.1:10912");
     auto regs = registrations(addr_a);
     advance_time(10s, 1s);
     CHECK_EQ(registrations(addr_a), regs);
