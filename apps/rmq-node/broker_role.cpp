@@ -205,14 +205,16 @@ void drain_watchdog_signal() {
   }
 }
 
-// The role kept by an earlier promote / demote wins over the flags.
+// The role kept by an earlier promote / demote wins over the flags;
+// `new_term`: a promotion whose first start as master is this one.
 bool apply_kept_role(const options& cfg, int64_t& broker_id,
-                     std::string& broker_role) {
+                     std::string& broker_role, bool& new_term) {
   auto kept = load_role_override(cfg.store_dir);
   if (!kept) {
     std::cerr << "rmq-node: " << describe(kept.error()) << std::endl;
     return false;
   }
+  new_term = *kept && (*kept)->new_term && (*kept)->broker_id == 0;
   if (*kept
       && ((*kept)->broker_id != broker_id || (*kept)->role != broker_role)) {
     RMQ_WARN("broker", "starting as broker id "
@@ -232,8 +234,8 @@ int run_broker(caf::actor_system& sys, const options& cfg,
                const sigset_t& signals) {
   int64_t broker_id = cfg.broker_id;
   std::string broker_role = cfg.broker_role;
-  // A restart after a promotion begins the new master's term.
-  bool promoted = false;
+  // A start after a promotion begins the new master's term.
+  bool new_term = false;
   // Both ports are known before the broker starts: it registers them, and
   // keeps them across role changes.
   auto port = listen_port(cfg.host, cfg.port, broker_caf_port);
@@ -245,7 +247,7 @@ int run_broker(caf::actor_system& sys, const options& cfg,
   if (!port || !remoting_port)
     return 1;
   for (;;) {
-    if (!apply_kept_role(cfg, broker_id, broker_role))
+    if (!apply_kept_role(cfg, broker_id, broker_role, new_term))
       return 1;
     auto opts = to_broker_options(cfg, broker_id, broker_role);
     if (!opts) {
@@ -259,12 +261,13 @@ int run_broker(caf::actor_system& sys, const options& cfg,
       print_line(line);
     };
     opts->register_when_opened = true;
-    opts->new_term = std::exchange(promoted, false);
+    opts->new_term = new_term;
     // promote / demote: kept first, then the main thread restarts the
     // node in its new role (docs/replication.md, "Failover").
     opts->on_role_change
       = [store = cfg.store_dir](const role_change_request& req) -> caf::error {
-      if (auto err = save_role_override(store, {req.broker_id, req.role}))
+      if (auto err = save_role_override(store, {req.broker_id, req.role,
+                                                req.broker_id == 0}))
         return err;
       kill(getpid(), SIGUSR2);
       return caf::none;
@@ -276,6 +279,12 @@ int run_broker(caf::actor_system& sys, const options& cfg,
       return 1;
     }
     auto& node = *started;
+    // The term is in the store now: the mark goes.
+    if (new_term)
+      if (auto err = save_role_override(cfg.store_dir,
+                                        {broker_id, broker_role, false}))
+        RMQ_WARN("broker", "clearing the new-term mark of " << role_file_path(
+                             cfg.store_dir) << ": " << describe(err));
     auto published = publish(sys, node.frontend, *port, cfg.host);
     if (!published) {
       std::cerr << "rmq-node: cannot listen on " << cfg.host << ":" << *port
@@ -325,7 +334,6 @@ int run_broker(caf::actor_system& sys, const options& cfg,
     }
     if (sig == SIGUSR2) {
       drain_watchdog_signal();
-      promoted = broker_id != 0;
       // The remoting port's acceptor closes on its own thread.
       std::this_thread::sleep_for(std::chrono::milliseconds{200});
       RMQ_WARN("broker", cfg.broker_name << " restarts in its new role");

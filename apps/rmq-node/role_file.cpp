@@ -30,16 +30,20 @@ load_role_override(const std::string& store_dir) {
                       path
                         + ": no brokerId and brokerRole; remove it to "
                           "start by the flags");
-  return std::optional<role_override>{
-    role_override{id->get<int64_t>(), role->get<std::string>()}};
+  auto term = doc->find("newTerm");
+  return std::optional<role_override>{role_override{
+    id->get<int64_t>(), role->get<std::string>(),
+    term != doc->end() && term->is_boolean() && term->get<bool>()}};
 }
 
 caf::error save_role_override(const std::string& store_dir,
                               const role_override& x) {
   std::error_code ec;
   std::filesystem::create_directories(store_dir + "/config", ec);
-  return json_file::save(role_file_path(store_dir),
-                         {{"brokerId", x.broker_id}, {"brokerRole", x.role}});
+  nlohmann::json doc{{"brokerId", x.broker_id}, {"brokerRole", x.role}};
+  if (x.new_term)
+    doc["newTerm"] = true;
+  return json_file::save(role_file_path(store_dir), doc);
 }
 
 } // namespace rmq::node

@@ -16,6 +16,9 @@ namespace rmq::node {
 struct role_override {
   int64_t broker_id = 0;
   std::string role;
+  /// A promotion not started yet: the next start as master begins a new
+  /// term, then the mark goes (a kill in between cannot lose the term).
+  bool new_term = false;
 };
 
 std::string role_file_path(const std::string& store_dir);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include "messages/broker/broker.hpp"
 #include "messages/common/errors.hpp"
@@ -194,6 +195,15 @@ TEST_SUITE("system.replication") {
       },
       20s));
     s_front = connect_broker(client, slave.port);
+    // Its term began (the master's first, then its own) and the role file
+    // keeps the role without the new-term mark.
+    auto terms
+      = nlohmann::json::parse(read_file(dir.path() + "/slave/epochFile.json"));
+    CHECK_EQ(terms["epochs"].size(), 2u);
+    auto role = nlohmann::json::parse(
+      read_file(dir.path() + "/slave/config/brokerRole.json"));
+    CHECK_EQ(role["brokerId"], 0);
+    CHECK_FALSE(role.contains("newTerm"));
     auto after = send(ns, 5, "after");
     CHECK_EQ(count_of(after, "SEND_OK"), 5);
     // The old master comes back with its old flags: the NameServer keeps
