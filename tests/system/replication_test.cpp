@@ -44,22 +44,31 @@ int count_of(const std::string& out, const std::string& what) {
   return n;
 }
 
+// A NameServer, a master and its slave (broker id 1), both connected.
+struct group {
+  temp_dir dir;
+  namesrv_process ns = start_namesrv();
+  broker_launch how_m = one_broker(ns, dir.path() + "/master");
+  broker_process master = start_broker_node(how_m);
+  broker_launch how_s = slave_of(ns, dir.path() + "/slave");
+  broker_process slave = start_broker_node(how_s);
+  remote_client client;
+  broker_actor m_front = connect_broker(client, master.port);
+  broker_actor s_front = connect_broker(client, slave.port);
+
+  static broker_launch slave_of(const namesrv_process& ns,
+                                const std::string& store) {
+    auto how = one_broker(ns, store);
+    how.extra.push_back("--broker-id=1");
+    return how;
+  }
+};
+
 } // namespace
 
 TEST_SUITE("system.replication") {
-  TEST_CASE("a slave copies its master's log, serves it while the master is "
-            "down, and follows it again") {
-    temp_dir dir;
-    auto ns = start_namesrv();
-    auto how_m = one_broker(ns, dir.path() + "/master");
-    auto master = start_broker_node(how_m);
-    auto how_s = one_broker(ns, dir.path() + "/slave");
-    how_s.extra.push_back("--broker-id=1");
-    auto slave = start_broker_node(how_s);
-    remote_client client;
-    auto m_front = connect_broker(client, master.port);
-    auto s_front = connect_broker(client, slave.port);
-    // Topics do not follow the master yet: the slave gets its own.
+  TEST_CASE_FIXTURE(group, "a slave copies its master's log, serves it "
+                           "while the master is down, and follows it again") {
     // Created on the master only: the slave takes its topics from there.
     create_topic(client, m_front, topic, queues);
     send(ns, 100, "first");
@@ -156,18 +165,9 @@ TEST_SUITE("system.replication") {
       [&] { return stored_count(client, s_front, topic, queues) == 14; }, 5s));
   }
 
-  TEST_CASE("manual failover: a slave promoted once its master is gone; the "
-            "old master, back, is kept out until demoted, then follows") {
-    temp_dir dir;
-    auto ns = start_namesrv();
-    auto how_m = one_broker(ns, dir.path() + "/master");
-    auto master = start_broker_node(how_m);
-    auto how_s = one_broker(ns, dir.path() + "/slave");
-    how_s.extra.push_back("--broker-id=1");
-    auto slave = start_broker_node(how_s);
-    remote_client client;
-    auto m_front = connect_broker(client, master.port);
-    auto s_front = connect_broker(client, slave.port);
+  TEST_CASE_FIXTURE(group, "manual failover: a slave promoted once its "
+                           "master is gone; the old master, back, is kept out "
+                           "until demoted, then follows") {
     create_topic(client, m_front, topic, queues);
     send(ns, 20, "first");
     REQUIRE(wait_until(
