@@ -128,6 +128,14 @@ to_broker_options(const options& cfg, int64_t broker_id,
     = static_cast<int32_t>(cfg.max_transfer_count_on_message_in_memory);
   opts.max_transfer_bytes
     = static_cast<int32_t>(cfg.max_transfer_bytes_on_message_in_memory);
+  if (cfg.access_message_in_memory_max_ratio < 0
+      || cfg.access_message_in_memory_max_ratio > 100)
+    return make_error(errc::invalid_parameter,
+                      "--access-message-in-memory-max-ratio must be in "
+                      "0..100");
+  opts.store.in_memory_max_ratio
+    = static_cast<int32_t>(cfg.access_message_in_memory_max_ratio);
+  opts.slave_read_enable = cfg.slave_read_enable;
   if (cfg.sync_flush_timeout_ms < 1)
     return make_error(errc::invalid_parameter,
                       "--sync-flush-timeout-ms must be > 0");

@@ -93,6 +93,14 @@ options::options() {
          "max-transfer-bytes-on-message-in-memory",
          "broker: most bytes in one pull answer (the first message always "
          "goes)")
+    .add(slave_read_enable, "slave-read-enable",
+         "broker: a master suggests a slave to a consumer that reads older "
+         "messages than fit in memory; a slave serves reads and keeps "
+         "them while they do not")
+    .add(access_message_in_memory_max_ratio,
+         "access-message-in-memory-max-ratio",
+         "broker: percent of the machine's memory counted as in memory "
+         "behind the log's end (0..100)")
     .add(sync_flush_timeout_ms, "sync-flush-timeout-ms",
          "broker: SYNC_FLUSH sends answer FLUSH_DISK_TIMEOUT after this")
     .add(disk_space_warning_level_ratio, "disk-space-warning-level-ratio",

@@ -72,6 +72,12 @@ struct options : rmq::node_config {
   /// the broker's own defaults, set by the constructor.
   int64_t max_transfer_count_on_message_in_memory = 0;
   int64_t max_transfer_bytes_on_message_in_memory = 0;
+  /// RocketMQ slaveReadEnable: a master points a consumer that reads far
+  /// behind at a slave; a slave keeps a consumer that reads near the end.
+  bool slave_read_enable = false;
+  /// RocketMQ accessMessageInMemoryMaxRatio: the percent of the machine's
+  /// memory within which of the log's end a read counts as in memory.
+  int64_t access_message_in_memory_max_ratio = 40;
   /// RocketMQ diskSpaceWarningLevelRatio: above it writes are refused.
   double disk_space_warning_level_ratio = 0.90;
   /// RocketMQ diskSpaceCleanForciblyRatio: above it the oldest commit-log

@@ -124,9 +124,11 @@ void to_json(nlohmann::json& out, const get_message_request& x) {
 
 bool operator==(const get_message_result& x, const get_message_result& y) {
   return std::tie(x.status, x.next_begin_offset, x.min_offset, x.max_offset,
-                  x.buffer, x.phys_offsets, x.queue_offsets)
+                  x.buffer, x.phys_offsets, x.queue_offsets,
+                  x.suggest_pulling_from_slave)
          == std::tie(y.status, y.next_begin_offset, y.min_offset, y.max_offset,
-                     y.buffer, y.phys_offsets, y.queue_offsets);
+                     y.buffer, y.phys_offsets, y.queue_offsets,
+                     y.suggest_pulling_from_slave);
 }
 
 void to_json(nlohmann::json& out, const get_message_result& x) {
@@ -138,6 +140,7 @@ void to_json(nlohmann::json& out, const get_message_result& x) {
     {"buffer_size", x.buffer.size()},
     {"phys_offsets", x.phys_offsets},
     {"queue_offsets", x.queue_offsets},
+    {"suggest_pulling_from_slave", x.suggest_pulling_from_slave},
   };
 }
 

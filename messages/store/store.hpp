@@ -138,13 +138,18 @@ struct get_message_result {
   std::string buffer;
   std::vector<int64_t> phys_offsets; // one per record in `buffer`
   std::vector<int64_t> queue_offsets;
+  /// The last record read lies further back from the log's end than the
+  /// store keeps in memory (RocketMQ GetMessageResult
+  /// suggestPullingFromSlave): a master with slaveReadEnable points the
+  /// consumer at a slave.
+  bool suggest_pulling_from_slave = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, get_message_result& x) {
   return f(caf::meta::type_name("rmq.get_message_result"), x.status,
            x.next_begin_offset, x.min_offset, x.max_offset, x.buffer,
-           x.phys_offsets, x.queue_offsets);
+           x.phys_offsets, x.queue_offsets, x.suggest_pulling_from_slave);
 }
 
 bool operator==(const get_message_result& x, const get_message_result& y);

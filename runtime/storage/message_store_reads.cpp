@@ -25,14 +25,17 @@ constexpr int64_t max_scan_units = 16000;
 } // namespace
 
 size_t message_store::in_memory_budget() const {
-  static const size_t default_bytes = [] {
+  static const size_t memory = [] {
     auto pages = sysconf(_SC_PHYS_PAGES);
     auto page = sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0
-             ? static_cast<size_t>(pages) * static_cast<size_t>(page) / 10 * 4
-             : size_t{1} << 30;
+             ? static_cast<size_t>(pages) * static_cast<size_t>(page)
+             : size_t{1} << 32;
   }();
-  return cfg_.in_memory_bytes > 0 ? cfg_.in_memory_bytes : default_bytes;
+  if (cfg_.in_memory_bytes > 0)
+    return cfg_.in_memory_bytes;
+  auto ratio = std::clamp(cfg_.in_memory_max_ratio, 0, 100);
+  return memory / 100 * static_cast<size_t>(ratio);
 }
 
 caf::expected<get_message_result>
@@ -167,9 +170,12 @@ message_store::get_messages(const get_message_request& req, bool* far_back) {
     res.queue_offsets.push_back(offset);
   }
   res.next_begin_offset = offset;
-  if (!res.phys_offsets.empty())
+  if (!res.phys_offsets.empty()) {
     set(get_status::found);
-  else if (found_null)
+    res.suggest_pulling_from_slave = log_.write_offset()
+                                       - res.phys_offsets.back()
+                                     > static_cast<int64_t>(in_memory_budget());
+  } else if (found_null)
     set(get_status::offset_found_null);
   else
     set(get_status::no_matched_message);

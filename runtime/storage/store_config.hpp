@@ -110,9 +110,10 @@ struct store_config {
   size_t cq_syncfs_threshold = 64;
 
   /// Reads of records within this many bytes of the log's end count as
-  /// served from memory (`message_store::get_messages`); 0: 40 % of
-  /// the machine's memory, RocketMQ's accessMessageInMemoryMaxRatio.
+  /// served from memory (`message_store::get_messages`); 0: this percent
+  /// of the machine's memory (RocketMQ accessMessageInMemoryMaxRatio).
   size_t in_memory_bytes = 0;
+  int32_t in_memory_max_ratio = 40;
 
   /// Segments older than this are deleted (RocketMQ fileReservedTime).
   std::chrono::milliseconds retention{std::chrono::hours{72}};

@@ -147,6 +147,8 @@ struct fake_broker {
   std::vector<pull_message_request> pulls;
   /// Pulls fail with system_busy while set.
   bool fail_pulls = false;
+  /// Every pull answer's suggestWhichBrokerId.
+  int64_t suggest = 0;
   /// (topic, queue id, offset) of records damaged in the store: a pull
   /// that starts at one is refused (corrupt_data), one that reaches one
   /// stops before it, as message_store::get_messages does.
@@ -264,6 +266,7 @@ struct fake_broker {
   /// The answer to pull `req` now (parks nothing).
   pull_message_result pull_answer(const pull_message_request& req) const {
     pull_message_result res;
+    res.suggest_which_broker_id = suggest;
     auto max = max_offset(req.topic, req.queue_id);
     res.min_offset = 0;
     res.max_offset = max;

@@ -294,8 +294,11 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   pull_processor_config pcfg;
   pcfg.max_transfer_count = opts.max_transfer_count;
   pcfg.max_transfer_bytes = opts.max_transfer_bytes;
+  pcfg.slave_read_enable = opts.slave_read_enable;
+  pcfg.slave = opts.broker_id != 0;
   node.pull = sys.spawn(pull_processor, pcfg, node.topics,
-                        node.store.queue_service, node.offsets, node.hold);
+                        node.store.queue_service, node.offsets, node.hold,
+                        node.groups);
   namesrv_registrar_options ropts;
   ropts.namesrv_addrs = std::move(namesrvs);
   ropts.cluster_name = opts.cluster_name;

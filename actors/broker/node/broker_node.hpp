@@ -118,6 +118,8 @@ struct broker_options {
   /// most messages and bytes one pull answer carries.
   int32_t max_transfer_count = pull_processor_config{}.max_transfer_count;
   int32_t max_transfer_bytes = pull_processor_config{}.max_transfer_bytes;
+  /// slaveReadEnable (pull_processor_config).
+  bool slave_read_enable = false;
   /// storeReplyMessageEnable: replies are stored before they are pushed.
   bool store_reply_message_enable = true;
   /// rejectTransactionMessage: refuse transactional sends.

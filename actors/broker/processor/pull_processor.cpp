@@ -1,6 +1,7 @@
 #include "actors/broker/processor/pull_processor.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -69,7 +70,7 @@ pull_processor_actor::behavior_type pull_processor(
   pull_processor_actor::stateful_pointer<pull_processor_state> self,
   pull_processor_config config, topic_config_table_actor topics,
   queue_service_actor queue_service, consumer_offset_table_actor offsets,
-  pull_hold_service_actor hold) {
+  pull_hold_service_actor hold, subscription_group_table_actor groups) {
   self->state.config = config;
   self->state.clock = &self->clock();
   topic_cache::subscribe(self, topics);
@@ -83,6 +84,13 @@ pull_processor_actor::behavior_type pull_processor(
         auto& st = self->state;
         auto status = map_get_status(static_cast<get_status>(got.status),
                                      req.queue_offset);
+        if (st.config.slave
+            && static_cast<get_status>(got.status)
+                 == get_status::offset_overflow_badly) {
+          // The copy lags the master the consumer read at: wait for it.
+          status = pull_status::no_new_msg;
+          got.next_begin_offset = req.queue_offset;
+        }
         // A pull commits its consumer's progress whatever it finds; the
         // hold service re-executes a parked pull with the flag cleared,
         // so it commits once (RocketMQ: brokerAllowSuspend).
@@ -129,7 +137,31 @@ pull_processor_actor::behavior_type pull_processor(
         res.max_offset = got.max_offset;
         res.message_count = static_cast<int32_t>(got.phys_offsets.size());
         res.buffer = std::move(got.buffer);
-        rp.deliver(std::move(res));
+        if (!st.config.slave_read_enable) {
+          rp.deliver(std::move(res)); // suggests the master
+          return;
+        }
+        auto from_slave = got.suggest_pulling_from_slave;
+        auto held = std::make_shared<pull_message_result>(std::move(res));
+        auto suggest = [=](const subscription_group_config& g) mutable {
+          held->suggest_which_broker_id
+            = from_slave ? g.which_broker_when_consume_slowly : g.broker_id;
+          if (held->suggest_which_broker_id != master_id)
+            ++self->state.suggested_slave;
+          rp.deliver(std::move(*held));
+        };
+        if (!groups) {
+          suggest(subscription_group_config{});
+          return;
+        }
+        // An unknown group or a slow table: RocketMQ's group defaults.
+        self
+          ->request(groups, st.config.request_timeout, caf::get_atom::value,
+                    req.consumer_group)
+          .then([=](const subscription_group_config& g) mutable { suggest(g); },
+                [=](const caf::error&) mutable {
+                  suggest(subscription_group_config{});
+                });
       };
   // Reads the queue and answers `rp`; the topic was checked already.
   auto read = [=](pull_message_request req, std::vector<int64_t> codes,
@@ -244,6 +276,8 @@ nlohmann::json pull_processor_state::dump_fields() const {
     {"lost_messages", lost_messages},
     {"suspended", suspended},
     {"commits", commits},
+    {"slave_read_enable", config.slave_read_enable},
+    {"suggested_slave", suggested_slave},
     {"found_messages", found_messages},
     {"get_tps", rates(get_rate, clock)},
     {"topic_cache", topic_copy.dump_fields()},

@@ -23,6 +23,7 @@
 #include "caf/typed_event_based_actor.hpp"
 
 #include "actors/broker/table/topic_cache.hpp"
+#include "messages/broker/client_manager.hpp"
 #include "messages/broker/pull.hpp"
 #include "messages/broker/topics.hpp"
 #include "messages/store/store.hpp"
@@ -53,6 +54,16 @@ struct pull_processor_config {
   /// request_receiver_down) and a CAF request timeout costs the clock
   /// thread two wake-ups per pull.
   caf::duration read_timeout = caf::infinite;
+  /// slaveReadEnable: each answer suggests the node of the group to pull
+  /// from next (suggestWhichBrokerId), the group's
+  /// whichBrokerWhenConsumeSlowly when the read lay further back than
+  /// the store keeps in memory, else its brokerId (docs/replication.md,
+  /// "Reading from a slave"). Off: always the master.
+  bool slave_read_enable = false;
+  /// This broker is a slave: a pull past its queue's end waits for the
+  /// copy (no_new_msg at the same offset) instead of moving the
+  /// consumer's offset back (RocketMQ offsetCheckInSlave off).
+  bool slave = false;
 };
 
 /// Returns the client's status for a store status (rocketmq-features.md
@@ -69,6 +80,8 @@ struct pull_processor_state {
   int64_t offset_illegal = 0;
   int64_t suspended = 0;
   int64_t commits = 0;
+  /// Answers that suggested a slave (slave_read_enable).
+  int64_t suggested_slave = 0;
   /// Per group, topic and queue: the first stored offset a pull below it
   /// was told of (note_lost); the messages such pulls found deleted.
   std::map<std::tuple<std::string, std::string, int32_t>, int64_t> lost_noted;
@@ -89,12 +102,13 @@ struct pull_processor_state {
   static const char* name;
 };
 
-/// Spawned by the broker node. `offsets` and `hold` may be invalid handles:
-/// then commit offsets are ignored and nothing is parked.
+/// Spawned by the broker node. `offsets`, `hold` and `groups` may be
+/// invalid handles: then commit offsets are ignored, nothing is parked
+/// and suggestions take RocketMQ's group defaults.
 pull_processor_actor::behavior_type pull_processor(
   pull_processor_actor::stateful_pointer<pull_processor_state> self,
   pull_processor_config config, topic_config_table_actor topics,
   queue_service_actor queue_service, consumer_offset_table_actor offsets,
-  pull_hold_service_actor hold);
+  pull_hold_service_actor hold, subscription_group_table_actor groups);
 
 } // namespace rmq

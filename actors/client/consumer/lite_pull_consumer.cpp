@@ -40,7 +40,7 @@ caf::timespan request_timeout(lite_ptr self) {
 
 /// The master of `mq`'s broker (actors/client/instance/master_lookup.hpp).
 void with_broker_at(lite_ptr self, const message_queue& mq,
-                    broker_at_callback k) {
+                    broker_at_callback k, int64_t prefer) {
   auto& st = self->state;
   with_master_at(
     self, *st.opts.instance, st.masters, mq, request_timeout(self),
@@ -49,7 +49,8 @@ void with_broker_at(lite_ptr self, const message_queue& mq,
     },
     [k](const caf::error& err) {
       k(caf::expected<client_broker_actor>{err}, std::string{});
-    });
+    },
+    false, prefer);
 }
 
 void with_broker(lite_ptr self, const message_queue& mq, broker_callback k) {

@@ -63,6 +63,9 @@ struct lite_pull_queue {
   uint64_t pull_seq = 0;
   /// The broker address the pull in flight went to; empty while none.
   std::string pull_addr;
+  /// The node to pull from next, as the last answer suggested (RocketMQ
+  /// PullAPIWrapper pullFromWhichNodeTable).
+  int64_t pull_from = 0;
   bool starting = false;
   /// Dropped by a rebalance: committing its offset, then gone.
   bool dropping = false;

@@ -31,7 +31,7 @@ int64_t wall_ms(lite_ptr self);
 caf::timespan request_timeout(lite_ptr self);
 
 void with_broker_at(lite_ptr self, const message_queue& mq,
-                    broker_at_callback k);
+                    broker_at_callback k, int64_t prefer = 0);
 
 void with_broker(lite_ptr self, const message_queue& mq, broker_callback k);
 

@@ -308,6 +308,7 @@ void pull_queue(lite_ptr self, lite_pull_queue& q) {
       }
       if (!addr.empty())
         self->state.masters.forget_address(addr);
+      q->pull_from = 0; // a suggested slave may be the one gone
       if (err == errc::system_busy)
         // E.g. a damaged consume queue the broker is rebuilding.
         RMQ_WARN(component, "pull of "
@@ -317,27 +318,29 @@ void pull_queue(lite_ptr self, lite_pull_queue& q) {
       back_off(self, *q, err, "pull");
     }
   };
-  with_broker_at(self, mq,
-                 [=](caf::expected<client_broker_actor> b,
-                     const std::string& addr) {
-                   if (!b) {
-                     fail(b.error());
-                     return;
-                   }
-                   if (auto q = in_flight())
-                     q->pull_addr = addr;
-                   else
-                     return;
-                   self->request(*b, timeout, req)
-                     .then(
-                       [=](pull_message_result& res) {
-                         if (auto q = in_flight()) {
-                           q->pull_addr.clear();
-                           handle_pull(self, mq, generation, res);
-                         }
-                       },
-                       fail);
-                 });
+  with_broker_at(
+    self, mq,
+    [=](caf::expected<client_broker_actor> b, const std::string& addr) {
+      if (!b) {
+        fail(b.error());
+        return;
+      }
+      if (auto q = in_flight())
+        q->pull_addr = addr;
+      else
+        return;
+      self->request(*b, timeout, req)
+        .then(
+          [=](pull_message_result& res) {
+            if (auto q = in_flight()) {
+              q->pull_addr.clear();
+              q->pull_from = res.suggest_which_broker_id;
+              handle_pull(self, mq, generation, res);
+            }
+          },
+          fail);
+    },
+    q.pull_from);
 }
 
 /// Starts or pulls every queue that may: no pull in flight, no back-off,

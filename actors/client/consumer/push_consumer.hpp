@@ -89,6 +89,9 @@ struct push_queue {
   uint64_t pull_seq = 0;
   /// The broker address the pull in flight went to; empty while none.
   std::string pull_addr;
+  /// The node of the queue's broker group to pull from next, as the last
+  /// answer suggested (RocketMQ PullAPIWrapper pullFromWhichNodeTable).
+  int64_t pull_from = 0;
   /// When the pull in flight is given up (pull_timeout; watched by the
   /// consumer's tick, not by a CAF request timeout).
   caf::actor_clock::time_point pull_deadline;

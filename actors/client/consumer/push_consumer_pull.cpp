@@ -433,10 +433,12 @@ void try_pull(self_ptr self, push_queue& q) {
       log_request_failure(component, "pull of " + to_text(mq), err);
     if (!q->pull_addr.empty())
       forget_master(self, q->pull_addr);
+    q->pull_from = master_id; // a suggested slave may be the one gone
     give_up_pull(self, *q);
   };
-  with_queue_master(
-    self, mq,
+  auto& pst = self->state;
+  with_master_at(
+    self, *pst.opts.instance, pst.masters, mq, pst.opts.request_timeout,
     [=](client_broker_actor broker, const std::string& addr) {
       auto q = current();
       if (q == nullptr)
@@ -452,12 +454,13 @@ void try_pull(self_ptr self, push_queue& q) {
           [=](pull_message_result& res) {
             if (auto q = current()) {
               q->pull_addr.clear();
+              q->pull_from = res.suggest_which_broker_id;
               on_pulled(self, mq, gen, std::move(res));
             }
           },
           failed);
     },
-    failed);
+    failed, false, q.pull_from);
 }
 
 /// A queue whose process queue drained enough pulls again.

@@ -1,17 +1,20 @@
-// The broker masters a consumer resolved (broker name -> address and
-// handle), so that its pulls, commits and locks skip the route cache and
-// the peer directory (two requests each) once a master is known. The
+// The broker nodes a consumer resolved (broker name and id -> address and
+// handle): masters, and the slaves a master suggested for pulls, so that
+// its pulls, commits and locks skip the route cache and the peer
+// directory (two requests each) once a node is known. The
 // consumer forgets an address when its connection is lost or a pull to it
 // fails; the push consumer also starts over at each assignment, so a
 // master that moved is found again.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
 
 #include "messages/client/client.hpp"
+#include "messages/namesrv/route.hpp"
 
 namespace rmq {
 
@@ -19,15 +22,16 @@ class master_cache {
 public:
   using entry = std::pair<std::string, client_broker_actor>;
 
-  /// The known master of `broker_name`, or null.
-  const entry* find(const std::string& broker_name) const {
-    auto i = masters_.find(broker_name);
+  /// The known node `id` (0: the master) of `broker_name`, or null.
+  const entry* find(const std::string& broker_name,
+                    int64_t id = master_id) const {
+    auto i = masters_.find({broker_name, id});
     return i == masters_.end() ? nullptr : &i->second;
   }
 
   void put(const std::string& broker_name, std::string addr,
-           client_broker_actor hdl) {
-    masters_[broker_name] = {std::move(addr), std::move(hdl)};
+           client_broker_actor hdl, int64_t id = master_id) {
+    masters_[{broker_name, id}] = {std::move(addr), std::move(hdl)};
   }
 
   /// Forgets every broker whose master is at `addr`.
@@ -48,7 +52,7 @@ public:
   }
 
 private:
-  std::map<std::string, entry> masters_;
+  std::map<std::pair<std::string, int64_t>, entry> masters_;
 };
 
 } // namespace rmq

@@ -1,14 +1,17 @@
 // Finding the node of a queue's broker group a consumer talks to (pulls,
 // offset commits, locks, offset lookups): the consumer's master cache
 // first, else the topic's route from the instance's route cache and a
-// connection from its peer directory, the master or, when it is gone, a
-// slave (RocketMQ MQClientInstance#findBrokerAddressInSubscribe with
-// brokerId 0; docs/replication.md, "Reading from a slave"). Both
+// connection from its peer directory, the master or, when it is gone or
+// suggested one, a slave (RocketMQ
+// MQClientInstance#findBrokerAddressInSubscribe; docs/replication.md,
+// "Reading from a slave"). Both
 // consumers use it; the producer picks brokers per send instead
 // (actors/client/producer/send_loop.*).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -30,21 +33,25 @@ using master_found
 using master_failed = std::function<void(const caf::error&)>;
 
 /// Calls `found` with the node of `mq.broker_name` to read at and its
-/// address: the master, else — the master is not in the route or cannot
-/// be connected — its slave with the lowest id (RocketMQ
-/// findBrokerAddressInSubscribe with brokerId 0, not only that broker);
+/// address: node `prefer` (the master unless a pull answer suggested a
+/// slave: suggestWhichBrokerId), else — it is not in the route or cannot
+/// be connected — the others in id order, the master first (RocketMQ
+/// findBrokerAddressInSubscribe with that id, not only that broker);
 /// `failed` gets service_not_available (no node in the route) or the
 /// last connect's error. `timeout` bounds the route request; each connect
-/// gets the instance's connect timeout. Only a master is put into
-/// `cache`, so a returning master is read again at the next lookup.
+/// gets the instance's connect timeout. Only the preferred node is put
+/// into `cache`, so a returning master is read again at the next lookup.
 /// `only_master` never takes a slave (queue locks: RocketMQ locks on the
 /// master only, so that two consumers never hold one queue on two nodes).
 template <class Self>
 void with_master_at(Self* self, const client_instance& inst,
                     master_cache& cache, const message_queue& mq,
                     caf::timespan timeout, master_found found,
-                    master_failed failed, bool only_master = false) {
-  if (auto known = cache.find(mq.broker_name)) {
+                    master_failed failed, bool only_master = false,
+                    int64_t prefer = master_id) {
+  if (only_master)
+    prefer = master_id;
+  if (auto known = cache.find(mq.broker_name, prefer)) {
     // Two requests (route cache, peer directory) less per pull.
     auto [addr, hdl] = *known;
     found(hdl, addr);
@@ -56,7 +63,8 @@ void with_master_at(Self* self, const client_instance& inst,
   self->request(inst.routes, timeout, route_atom::value, mq.topic)
     .then(
       [=, &cache](const topic_route_data& route) {
-        // The group's nodes, the master (id 0) first.
+        // The group's nodes: the preferred one, then by id, the master
+        // (id 0) first.
         auto nodes
           = std::make_shared<std::vector<std::pair<int64_t, std::string>>>();
         for (auto& b : route.broker_datas)
@@ -64,6 +72,8 @@ void with_master_at(Self* self, const client_instance& inst,
             for (auto& [id, addr] : b.broker_addrs)
               if (!addr.empty() && (id == master_id || !only_master))
                 nodes->emplace_back(id, addr);
+        std::stable_partition(nodes->begin(), nodes->end(),
+                              [&](auto& n) { return n.first == prefer; });
         if (nodes->empty()) {
           failed(make_error(errc::service_not_available,
                             std::string{only_master ? "no master"
@@ -79,8 +89,8 @@ void with_master_at(Self* self, const client_instance& inst,
                       addr)
             .then(
               [=, &cache, id = id, addr = addr](client_broker_actor& hdl) {
-                if (id == master_id)
-                  cache.put(name, addr, hdl);
+                if (id == prefer)
+                  cache.put(name, addr, hdl, id);
                 found(hdl, addr);
                 *next = nullptr; // breaks the cycle
               },

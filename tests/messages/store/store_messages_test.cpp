@@ -88,11 +88,11 @@ TEST_SUITE("messages.store") {
           "rmq.get_message_request",
           R"({"max_bytes":1024,"max_count":32,"offset":5,"queue_id":1,)"
           R"("tag_codes":[7],"topic":"T"})");
-    check(get_message_result{0, 6, 0, 9, "xy", {100}, {5}},
+    check(get_message_result{0, 6, 0, 9, "xy", {100}, {5}, true},
           "rmq.get_message_result",
           R"({"buffer_size":2,"max_offset":9,"min_offset":0,)"
           R"("next_begin_offset":6,"phys_offsets":[100],"queue_offsets":[5],)"
-          R"("status":"found"})");
+          R"("status":"found","suggest_pulling_from_slave":true})");
     check(get_offset_request{"T", 1}, "rmq.get_offset_request",
           R"({"queue_id":1,"topic":"T"})");
     check(queue_offsets{2, 9}, "rmq.queue_offsets",

@@ -22,6 +22,7 @@
 #include "actors/broker/processor/pull_hold_service.hpp"
 #include "actors/broker/store/store_actors.hpp"
 #include "actors/broker/table/consumer_offset_table.hpp"
+#include "actors/broker/table/subscription_group_table.hpp"
 
 using namespace rmq;
 using namespace std::chrono_literals;
@@ -37,9 +38,11 @@ struct fixture : test::deterministic_fixture {
   pull_hold_service_actor hold;
   pull_processor_actor processor;
 
-  explicit fixture(size_t segment_size = 64 * 1024) {
+  explicit fixture(size_t segment_size = 64 * 1024,
+                   size_t in_memory_bytes = 0) {
     auto cfg = test::small_config(dir.path());
     cfg.segment_size = segment_size;
+    cfg.in_memory_bytes = in_memory_bytes;
     cfg.retention = std::chrono::minutes{10};
     store = test::open_store(cfg);
     actors = spawn_store_actors(sys, store, false, 0s);
@@ -60,7 +63,7 @@ struct fixture : test::deterministic_fixture {
     // RocketMQ's cap, so that a pull of 100 stops at it.
     pcfg.max_transfer_count = 32;
     processor = spawn(pull_processor, pcfg, topics, actors.queue_service,
-                      offsets, hold);
+                      offsets, hold, subscription_group_table_actor{});
     sched.run();
   }
 
@@ -149,9 +152,90 @@ struct small_segments : fixture {
   }
 };
 
+// slaveReadEnable on a store that keeps 1,000 bytes "in memory", with a
+// memory-only subscription group table.
+struct slave_read_fixture : fixture {
+  subscription_group_table_actor groups;
+  pull_processor_actor reader;
+
+  slave_read_fixture() : fixture(64 * 1024, 1000) {
+    groups = spawn(subscription_group_table,
+                   subscription_group_table_options{});
+    pull_processor_config pcfg;
+    pcfg.slave_read_enable = true;
+    reader = spawn(pull_processor, pcfg, topics, actors.queue_service, offsets,
+                   hold, groups);
+    sched.run();
+  }
+
+  int64_t suggested(int64_t offset, std::string group = "G") {
+    auto req = pull_req(offset);
+    req.consumer_group = std::move(group);
+    req.max_msg_nums = 1;
+    auto res = ask<pull_message_result>(reader, req);
+    REQUIRE_EQ(status(res), pull_status::found);
+    return res.suggest_which_broker_id;
+  }
+};
+
 } // namespace
 
 TEST_SUITE("broker.pull_processor") {
+  TEST_CASE_FIXTURE(fixture, "a slave keeps a pull past its copy's end "
+                             "waiting instead of moving the offset back") {
+    put(3);
+    // A master corrects the offset: the consumer goes back to 3.
+    auto res = pull(pull_req(5));
+    CHECK_EQ(status(res), pull_status::offset_illegal);
+    CHECK_EQ(res.next_begin_offset, 3);
+    pull_processor_config pcfg;
+    pcfg.slave = true;
+    auto slave = spawn(pull_processor, pcfg, topics, actors.queue_service,
+                       offsets, hold, subscription_group_table_actor{});
+    sched.run();
+    // A slave's copy lags the master the consumer read at: same offset.
+    res = ask<pull_message_result>(slave, pull_req(5));
+    CHECK_EQ(status(res), pull_status::no_new_msg);
+    CHECK_EQ(res.next_begin_offset, 5);
+    // A long poll there waits until the copy has offset 5.
+    auto req = pull_req(5);
+    req.sys_flag = pull_sys_flag::suspend;
+    req.suspend_timeout_ms = 15000;
+    auto rh = self->request(slave, caf::infinite, req);
+    sched.run();
+    CHECK(self->mailbox().empty());
+    put(2, 3);
+    CHECK(self->mailbox().empty());
+    put(1, 5);
+    res = answer(rh);
+    CHECK_EQ(status(res), pull_status::found);
+    CHECK_EQ(test::bodies(res.buffer), (std::vector<std::string>{"m5"}));
+  }
+
+  TEST_CASE_FIXTURE(slave_read_fixture,
+                    "slaveReadEnable: a read far behind the log's end "
+                    "suggests the group's slave, a near one its broker") {
+    // 40 records of about 130 bytes: the first ones lie more than 1,000
+    // bytes behind the end.
+    put(40, 0, "", 0, std::string(64, 'x'));
+    // An unknown group: RocketMQ's defaults (1 when slow, else 0).
+    CHECK_EQ(suggested(0, "unknown"), 1);
+    CHECK_EQ(suggested(39, "unknown"), 0);
+    subscription_group_config g;
+    g.group_name = "G";
+    g.which_broker_when_consume_slowly = 2;
+    g.broker_id = 1;
+    ask<data_version>(groups, caf::put_atom::value, g);
+    CHECK_EQ(suggested(0), 2);
+    // Near the end: the group's brokerId (here a slave too).
+    CHECK_EQ(suggested(39), 1);
+    CHECK_EQ(dump(reader)["suggested_slave"], 3);
+    // Without slaveReadEnable the answer always names the master.
+    auto res = pull(pull_req(0));
+    CHECK_EQ(res.suggest_which_broker_id, 0);
+    CHECK_EQ(dump(processor)["suggested_slave"], 0);
+  }
+
   TEST_CASE("store statuses map to RocketMQ's pull statuses") {
     CHECK_EQ(map_get_status(get_status::found, 3), pull_status::found);
     CHECK_EQ(map_get_status(get_status::no_matched_message, 3),

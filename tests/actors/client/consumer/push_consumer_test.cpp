@@ -356,6 +356,34 @@ TEST_SUITE("client.push_consumer") {
     CHECK_EQ(last_commit(0), 3);
   }
 
+  TEST_CASE_FIXTURE(fixture, "a pull answer's suggested node is where the "
+                             "queue's next pull goes (slaveReadEnable)") {
+    auto c = concurrent_on_queue0(ok, config());
+    slave->append(topic, 0, "a");
+    slave->append(topic, 0, "b");
+    // The master points the consumer at its slave (id 1), which keeps it.
+    broker->suggest = 1;
+    slave->suggest = 1;
+    put(0, "a");
+    // "b" came from the slave; the next pull is parked there.
+    CHECK_EQ(consumed(), (std::vector<int64_t>{0, 1}));
+    CHECK_EQ(slave->pulls.size(), 2u);
+    CHECK_EQ(dump(c)["masters"], 2); // the suggested slave is cached too
+    auto master_pulls = broker->pulls.size();
+    // The slave's next answer names the master (caught up): back there.
+    broker->append(topic, 0, "b");
+    broker->append(topic, 0, "c");
+    slave->append(topic, 0, "c");
+    slave->suggest = 0;
+    broker->suggest = 0;
+    caf::anon_send(slave_hdl, caf::tick_atom::value);
+    sched.run();
+    CHECK_EQ(consumed(), (std::vector<int64_t>{0, 1, 2}));
+    CHECK_EQ(broker->pulls.size(), master_pulls + 1);
+    put(0, "d");
+    CHECK_EQ(consumed(), (std::vector<int64_t>{0, 1, 2, 3}));
+  }
+
   TEST_CASE_FIXTURE(fixture, "the start is the group's offset, else the "
                              "queue's max offset") {
     for (int i = 0; i < 3; ++i)
