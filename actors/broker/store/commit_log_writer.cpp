@@ -330,11 +330,13 @@ commit_log_writer_actor::behavior_type commit_log_writer(
       auto now = wall_now(st);
       auto results = st.store->put(batch, now, now);
       bool any_ok = false;
+      bool any_duplicate = false;
       for (auto& r : results) {
         if (r.error)
           ++st.rejected;
         else
           any_ok = true;
+        any_duplicate |= r.duplicate && !r.error;
         st.duplicates += r.duplicate ? 1 : 0;
       }
       st.messages += static_cast<int64_t>(batch.size());
@@ -342,7 +344,14 @@ commit_log_writer_actor::behavior_type commit_log_writer(
       request_warm(self);
       if (st.ha && end > before && st.store->claim_replica_note())
         self->send(st.ha, tick_atom::value);
-      bool need_replica = cfg.sync_replication && any_ok && end > before;
+      // A producer's retry of a message stored before (a duplicate) is
+      // answered with the stored one's offsets: under SYNC_MASTER only
+      // once the slave has it too, or the retry of a FLUSH_SLAVE_TIMEOUT
+      // would come back SEND_OK for a single copy. The wait is for the
+      // log's end, which is at or past the original's.
+      bool need_replica = cfg.sync_replication && any_ok
+                          && (end > before
+                              || (any_duplicate && st.replica_acked < end));
       if (need_replica && !slave_in_sync(self, end)) {
         // Stored all the same: the producer hears it is on one copy.
         for (auto& r : results)

@@ -294,4 +294,41 @@ TEST_SUITE("broker.replication") {
       [&](const caf::error& err) { FAIL(sys.render(err)); });
     CHECK_EQ(dump(master.actors.commit_log)["slave_timeouts"], 1);
   }
+
+  TEST_CASE_FIXTURE(fixture, "SYNC_MASTER: a producer's retry of a message "
+                             "the slave never confirmed is not SEND_OK") {
+    start(true);
+    client = start_client("broker-a");
+    caf::anon_send_exit(client, caf::exit_reason::kill);
+    sched.run();
+    auto msg = test::make_message("T", 0, "retried", "", "", "UNIQ-1");
+    auto first = self->request(master.actors.commit_log, caf::infinite,
+                               caf::put_atom::value,
+                               std::vector<store_message>{msg});
+    sched.run();
+    advance_time(6s, 500ms);
+    first.receive(
+      [&](const std::vector<put_result>& res) {
+        REQUIRE_EQ(res.size(), 1u);
+        CHECK(res[0].error == errc::flush_slave_timeout);
+      },
+      [&](const caf::error& err) { FAIL(sys.render(err)); });
+    // The retry is the stored message (a duplicate), still on one copy.
+    auto end = master.store->write_offset();
+    auto again = self->request(master.actors.commit_log, caf::infinite,
+                               caf::put_atom::value,
+                               std::vector<store_message>{msg});
+    sched.run();
+    advance_time(6s, 500ms);
+    REQUIRE_FALSE(self->mailbox().empty());
+    again.receive(
+      [&](const std::vector<put_result>& res) {
+        REQUIRE_EQ(res.size(), 1u);
+        CHECK(res[0].duplicate);
+        CHECK((res[0].error == errc::flush_slave_timeout
+               || res[0].error == errc::slave_not_available));
+      },
+      [&](const caf::error& err) { FAIL(sys.render(err)); });
+    CHECK_EQ(master.store->write_offset(), end);
+  }
 }
