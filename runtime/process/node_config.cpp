@@ -1,5 +1,6 @@
 #include "runtime/process/node_config.hpp"
 
+#include <chrono>
 #include <memory>
 
 #include <openssl/err.h>
@@ -80,6 +81,15 @@ void node_config::apply_tuned_defaults() {
   // Debian's CAF compiles logging out; a CAF built with logging would
   // otherwise write log files into the working directory.
   set("logger.file-verbosity", caf::atom("quiet"));
+  // A peer whose host or link is lost sends no FIN: without heartbeats
+  // the connection looks alive until TCP gives up (minutes), requests on
+  // it time out one by one, and a reconnect gets the same dead connection
+  // back. Every node sends one each second and drops a connection silent
+  // for 15 s (RocketMQ's channels: idle 120 s; its HA: 20 s), so a slave
+  // reconnects to a master whose link came back (docs/replication.md,
+  // "Copying").
+  set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds{1}});
+  set("middleman.connection-timeout", caf::timespan{std::chrono::seconds{15}});
 }
 
 caf::error node_config::parse_command_line(int argc, char** argv) {

@@ -106,8 +106,10 @@ void rebalance_topic(rebalance_ptr self, caf::actor_addr addr,
           done();
           return;
         }
-        // The masters of the topic's brokers (a slave where the master is
-        // gone), in broker-name order.
+        // The nodes of the topic's brokers in broker-name order, each
+        // group's master first, then its slaves: the first that answers
+        // names the members, so a master that is in the route but cannot
+        // be reached (its host lost) leaves the question to its slave.
         auto addrs = std::make_shared<std::vector<std::string>>();
         auto brokers = route.broker_datas;
         std::sort(brokers.begin(), brokers.end(),
@@ -115,8 +117,9 @@ void rebalance_topic(rebalance_ptr self, caf::actor_addr addr,
                     return x.broker_name < y.broker_name;
                   });
         for (auto& b : brokers)
-          if (auto a = subscribe_address(b); !a.empty())
-            addrs->push_back(std::move(a));
+          for (auto& [id, a] : b.broker_addrs)
+            if (!a.empty())
+              addrs->push_back(a);
         ask_members(self, addrs, 0, sub.group, std::string{},
                     [=](std::optional<std::vector<std::string>> members,
                         std::string why) {
