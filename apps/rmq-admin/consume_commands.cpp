@@ -69,8 +69,13 @@ int consume_message_cmd(const command_env& env) {
     return env.fail(consumer.error());
   int64_t printed = 0;
   caf::error failure;
+  // The first poll also waits out two connects that time out (a master
+  // whose host is gone, tried before its slave) and the rebalance.
+  auto wait = idle_end + 2 * args.timeout;
   while (count == 0 || printed < count) {
-    auto batch = consumer->poll(idle_end);
+    auto batch
+      = consumer->poll(std::chrono::duration_cast<caf::timespan>(wait));
+    wait = idle_end;
     if (!batch) {
       failure = batch.error();
       break;

@@ -22,6 +22,7 @@ std::vector<std::string> broker_argv(const broker_launch& how, uint16_t port) {
   std::vector<std::string> argv{bin_dir() + "/rmq-node",
                                 "--role=broker",
                                 "--name=" + how.name,
+                                "--host=" + how.host,
                                 "--cluster=" + how.cluster,
                                 "--namesrv=" + join_addrs(how.namesrvs),
                                 "--port=" + std::to_string(port),
@@ -45,6 +46,7 @@ std::vector<std::string> broker_argv(const broker_launch& how, uint16_t port) {
 broker_process start_broker_node(const broker_launch& how) {
   REQUIRE_FALSE(how.store_dir.empty());
   broker_process result;
+  result.host = how.host;
   auto port = how.port != 0 ? how.port : unused_port();
   auto argv = broker_argv(how, port);
   result.proc = std::make_unique<child_process>(std::move(argv));

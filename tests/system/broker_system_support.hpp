@@ -27,6 +27,8 @@ struct broker_launch {
   std::vector<std::string> namesrvs;
   /// Required: the store root (kept across restarts by the test).
   std::string store_dir;
+  /// --host: the address it listens on.
+  std::string host = "127.0.0.1";
   /// 0 picks a free port (both).
   uint16_t port = 0;
   uint16_t remoting_port = 0;
@@ -47,6 +49,7 @@ struct broker_launch {
 /// A running broker process, killed with the object.
 struct broker_process {
   std::unique_ptr<child_process> proc;
+  std::string host = "127.0.0.1";
   uint16_t port = 0;
   /// Its remoting port (mutual TLS under TLS).
   uint16_t remoting_port = 0;
@@ -60,7 +63,7 @@ struct broker_process {
             std::chrono::milliseconds timeout = std::chrono::seconds{10});
 
   std::string addr() const {
-    return "127.0.0.1:" + std::to_string(port);
+    return host + ":" + std::to_string(port);
   }
 };
 

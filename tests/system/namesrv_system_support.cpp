@@ -38,7 +38,9 @@ namesrv_process start_namesrv(const std::string& kv_path) {
 
 namesrv_process start_namesrv(const namesrv_launch& how) {
   namesrv_process result;
-  std::vector<std::string> argv{bin_dir() + "/rmq-node", "--role=namesrv",
+  std::vector<std::string> argv{bin_dir() + "/rmq-node",
+                                "--role=namesrv",
+                                "--host=" + how.host,
                                 "--port=" + std::to_string(how.port),
                                 "--kv-config-path=" + how.kv_path,
                                 "--log-level=warn"};
@@ -51,9 +53,11 @@ namesrv_process start_namesrv(const namesrv_launch& how) {
     argv.insert(argv.begin(), {"/bin/sh", "-c", "exec \"$0\" \"$@\" 2>&1"});
   result.proc = std::make_unique<child_process>(std::move(argv));
   std::string rest;
-  REQUIRE(result.proc->wait_for("namesrv listening on 127.0.0.1:", rest));
+  result.host = how.host;
+  REQUIRE(
+    result.proc->wait_for("namesrv listening on " + how.host + ":", rest));
   result.port = static_cast<uint16_t>(std::stoi(rest));
-  REQUIRE(result.proc->wait_for("namesrv remoting on 127.0.0.1:", rest));
+  REQUIRE(result.proc->wait_for("namesrv remoting on " + how.host + ":", rest));
   result.remoting_port = static_cast<uint16_t>(std::stoi(rest));
   return result;
 }

@@ -31,12 +31,13 @@ namespace rmq::test {
 /// A running `rmq-node --role=namesrv`, killed with the object.
 struct namesrv_process {
   std::unique_ptr<child_process> proc;
+  std::string host = "127.0.0.1";
   uint16_t port = 0;
   /// The remoting port (a free one; mutual TLS under TLS).
   uint16_t remoting_port = 0;
 
   std::string addr() const {
-    return "127.0.0.1:" + std::to_string(port);
+    return host + ":" + std::to_string(port);
   }
 };
 
@@ -48,6 +49,8 @@ namesrv_process start_namesrv(const std::string& kv_path = "");
 struct namesrv_launch {
   /// Empty: KV config in memory only.
   std::string kv_path;
+  /// --host: the address it listens on.
+  std::string host = "127.0.0.1";
   /// 0 picks a free port.
   uint16_t port = 0;
   /// Non-empty: mutual TLS with this directory's certificates.

@@ -237,15 +237,15 @@ TEST_SUITE("system.replication") {
     temp_dir dir;
     auto ns = start_namesrv();
     auto how = one_broker(ns, dir.path() + "/b");
-    how.extra = {"--host=0.0.0.0", "--broker-ip1=127.0.0.1",
-                 "--broker-ip2=127.0.0.1"};
+    how.host = "0.0.0.0";
+    how.extra = {"--broker-ip1=127.0.0.1", "--broker-ip2=127.0.0.1"};
     auto b = start_broker_node(how);
     auto out = run_admin({"-n", ns.addr(), "clusterList"}).out;
     CHECK_NE(out.find("127.0.0.1:" + std::to_string(b.port)),
              std::string::npos);
     CHECK_EQ(out.find("0.0.0.0"), std::string::npos);
     auto bad = one_broker(ns, dir.path() + "/c");
-    bad.extra = {"--host=0.0.0.0"};
+    bad.host = "0.0.0.0";
     child_process refused{broker_argv(bad, 0)};
     CHECK_NE(refused.wait(20s), 0);
   }

@@ -16,6 +16,7 @@
 #include "runtime/net/host_port.hpp"
 
 #include "actors/common/dump.hpp"
+#include "actors/common/tcp_prober.hpp"
 
 namespace rmq {
 
@@ -66,6 +67,8 @@ void connect_failed(directory_ptr self, const std::string& addr,
   auto& e = i->second;
   e.state = peer_entry::status::failed;
   e.last_error = describe(err);
+  e.last_failure = err;
+  e.failed_at = self->clock().now();
   ++e.failures;
   log_request_failure(component, "connect to " + addr, err);
   fail_all(e, err);
@@ -101,8 +104,18 @@ void start_connect(directory_ptr self, const std::string& addr,
   e.attempt = ++st.next_attempt;
   ++e.connects;
   auto attempt = e.attempt;
+  // The real network: a host that is gone must not hold the process's
+  // other connects (actors/common/tcp_prober.hpp).
+  auto via = st.probe ? self->spawn<caf::detached>(
+               tcp_prober, st.cfg.connector,
+               std::chrono::duration_cast<std::chrono::milliseconds>(
+                 st.cfg.connect_timeout))
+                      : st.cfg.connector;
   self
-    ->request(st.cfg.connector, st.cfg.connect_timeout,
+    ->request(via,
+              st.cfg.connect_timeout
+                + (st.probe ? caf::timespan{std::chrono::seconds{1}}
+                            : caf::timespan{0}),
               caf::connect_atom::value, where.host, where.port)
     .then(
       [=](const caf::node_id&, caf::strong_actor_ptr& ptr,
@@ -129,6 +142,15 @@ caf::typed_response_promise<Handle> connect_to(
   auto i = st.peers.find(addr);
   if (i != st.peers.end() && i->second.state == peer_entry::status::connected) {
     answer(self, i->second, rp);
+    return rp;
+  }
+  // A real host that did not answer within the connect timeout is taken
+  // as gone for as long again: the lookups behind it (a consumer's
+  // master, then its slave) fail over at once instead of each waiting.
+  if (st.probe && i != st.peers.end()
+      && i->second.state == peer_entry::status::failed
+      && self->clock().now() - i->second.failed_at < st.cfg.connect_timeout) {
+    rp.deliver(i->second.last_failure);
     return rp;
   }
   bool in_flight = i != st.peers.end()
@@ -162,8 +184,10 @@ std::vector<std::string> forget_peer(directory_ptr self,
 
 peer_directory_actor::behavior_type peer_directory(directory_ptr self,
                                                    peer_directory_config cfg) {
-  if (!cfg.connector)
+  if (!cfg.connector) {
     cfg.connector = caf::actor_cast<caf::actor>(connector(self->system()));
+    self->state.probe = true;
+  }
   self->state.cfg = std::move(cfg);
   self->set_down_handler([=](caf::down_msg& dm) {
     auto lost = forget_peer(self, dm.source);

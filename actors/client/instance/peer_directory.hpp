@@ -19,6 +19,7 @@
 
 #include "caf/actor.hpp"
 #include "caf/actor_addr.hpp"
+#include "caf/actor_clock.hpp"
 #include "caf/stateful_actor.hpp"
 #include "caf/timespan.hpp"
 #include "caf/typed_event_based_actor.hpp"
@@ -50,6 +51,8 @@ struct peer_entry {
   std::vector<caf::typed_response_promise<client_namesrv_actor>> namesrvs;
   /// Of the last failed connect; empty once connected.
   std::string last_error;
+  caf::error last_failure;
+  caf::actor_clock::time_point failed_at;
   int64_t connects = 0;
   int64_t failures = 0;
   /// Bumped per attempt: the answer of a forgotten attempt is dropped.
@@ -61,6 +64,8 @@ struct peer_directory_state {
   std::map<std::string, peer_entry> peers;
   std::vector<peer_listener_actor> listeners;
   uint64_t next_attempt = 0;
+  /// Connects over the real network go through a tcp_prober first.
+  bool probe = false;
 
   /// This actor's fields for its JSON dump (actors/common/dump.hpp).
   nlohmann::json dump_fields() const;
