@@ -10,6 +10,11 @@ int namesrv(int argc, char** argv);
 /// process, each figure next to a same-run CAF baseline.
 int broker(int argc, char** argv);
 
+/// `rmq-bench broker --ha ...`: sends with no slave, an ASYNC_MASTER's and
+/// a SYNC_MASTER's slave, the slave's lag and its catch-up speed, against
+/// real master and slave processes.
+int broker_ha(int argc, char** argv);
+
 /// `rmq-bench produce ...`: producer sends (sync, async, auto-batched,
 /// batches) through the producer API vs a same-run CAF baseline.
 int produce(int argc, char** argv);

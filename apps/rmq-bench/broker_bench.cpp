@@ -15,7 +15,7 @@
 // Each figure is printed with its baseline, the ratio and the target;
 // the medians over the rounds decide PASS / MISS. --soak instead sends at
 // full speed (64 in flight) for --soak-seconds and prints the broker's
-// RSS every 10 s.
+// RSS every 10 s. --ha runs the replication bench instead (ha_bench.cpp).
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -854,8 +854,13 @@ int soak(const options& opt) {
 } // namespace
 
 int broker(int argc, char** argv) {
+  // --ha is a bench of its own with its own flags (ha_bench.cpp).
+  for (int i = 1; i < argc; ++i)
+    if (std::string{argv[i]} == "--ha" || std::string{argv[i]} == "--ha=true")
+      return broker_ha(argc, argv);
   options opt;
   opt.store_dir = "/tmp";
+  bool ha = false;
   option_parser flags{"rmq-bench broker"};
   flags.add("seconds", opt.seconds, "duration of each load run");
   flags.add("rounds", opt.rounds, "repetitions (the median is reported)");
@@ -867,6 +872,8 @@ int broker(int argc, char** argv) {
   flags.add("soak", opt.soak,
             "instead: full-speed sends, broker RSS every 10 s");
   flags.add("soak-seconds", opt.soak_seconds, "length of the soak run");
+  flags.add("ha", ha,
+            "instead: replication figures (--ha --help lists their flags)");
   flags.add("only", opt.only,
             "batches, pulls or spread: only that figure (for profiles of the "
             "broker)");
