@@ -152,4 +152,16 @@ struct store_config {
   std::shared_ptr<fault_injection> faults;
 };
 
+/// Whether a slave that acknowledged `acked` and was last heard from
+/// `quiet` ago is in sync with a master whose log ends at `end`: heard
+/// within haHousekeepingInterval and at most haMaxGapNotInSync behind
+/// (SYNC_MASTER's writer, the HA service's dump; docs/replication.md,
+/// "Acknowledgements").
+inline bool slave_in_sync(const store_config& cfg, int64_t end, int64_t acked,
+                          std::chrono::nanoseconds quiet) {
+  return acked >= 0 && quiet >= std::chrono::nanoseconds{0}
+         && quiet < cfg.ha_housekeeping_interval
+         && end - acked <= cfg.ha_max_gap_not_in_sync;
+}
+
 } // namespace rmq::storage

@@ -73,6 +73,7 @@ nlohmann::json ha_service_state::dump_fields() const {
   for (auto& [id, s] : slaves) {
     // RocketMQ's in-sync test: heard from within haHousekeepingInterval
     // and no further behind than haMaxGapNotInSync.
+    bool in_sync = false;
     int64_t ago_ms = -1;
     double speed = 0;
     if (clock) {
@@ -80,10 +81,9 @@ nlohmann::json ha_service_state::dump_fields() const {
       ago_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                  now - s.last_ask)
                  .count();
+      in_sync = storage::slave_in_sync(cfg, end, s.acked, now - s.last_ask);
       speed = s.sent.rate(now.time_since_epoch(), 10);
     }
-    bool in_sync = ago_ms >= 0 && ago_ms < cfg.ha_housekeeping_interval.count()
-                   && end - s.acked <= cfg.ha_max_gap_not_in_sync;
     in_sync_slaves += in_sync ? 1 : 0;
     rows.push_back({{"broker_id", id},
                     {"addr", s.addr},
@@ -144,12 +144,13 @@ ha_service(ha_service_actor::stateful_pointer<ha_service_state> self,
       s.last_ask = self->clock().now();
       // Only SYNC_MASTER's writer waits for it.
       if (st.opts.writer && st.opts.store->config().sync_replication) {
-        // Slaves gone quiet do not count (haHousekeepingInterval).
-        auto quiet = st.opts.store->config().ha_housekeeping_interval;
+        // Slaves gone quiet do not count (haHousekeepingInterval); the
+        // writer applies the gap rule to its own end.
+        auto& cfg = st.opts.store->config();
         auto now = self->clock().now();
         int64_t furthest = 0;
         for (auto& [id, x] : st.slaves)
-          if (now - x.last_ask < quiet)
+          if (storage::slave_in_sync(cfg, x.acked, x.acked, now - x.last_ask))
             furthest = std::max(furthest, x.acked);
         self->send(st.opts.writer, replicated_atom::value, furthest);
       }

@@ -94,11 +94,8 @@ void on_flushed(self_ptr self, int64_t) {
 // SYNC_MASTER: a slave heard from lately and not too far behind `end`.
 bool slave_in_sync(self_ptr self, int64_t end) {
   auto& st = self->state;
-  auto& cfg = st.store->config();
-  return st.replica_acked >= 0
-         && end - st.replica_acked <= cfg.ha_max_gap_not_in_sync
-         && self->clock().now() - st.replica_seen
-              < cfg.ha_housekeeping_interval;
+  return storage::slave_in_sync(st.store->config(), end, st.replica_acked,
+                                self->clock().now() - st.replica_seen);
 }
 
 // Fails every waiting batch: none of them may count as sent.
