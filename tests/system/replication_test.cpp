@@ -6,6 +6,8 @@
 // goes on copying once the master is back.
 #include <chrono>
 #include <csignal>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/wait_until.hpp"
 #include "tests/system/broker_system_support.hpp"
+#include "tests/system/consumer_process.hpp"
 #include "tests/system/namesrv_system_support.hpp"
 
 using namespace rmq;
@@ -42,6 +45,20 @@ int count_of(const std::string& out, const std::string& what) {
        at = out.find(what, at + 1))
     ++n;
   return n;
+}
+
+// The msgIds of sendMessage's SEND_OK lines (broker, queue, status,
+// msgId, ...).
+std::vector<std::string> acked_ids(const std::string& out) {
+  std::vector<std::string> ids;
+  std::istringstream lines{out};
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream in{line};
+    std::string broker, queue, status, id;
+    if (in >> broker >> queue >> status >> id && status == "SEND_OK")
+      ids.push_back(id);
+  }
+  return ids;
 }
 
 // A NameServer, a master and its slave (broker id 1), both connected.
@@ -134,6 +151,100 @@ TEST_SUITE("system.replication") {
     CHECK_EQ(stored_count(client, m_front, topic, queues), 150);
     // The master's older offset (7) did not take the slave's back.
     CHECK_EQ(slave_offset(), 20);
+  }
+
+  TEST_CASE("SYNC_MASTER + SYNC_FLUSH master SIGKILLed mid-stream: every "
+            "SEND_OK reaches a push consumer, which reads on at the slave and "
+            "at the master once it is back") {
+    temp_dir dir;
+    auto ns = start_namesrv();
+    auto how_m = one_broker(ns, dir.path() + "/master");
+    how_m.flush = "SYNC_FLUSH";
+    how_m.extra.push_back("--broker-role=SYNC_MASTER");
+    auto master = start_broker_node(how_m);
+    auto how_s = one_broker(ns, dir.path() + "/slave");
+    how_s.extra.push_back("--broker-id=1");
+    auto slave = start_broker_node(how_s);
+    remote_client client;
+    auto m_front = connect_broker(client, master.port);
+    auto s_front = connect_broker(client, slave.port);
+    create_topic(client, m_front, topic, queues);
+    // SEND_OK once the slave has the topic and asks.
+    std::set<std::string> acked;
+    REQUIRE(wait_until(
+      [&] {
+        for (auto& id : acked_ids(send(ns, 1, "probe")))
+          acked.insert(id);
+        return !acked.empty();
+      },
+      20s));
+    consumer_proc consumer{
+      {bin_dir() + "/push_consumer_example", "--namesrv=" + ns.addr(),
+       "--topic=" + topic, "--group=GroupStream", "--print=ids", "--from=first",
+       "--poll-namesrv-ms=1000", "--rebalance-interval-ms=1000"}};
+    REQUIRE(consumer.started());
+    // A producer streams; the master dies after its 300th SEND_OK.
+    child_process producer{{bin_dir() + "/rmq-admin", "-n", ns.addr(),
+                            "sendMessage", "-t", topic, "-p", "stream", "-n",
+                            "3000"},
+                           true};
+    std::string line;
+    size_t before_kill = 0;
+    while (before_kill < 300 && producer.read_line(line, 30s))
+      for (auto& id : acked_ids(line)) {
+        acked.insert(id);
+        ++before_kill;
+      }
+    REQUIRE_EQ(before_kill, 300u);
+    master.proc->signal(SIGKILL);
+    REQUIRE_EQ(master.proc->wait(10s), 128 + SIGKILL);
+    // Its answers that were on their way still count; the rest fail.
+    while (producer.read_line(line, 30s))
+      for (auto& id : acked_ids(line))
+        acked.insert(id);
+    auto consumed_all = [&](const std::set<std::string>& ids) {
+      std::set<std::string> got;
+      for (auto& c : consumer.lines())
+        got.insert(c.msg_id);
+      for (auto& id : ids)
+        if (got.count(id) == 0)
+          return false;
+      return true;
+    };
+    // Every acknowledged message is on the slave, and the consumer reads
+    // it there.
+    CHECK(wait_until([&] { return consumed_all(acked); }, 60s));
+    // The master is back: the slave copies what the master stored beyond
+    // it, sends are acknowledged again and the consumer reads them there.
+    restart_broker_node(master, how_m);
+    m_front = connect_broker(client, master.port);
+    std::set<std::string> after;
+    REQUIRE(wait_until(
+      [&] {
+        for (auto& id : acked_ids(send(ns, 1, "after")))
+          after.insert(id);
+        return !after.empty();
+      },
+      30s));
+    for (auto& id : acked_ids(send(ns, 20, "after")))
+      after.insert(id);
+    CHECK_GE(after.size(), 21u);
+    CHECK(wait_until([&] { return consumed_all(after); }, 60s));
+    CHECK(wait_until(
+      [&] {
+        return stored_count(client, s_front, topic, queues)
+               == stored_count(client, m_front, topic, queues);
+      },
+      30s));
+    // It kept its place across both moves: nothing read twice.
+    auto lines = consumer.lines();
+    MESSAGE(acked.size() << " acknowledged before and around the kill, "
+                         << after.size() << " after, " << lines.size()
+                         << " consumed");
+    std::set<std::string> unique;
+    for (auto& c : lines)
+      unique.insert(c.msg_id);
+    CHECK_EQ(unique.size(), lines.size());
   }
 
   TEST_CASE("SYNC_MASTER says SLAVE_NOT_AVAILABLE without a slave and "
