@@ -229,6 +229,13 @@ TEST_SUITE("system.replication") {
     auto hs = run_admin({"-n", ns.addr(), "haStatus", "-b", slave.addr()});
     REQUIRE_MESSAGE(hs.rc == 0, hs.out);
     CHECK_NE(hs.out.find("#MasterAddr\t" + master.addr()), std::string::npos);
+    // brokerStatus says the same in RocketMQ 5's HARuntimeInfo names.
+    auto ms = run_admin({"-n", ns.addr(), "brokerStatus", "-b", master.addr()});
+    CHECK_EQ(admin_status_value(ms.out, "haSlaveNums"), "1");
+    CHECK_EQ(admin_status_value(ms.out, "inSyncSlaveNums"), "1");
+    auto ss = run_admin({"-n", ns.addr(), "brokerStatus", "-b", slave.addr()});
+    CHECK_EQ(admin_status_value(ss.out, "masterAddr"), master.addr());
+    CHECK_NE(admin_status_value(ss.out, "haSlaveDiff"), "");
     for (int32_t q = 0; q < queues; ++q) {
       REQUIRE(wait_readable(client, s_front, topic, q,
                             stored_count(client, m_front, topic, q + 1)

@@ -309,7 +309,7 @@ broker_runtime_info
 runtime_table(const broker_admin_state& st, const nlohmann::json& send,
               const nlohmann::json& pull, const nlohmann::json& log,
               const nlohmann::json& dispatch, const nlohmann::json& schedule,
-              const nlohmann::json& timer) {
+              const nlohmann::json& timer, const nlohmann::json& ha) {
   broker_runtime_info out;
   auto& t = out.table;
   auto num = [](const nlohmann::json& j, const char* key) -> int64_t {
@@ -370,6 +370,21 @@ runtime_table(const broker_admin_state& st, const nlohmann::json& send,
     t["timerNextDueMs"] = std::to_string(num(*pr, "next_due_ms"));
     t["timerDequeueLagMs"] = std::to_string(num(*pr, "dequeue_lag_ms"));
     t["timerDelivered"] = std::to_string(num(*pr, "delivered"));
+  }
+  // The copy (docs/replication.md, "haStatus"), in RocketMQ 5's
+  // HARuntimeInfo names: a master's slaves, or a slave's master.
+  if (auto rows = ha.find("slaves"); rows != ha.end() && rows->is_array()) {
+    int64_t diff = 0;
+    for (auto& r : *rows)
+      diff = std::max(diff, num(r, "lag_bytes"));
+    t["haSlaveNums"] = std::to_string(rows->size());
+    t["inSyncSlaveNums"] = std::to_string(num(ha, "in_sync_slaves"));
+    t["haMaxSlaveDiff"] = std::to_string(diff);
+  }
+  if (auto m = ha.find("master_addr"); m != ha.end() && m->is_string()) {
+    t["masterAddr"] = m->get<std::string>();
+    t["masterFlushOffset"] = std::to_string(num(ha, "master_offset"));
+    t["haSlaveDiff"] = std::to_string(num(ha, "lag_bytes"));
   }
   return out;
 }
@@ -438,6 +453,7 @@ caf::result<broker_runtime_info> get_runtime_info(self_ptr self) {
     nlohmann::json schedule = nlohmann::json::object();
     nlohmann::json transaction = nlohmann::json::object();
     nlohmann::json timer = nlohmann::json::object();
+    nlohmann::json ha = nlohmann::json::object();
   };
   auto acc = std::make_shared<parts>();
   auto g = make_gather(self->make_response_promise<broker_runtime_info>());
@@ -474,9 +490,11 @@ caf::result<broker_runtime_info> get_runtime_info(self_ptr self) {
     ask(p.offsets, &acc->offsets);
   if (p.groups)
     ask(p.groups, &acc->groups);
+  if (p.ha)
+    ask(p.ha, &acc->ha);
   g->finish = [self, acc](broker_runtime_info& out) {
     out = runtime_table(self->state, acc->send, acc->pull, acc->log,
-                        acc->dispatch, acc->schedule, acc->timer);
+                        acc->dispatch, acc->schedule, acc->timer, acc->ha);
     add_transaction_figures(out, acc->transaction);
     add_config_file_figures(out, {&acc->topics, &acc->offsets, &acc->groups});
   };

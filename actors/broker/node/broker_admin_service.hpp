@@ -50,6 +50,9 @@ struct broker_admin_peers {
   /// The subscription group table (its dump: the file's state); may be
   /// null.
   dumpable_actor groups;
+  /// A master's ha_service or a slave's ha_client (its dump: the copy's
+  /// state); may be null.
+  dumpable_actor ha;
 };
 
 struct broker_admin_state {

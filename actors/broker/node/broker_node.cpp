@@ -352,12 +352,6 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     = opts.flush == storage::flush_mode::sync ? "SYNC_FLUSH" : "ASYNC_FLUSH";
   aopts.boot_timestamp = wall.now_ms();
   aopts.wall_clock = wall;
-  node.admin = sys.spawn(
-    broker_admin_service, aopts,
-    broker_admin_peers{node.topics, node.offsets, node.store.queue_service,
-                       node.store.commit_log, node.send, node.pull,
-                       node.schedule, node.transaction_check, node.timer,
-                       node.groups});
   broker_frontend_peers fpeers;
   fpeers.store = node.store;
   fpeers.topics = node.topics;
@@ -369,7 +363,6 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
   fpeers.send_back = node.send_back;
   fpeers.hold = node.hold;
   fpeers.pull = node.pull;
-  fpeers.admin = node.admin;
   fpeers.more.push_back(node.schedule);
   fpeers.more.push_back(node.store.warmer);
   reply_processor_options rpopts;
@@ -429,6 +422,17 @@ caf::expected<broker_node> spawn_broker(caf::actor_system& sys,
     fpeers.ha_client = node.ha_client;
     fpeers.more.push_back(node.ha_client);
   }
+  // After the replication actors: brokerStatus shows the copy.
+  dumpable_actor ha_part = node.ha
+                             ? caf::actor_cast<dumpable_actor>(node.ha)
+                             : caf::actor_cast<dumpable_actor>(node.ha_client);
+  node.admin = sys.spawn(
+    broker_admin_service, aopts,
+    broker_admin_peers{node.topics, node.offsets, node.store.queue_service,
+                       node.store.commit_log, node.send, node.pull,
+                       node.schedule, node.transaction_check, node.timer,
+                       node.groups, ha_part});
+  fpeers.admin = node.admin;
   fpeers.on_role_change = opts.on_role_change;
   auto front = sys.spawn(broker_frontend, std::move(fpeers), ropts.broker_addr,
                          opts.broker_name, opts.cluster_name, opts.broker_id);
