@@ -4,10 +4,13 @@
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 namespace rmq::bench {
 
@@ -111,6 +114,33 @@ std::pair<long, long> rss_kib(pid_t pid) {
       anon = std::stol(line.substr(8));
   }
   return {rss, anon};
+}
+
+const nlohmann::json* find_part(const nlohmann::json& j, const char* name) {
+  if (j.is_object()) {
+    auto it = j.find("actor");
+    if (it != j.end() && *it == name)
+      return &j;
+  }
+  if (j.is_object() || j.is_array())
+    for (auto& x : j)
+      if (auto found = find_part(x, name))
+        return found;
+  return nullptr;
+}
+
+void report_line(verdicts& v, const std::string& what, const std::string& value,
+                 const std::string& base, const std::string& ratio,
+                 const std::string& target, std::optional<bool> met,
+                 report_widths w) {
+  std::cout << "  " << std::left << std::setw(w.what) << what << std::right
+            << std::setw(w.value) << value << std::setw(24) << base
+            << std::setw(9) << ratio << "  " << target;
+  if (met) {
+    std::cout << (*met ? "  PASS" : "  MISS");
+    (*met ? v.pass : v.miss)++;
+  }
+  std::cout << '\n';
 }
 
 } // namespace rmq::bench

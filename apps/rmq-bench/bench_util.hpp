@@ -5,11 +5,14 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <sys/types.h>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "runtime/process/child_process.hpp"
 #include "runtime/process/option_parser.hpp"
@@ -57,5 +60,28 @@ start_namesrv(const std::vector<std::string>& extra_args = {});
 /// Resident memory of a process from /proc: VmRSS and RssAnon in KiB
 /// (mapped store files count in the first, only heap in the second).
 std::pair<long, long> rss_kib(pid_t pid);
+
+/// One actor's part of a node dump (the object whose "actor" is `name`),
+/// or null.
+const nlohmann::json* find_part(const nlohmann::json& j, const char* name);
+
+/// The PASS / MISS count of a bench's report.
+struct verdicts {
+  int pass = 0;
+  int miss = 0;
+};
+
+/// Column widths of `report_line`'s name and value.
+struct report_widths {
+  int what = 34;
+  int value = 22;
+};
+
+/// Prints one figure, its baseline and ratio, and the target, with PASS
+/// or MISS (counted in `v`) when `met` says.
+void report_line(verdicts& v, const std::string& what, const std::string& value,
+                 const std::string& base, const std::string& ratio,
+                 const std::string& target, std::optional<bool> met,
+                 report_widths w = {});
 
 } // namespace rmq::bench

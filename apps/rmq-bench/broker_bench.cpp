@@ -285,20 +285,6 @@ std::optional<int64_t> max_offset(caf::scoped_actor& self,
   return result;
 }
 
-// Finds one actor's part of a node dump.
-const nlohmann::json* find_part(const nlohmann::json& j, const char* name) {
-  if (j.is_object()) {
-    auto it = j.find("actor");
-    if (it != j.end() && *it == name)
-      return &j;
-  }
-  if (j.is_object() || j.is_array())
-    for (auto& x : j)
-      if (auto found = find_part(x, name))
-        return found;
-  return nullptr;
-}
-
 const nlohmann::json* find_writer(const nlohmann::json& j) {
   return find_part(j, "commit_log_writer");
 }
@@ -386,24 +372,11 @@ double med(const std::vector<round_figures>& rs, F f) {
   return median(xs);
 }
 
-// Prints one figure, its baseline and ratio, and the target; returns
-// whether it was met (true when there is no target).
-struct verdicts {
-  int pass = 0;
-  int miss = 0;
-};
-
+// One report line at this bench's widths (bench_util.hpp).
 void line(verdicts& v, const std::string& what, const std::string& value,
           const std::string& base, const std::string& ratio,
           const std::string& target, std::optional<bool> met) {
-  std::cout << "  " << std::left << std::setw(34) << what << std::right
-            << std::setw(22) << value << std::setw(24) << base << std::setw(9)
-            << ratio << "  " << target;
-  if (met) {
-    std::cout << (*met ? "  PASS" : "  MISS");
-    (*met ? v.pass : v.miss)++;
-  }
-  std::cout << '\n';
+  report_line(v, what, value, base, ratio, target, met);
 }
 
 // -- batches only -------------------------------------------------------------

@@ -371,22 +371,11 @@ catchup_figures catchup(caf::actor_system& sys, const std::string& ns,
 
 // -- reporting ----------------------------------------------------------------
 
-struct verdicts {
-  int pass = 0;
-  int miss = 0;
-};
-
+// One report line at this bench's widths (bench_util.hpp).
 void line(verdicts& v, const std::string& what, const std::string& value,
           const std::string& limit, const std::string& ratio,
           const std::string& target, std::optional<bool> met) {
-  std::cout << "  " << std::left << std::setw(40) << what << std::right
-            << std::setw(20) << value << std::setw(24) << limit << std::setw(9)
-            << ratio << "  " << target;
-  if (met) {
-    std::cout << (*met ? "  PASS" : "  MISS");
-    (*met ? v.pass : v.miss)++;
-  }
-  std::cout << '\n';
+  report_line(v, what, value, limit, ratio, target, met, {40, 20});
 }
 
 // The rounds of one configuration.

@@ -1,5 +1,7 @@
 #include "apps/rmq-bench/ha_probe.hpp"
 
+#include "apps/rmq-bench/bench_util.hpp"
+
 #include <iostream>
 #include <thread>
 
@@ -10,21 +12,6 @@
 namespace rmq::bench {
 
 namespace {
-
-// One actor's part of a node dump (tests/system/broker_system_support.cpp
-// finds them the same way).
-const nlohmann::json* find_actor(const nlohmann::json& j, const char* name) {
-  if (j.is_object()) {
-    auto it = j.find("actor");
-    if (it != j.end() && *it == name)
-      return &j;
-  }
-  if (j.is_object() || j.is_array())
-    for (auto& x : j)
-      if (auto found = find_actor(x, name))
-        return found;
-  return nullptr;
-}
 
 int64_t num(const nlohmann::json* part, const char* key) {
   if (part == nullptr)
@@ -39,10 +26,10 @@ ha_state parse(const std::string& text) {
   if (doc.is_discarded())
     return st;
   st.ok = true;
-  auto writer = find_actor(doc, "commit_log_writer");
+  auto writer = find_part(doc, "commit_log_writer");
   st.write_offset = num(writer, "write_offset");
   st.dispatched_offset = num(writer, "dispatched_offset");
-  if (auto ha = find_actor(doc, "ha_service")) {
+  if (auto ha = find_part(doc, "ha_service")) {
     st.master_offset = num(ha, "master_offset");
     st.in_sync_slaves = num(ha, "in_sync_slaves");
     if (auto rows = ha->find("slaves"); rows != ha->end() && rows->is_array())
@@ -52,7 +39,7 @@ ha_state parse(const std::string& text) {
           st.lag_bytes = num(&row, "lag_bytes");
         }
   }
-  st.slave_offset = num(find_actor(doc, "ha_client"), "slave_offset");
+  st.slave_offset = num(find_part(doc, "ha_client"), "slave_offset");
   return st;
 }
 

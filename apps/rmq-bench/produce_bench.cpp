@@ -153,11 +153,6 @@ double med(const std::vector<round_figures>& rs, fig_id id,
   return median(xs);
 }
 
-struct verdicts {
-  int pass = 0;
-  int miss = 0;
-};
-
 void line(verdicts& v, const std::string& what, const std::string& value,
           const std::string& target, std::optional<bool> met) {
   std::cout << "  " << std::left << std::setw(36) << what << std::right

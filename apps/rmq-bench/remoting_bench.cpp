@@ -200,11 +200,6 @@ double at(const std::vector<double>& sorted, double q) {
                          static_cast<size_t>(q * sorted.size()))];
 }
 
-struct verdicts {
-  int pass = 0;
-  int miss = 0;
-};
-
 // One figure and its same-run CAF counterpart; higher is better unless
 // `lower_better` (latencies).
 void report(verdicts& v, const std::string& what, double remote, double caf,

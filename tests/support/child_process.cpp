@@ -26,4 +26,12 @@ std::string cmake_command() {
   return RMQ_CMAKE_COMMAND;
 }
 
+size_t count_of(const std::string& out, const std::string& what) {
+  size_t n = 0;
+  for (auto at = out.find(what); at != std::string::npos;
+       at = out.find(what, at + 1))
+    ++n;
+  return n;
+}
+
 } // namespace rmq::test

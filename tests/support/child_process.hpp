@@ -18,6 +18,9 @@ std::string bin_dir();
 /// The non-empty lines of a process's output, in order.
 std::vector<std::string> output_lines(const std::string& text);
 
+/// How often `what` occurs in a process's output.
+size_t count_of(const std::string& out, const std::string& what);
+
 /// The source tree (for scripts such as apps/rmq-node/make-dev-certs.sh).
 std::string source_dir();
 

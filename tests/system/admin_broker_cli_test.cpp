@@ -42,14 +42,6 @@ std::vector<std::string> dumped_topics(const std::string& text) {
   return out;
 }
 
-size_t count_of(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (auto pos = text.find(what); pos != std::string::npos;
-       pos = text.find(what, pos + 1))
-    ++n;
-  return n;
-}
-
 // Sends `body` with KEYS `keys` to queue 0 of `topic`.
 send_result send_keyed(remote_client& client, const broker_actor& front,
                        const std::string& topic, const std::string& body,

@@ -19,14 +19,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-size_t count_of(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (auto pos = text.find(what); pos != std::string::npos;
-       pos = text.find(what, pos + 1))
-    ++n;
-  return n;
-}
-
 /// The bodies of the printed messages.
 std::set<std::string> bodies(const std::string& out) {
   std::set<std::string> xs;

@@ -35,14 +35,6 @@ namespace {
 const std::string topic = "TopicHosts";
 enum host { ns_host, master_host, slave_host, client_host };
 
-int count_of(const std::string& out, const std::string& what) {
-  int n = 0;
-  for (auto at = out.find(what); at != std::string::npos;
-       at = out.find(what, at + 1))
-    ++n;
-  return n;
-}
-
 // The msgIds consumeMessage printed.
 std::set<std::string> ids_of(const std::string& out) {
   std::set<std::string> ids;
@@ -113,7 +105,7 @@ struct cluster {
       [&] {
         auto res = admin({"consumeMessage", "-t", topic, "-g", group, "-c",
                           std::to_string(n - got), "-f", "first"});
-        got += count_of(res.out, "msgId=");
+        got += static_cast<int>(count_of(res.out, "msgId="));
         return got >= n;
       },
       timeout);
@@ -170,8 +162,8 @@ TEST_SUITE("system.replication.hosts") {
     REQUIRE_MESSAGE(made.rc == 0, made.out);
     // The slave takes the topic from its master within a second or so.
     REQUIRE(wait_until(
-      [&] { return count_of(c.send(1, "probe"), "SEND_OK") == 1; }, 20s));
-    CHECK_EQ(count_of(c.send(19, "first"), "SEND_OK"), 19);
+      [&] { return count_of(c.send(1, "probe"), "SEND_OK") == 1u; }, 20s));
+    CHECK_EQ(count_of(c.send(19, "first"), "SEND_OK"), 19u);
     REQUIRE(wait_until([&] { return c.same_log_end(); }, 20s));
     auto before = c.admin({"consumeMessage", "-t", topic, "-g", "GroupHosts",
                            "-c", "10", "-f", "first"});
@@ -186,7 +178,7 @@ TEST_SUITE("system.replication.hosts") {
     // 1. The master's link is cut mid-stream.
     c.hosts.cut(master_host);
     auto cut = c.send(2, "cut");
-    CHECK_EQ(count_of(cut, "SEND_OK"), 0);
+    CHECK_EQ(count_of(cut, "SEND_OK"), 0u);
     // The group's consumer reads the rest at the slave, from its place.
     auto rest = c.admin(
       {"consumeMessage", "-t", topic, "-g", "GroupHosts", "-c", "10"});
@@ -201,21 +193,21 @@ TEST_SUITE("system.replication.hosts") {
     REQUIRE(wait_until([&] { return c.same_log_end(); }, 30s));
     c.hosts.cut(slave_host);
     auto alone = c.send(3, "alone");
-    CHECK_EQ(count_of(alone, "SEND_OK"), 0);
+    CHECK_EQ(count_of(alone, "SEND_OK"), 0u);
     CHECK_EQ(count_of(alone, "FLUSH_SLAVE_TIMEOUT")
                + count_of(alone, "SLAVE_NOT_AVAILABLE"),
-             3);
+             3u);
     c.hosts.restore(slave_host);
     // Back, the slave catches up and sends are acknowledged again.
     CHECK(wait_until([&] { return c.same_log_end(); }, 30s));
     CHECK(wait_until(
-      [&] { return count_of(c.send(1, "again"), "SEND_OK") == 1; }, 30s));
+      [&] { return count_of(c.send(1, "again"), "SEND_OK") == 1u; }, 30s));
 
     at("promotion");
     // 3. The slave is cut once more while the master stores a tail of its
     // own; then the master is cut and the slave, back, promoted.
     c.hosts.cut(slave_host);
-    CHECK_EQ(count_of(c.send(2, "tail"), "SEND_OK"), 0);
+    CHECK_EQ(count_of(c.send(2, "tail"), "SEND_OK"), 0u);
     auto tail_end = c.log_end(c.master);
     c.hosts.cut(master_host);
     c.hosts.restore(slave_host);
@@ -228,8 +220,8 @@ TEST_SUITE("system.replication.hosts") {
       },
       60s));
     REQUIRE(wait_until(
-      [&] { return count_of(c.send(1, "new term"), "SEND_OK") == 1; }, 60s));
-    CHECK_EQ(count_of(c.send(4, "new term"), "SEND_OK"), 4);
+      [&] { return count_of(c.send(1, "new term"), "SEND_OK") == 1u; }, 60s));
+    CHECK_EQ(count_of(c.send(4, "new term"), "SEND_OK"), 4u);
     auto new_end = c.log_end(c.slave);
 
     at("old master back");
@@ -256,10 +248,10 @@ TEST_SUITE("system.replication.hosts") {
     auto all = c.admin({"consumeMessage", "-t", topic, "-g", "GroupAfter", "-c",
                         "1000", "-f", "first"})
                  .out;
-    CHECK_EQ(count_of(all, "body=first\n"), 19);
-    CHECK_EQ(count_of(all, "body=alone\n"), 3);
-    CHECK_EQ(count_of(all, "body=new term\n"), 5);
-    CHECK_EQ(count_of(all, "body=cut\n"), 0);
-    CHECK_EQ(count_of(all, "body=tail\n"), 0);
+    CHECK_EQ(count_of(all, "body=first\n"), 19u);
+    CHECK_EQ(count_of(all, "body=alone\n"), 3u);
+    CHECK_EQ(count_of(all, "body=new term\n"), 5u);
+    CHECK_EQ(count_of(all, "body=cut\n"), 0u);
+    CHECK_EQ(count_of(all, "body=tail\n"), 0u);
   }
 }

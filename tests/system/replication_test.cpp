@@ -39,14 +39,6 @@ std::string send(const namesrv_process& ns, int n, const std::string& body) {
   return res.out;
 }
 
-int count_of(const std::string& out, const std::string& what) {
-  int n = 0;
-  for (auto at = out.find(what); at != std::string::npos;
-       at = out.find(what, at + 1))
-    ++n;
-  return n;
-}
-
 // The msgIds of sendMessage's SEND_OK lines (broker, queue, status,
 // msgId, ...).
 std::vector<std::string> acked_ids(const std::string& out) {
@@ -299,7 +291,7 @@ TEST_SUITE("system.replication") {
     auto m_front = connect_broker(client, master.port);
     create_topic(client, m_front, topic, queues);
     auto alone = send(ns, 4, "alone");
-    CHECK_EQ(count_of(alone, "SLAVE_NOT_AVAILABLE"), 4);
+    CHECK_EQ(count_of(alone, "SLAVE_NOT_AVAILABLE"), 4u);
     // Stored all the same (dispatched into the queues just after).
     CHECK(wait_until(
       [&] { return stored_count(client, m_front, topic, queues) == 4; }, 10s));
@@ -310,7 +302,7 @@ TEST_SUITE("system.replication") {
     REQUIRE(wait_until(
       [&] { return stored_count(client, s_front, topic, queues) == 4; }, 20s));
     auto paired = send(ns, 10, "paired");
-    CHECK_EQ(count_of(paired, "SEND_OK"), 10);
+    CHECK_EQ(count_of(paired, "SEND_OK"), 10u);
     // Each was in the slave's log before its SEND_OK (the slave's queues
     // follow its log; the virtual-clock test checks the log itself).
     CHECK(wait_until(
@@ -357,7 +349,7 @@ TEST_SUITE("system.replication") {
     CHECK_EQ(role["brokerId"], 0);
     CHECK_FALSE(role.contains("newTerm"));
     auto after = send(ns, 5, "after");
-    CHECK_EQ(count_of(after, "SEND_OK"), 5);
+    CHECK_EQ(count_of(after, "SEND_OK"), 5u);
     // The old master comes back with its old flags: the NameServer keeps
     // the group with the newer term.
     auto how_m2 = how_m;
